@@ -1,0 +1,89 @@
+/* src/backend/backend.h: the kernel table each backend fills, and the backend registry.
+ *
+ * Two levels of dispatch: an object's ops say what it is (csr, cg), ctx->k says where it runs (ref, omp,
+ * cuda). All array arguments are backend memory (host memory on CPU backends). Kernels return PDS_OK or an
+ * error raised on ctx. /cpu/omp starts from a copy of the ref table and overrides what it optimizes; a
+ * device backend starts from an empty table, and a NULL slot is reported as a missing kernel, never run on
+ * the host behind the user's back. */
+#ifndef PDS_BACKEND_H
+#define PDS_BACKEND_H
+
+#include "../sys/sys_impl.h"
+
+/* Matrix data as kernels see it. */
+struct pds_csr {
+  pds_int   nrows, ncols;
+  pds_size  nnz;
+  pds_size *rowptr; /* [nrows+1] */
+  pds_int  *colidx; /* [nnz] */
+  pds_real *vals;   /* [nnz] */
+};
+struct pds_bsr {
+  pds_int   nbrows, nbcols;
+  int       bs;
+  pds_size  nnzb;
+  pds_size *browptr; /* [nbrows+1] */
+  pds_int  *bcolidx; /* [nnzb] */
+  pds_real *vals;    /* [nnzb][bs][bs], row-major blocks */
+};
+
+struct pds_kernels {
+  const char *name;
+  /* memory: NULL means host malloc/free (CPU backends) */
+  int (*mem_alloc)(pds_ctx, size_t bytes, void **p);
+  int (*mem_free)(pds_ctx, void *p);
+  int (*mem_copy)(pds_ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes);
+  int (*mem_zero)(pds_ctx, void *p, size_t bytes);
+  int (*destroy)(pds_ctx); /* release backend_data */
+
+  /* vectors of length n */
+  int (*vec_set)(pds_ctx, pds_size n, pds_real a, pds_real *y);                                  /* y = a */
+  int (*vec_copy)(pds_ctx, pds_size n, const pds_real *x, pds_real *y);                          /* y = x */
+  int (*vec_scale)(pds_ctx, pds_size n, pds_real a, pds_real *y);                                /* y = a y */
+  int (*vec_axpby)(pds_ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, pds_real *y); /* y = a x + b y */
+  int (*vec_waxpby)(pds_ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                    pds_real *w);                                                                /* w = a x + b y */
+  int (*vec_pmult)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);      /* w = x .* y */
+  int (*vec_pdiv)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);       /* w = x ./ y */
+  int (*vec_dot)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d);        /* d = x . y */
+  int (*vec_norm_inf)(pds_ctx, pds_size n, const pds_real *x, pds_real *d);                      /* max |x_i| */
+
+  /* sparse matrices: y = alpha A x + beta y (beta = 0: y is not read) */
+  int (*csr_spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*csr_spmv_t)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*bsr_spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*csr_diag)(pds_ctx, const struct pds_csr *A, pds_real *d);                 /* d_i = a_ii */
+  int (*bsr_diag)(pds_ctx, const struct pds_bsr *A, pds_real *d);                 /* scalar diagonal */
+
+  /* point-block Jacobi: invert nb dense bs x bs row-major blocks in place by Gauss-Jordan with partial
+     pivoting; on a singular block set *bad to its index and return PDS_OK (the caller raises the error).
+     *bad = -1 when all blocks were inverted. */
+  int (*blocks_invert)(pds_ctx, pds_size nb, int bs, pds_real *blocks, pds_size *bad);
+  /* y = blockdiag(inv) x for nb blocks of size bs */
+  int (*blocks_apply)(pds_ctx, pds_size nb, int bs, const pds_real *inv, const pds_real *x, pds_real *y);
+};
+
+/* Raise "backend X has no kernel K" when a slot is empty. */
+#define PDS_KERNEL(ctx, slot)                                                                          \
+  do {                                                                                                 \
+    if (!(ctx)->k->slot)                                                                               \
+      return pds_error((ctx), __FILE__, __LINE__, __func__, PDS_ERR_UNSUPPORTED,                       \
+                       "backend %s has no kernel '%s'", (ctx)->backend, #slot);                        \
+  } while (0)
+
+/* Backend init hooks: fill *k for the resource, set ctx->backend_data. */
+typedef int (*pds_backend_init)(pds_ctx ctx, const char *resource, struct pds_kernels *k);
+PDS_INTERN int pds_backend_init_ref(pds_ctx ctx, const char *resource, struct pds_kernels *k);
+PDS_INTERN int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *k);
+PDS_INTERN int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels *k);
+/* Whether a compiled backend can run here (a GPU present); used by "auto". */
+PDS_INTERN int pds_backend_available_cuda(void);
+
+/* The ref table, for backends that start from it. */
+PDS_INTERN void pds_kernels_fill_ref(struct pds_kernels *k);
+
+/* Shared dense helpers (in ref): Gauss-Jordan inversion of one bs x bs row-major block with partial
+   pivoting; returns 0 on success, -1 if singular (pivot exactly zero or not finite). */
+PDS_INTERN int pds_block_invert(int bs, pds_real *a);
+
+#endif

@@ -1,0 +1,225 @@
+/* src/backend/ref/ref.c: /cpu/ref, plain sequential C kernels: the oracle every other backend is tested against. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../kernel_bodies.h"
+
+static int vec_set_ref(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) y[i] = a;
+  return PDS_OK;
+}
+
+static int vec_copy_ref(pds_ctx ctx, pds_size n, const pds_real *x, pds_real *y) {
+  (void)ctx;
+  if (n && x != y) memcpy(y, x, (size_t)n * sizeof *y);
+  return PDS_OK;
+}
+
+static int vec_scale_ref(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) y[i] *= a;
+  return PDS_OK;
+}
+
+/* y = a x + b y; b = 0 does not read y (so y may hold garbage or NaN) */
+static int vec_axpby_ref(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, pds_real *y) {
+  (void)ctx;
+  if (b == 0)
+    for (pds_size i = 0; i < n; i++) y[i] = a * x[i];
+  else
+    for (pds_size i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  return PDS_OK;
+}
+
+static int vec_waxpby_ref(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                          pds_real *w) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) w[i] = a * x[i] + b * y[i];
+  return PDS_OK;
+}
+
+static int vec_pmult_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) w[i] = x[i] * y[i];
+  return PDS_OK;
+}
+
+static int vec_pdiv_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) w[i] = x[i] / y[i];
+  return PDS_OK;
+}
+
+/* Chunk sums added in chunk order: the same tree /cpu/omp uses, so both agree bitwise. */
+static int vec_dot_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
+  pds_real s = 0;
+
+  (void)ctx;
+  for (pds_size i0 = 0; i0 < n; i0 += PDS_REDUCE_CHUNK)
+    s += chunk_dot(x, y, i0, i0 + PDS_REDUCE_CHUNK < n ? i0 + PDS_REDUCE_CHUNK : n);
+  *d = s;
+  return PDS_OK;
+}
+
+static int vec_norm_inf_ref(pds_ctx ctx, pds_size n, const pds_real *x, pds_real *d) {
+  (void)ctx;
+  *d = chunk_norm_inf(x, 0, n);
+  return PDS_OK;
+}
+
+static int csr_spmv_ref(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                        pds_real *y) {
+  (void)ctx;
+  csr_rows(A, alpha, x, beta, y, 0, A->nrows);
+  return PDS_OK;
+}
+
+/* y = alpha A^T x + beta y, scattering row by row */
+static int csr_spmv_t_ref(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                          pds_real *y) {
+  (void)ctx;
+  if (beta == 0)
+    for (pds_int j = 0; j < A->ncols; j++) y[j] = 0;
+  else if (beta != 1)
+    for (pds_int j = 0; j < A->ncols; j++) y[j] *= beta;
+  for (pds_int i = 0; i < A->nrows; i++) {
+    pds_real ax = alpha * x[i];
+
+    for (pds_size k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) y[A->colidx[k]] += A->vals[k] * ax;
+  }
+  return PDS_OK;
+}
+
+static int bsr_spmv_ref(pds_ctx ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                        pds_real *y) {
+  (void)ctx;
+  bsr_rows_dispatch(A, alpha, x, beta, y, 0, A->nbrows);
+  return PDS_OK;
+}
+
+/* d_i = a_ii (sum of duplicates if any, 0 if absent) */
+static int csr_diag_ref(pds_ctx ctx, const struct pds_csr *A, pds_real *d) {
+  pds_int n = A->nrows < A->ncols ? A->nrows : A->ncols;
+
+  (void)ctx;
+  for (pds_int i = 0; i < n; i++) {
+    d[i] = 0;
+    for (pds_size k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      if (A->colidx[k] == i) d[i] += A->vals[k];
+  }
+  return PDS_OK;
+}
+
+static int bsr_diag_ref(pds_ctx ctx, const struct pds_bsr *A, pds_real *d) {
+  int     bs = A->bs;
+  pds_int nb = A->nbrows < A->nbcols ? A->nbrows : A->nbcols;
+
+  (void)ctx;
+  for (pds_int i = 0; i < nb; i++) {
+    for (int r = 0; r < bs; r++) d[(pds_size)i * bs + r] = 0;
+    for (pds_size k = A->browptr[i]; k < A->browptr[i + 1]; k++)
+      if (A->bcolidx[k] == i)
+        for (int r = 0; r < bs; r++) d[(pds_size)i * bs + r] += A->vals[k * bs * bs + r * bs + r];
+  }
+  return PDS_OK;
+}
+
+/* Gauss-Jordan with partial pivoting, in place: a becomes a^-1 (row-major bs x bs). */
+int pds_block_invert(int bs, pds_real *a) {
+  int      piv[64], *p = piv;
+  int      ierr = 0;
+
+  if (bs > 64 && !(p = malloc((size_t)bs * sizeof *p))) return -2;
+  for (int k = 0; k < bs; k++) {
+    int      r    = k;
+    pds_real amax = fabs(a[k * bs + k]), inv;
+
+    for (int i = k + 1; i < bs; i++)
+      if (fabs(a[i * bs + k]) > amax) amax = fabs(a[i * bs + k]), r = i;
+    if (!(amax > 0) || !isfinite(amax)) {
+      ierr = -1;
+      break;
+    }
+    p[k] = r;
+    if (r != k)
+      for (int j = 0; j < bs; j++) {
+        pds_real t = a[k * bs + j];
+
+        a[k * bs + j] = a[r * bs + j];
+        a[r * bs + j] = t;
+      }
+    /* scale pivot row; the pivot column becomes the column of the inverse */
+    inv            = 1.0 / a[k * bs + k];
+    a[k * bs + k]  = 1.0;
+    for (int j = 0; j < bs; j++) a[k * bs + j] *= inv;
+    for (int i = 0; i < bs; i++) {
+      pds_real f;
+
+      if (i == k) continue;
+      f             = a[i * bs + k];
+      a[i * bs + k] = 0.0;
+      for (int j = 0; j < bs; j++) a[i * bs + j] -= f * a[k * bs + j];
+    }
+  }
+  /* undo the row interchanges as column interchanges, last first */
+  if (!ierr)
+    for (int k = bs - 1; k >= 0; k--)
+      if (p[k] != k)
+        for (int i = 0; i < bs; i++) {
+          pds_real t = a[i * bs + k];
+
+          a[i * bs + k]    = a[i * bs + p[k]];
+          a[i * bs + p[k]] = t;
+        }
+  if (p != piv) free(p);
+  return ierr;
+}
+
+static int blocks_invert_ref(pds_ctx ctx, pds_size nb, int bs, pds_real *blocks, pds_size *bad) {
+  *bad = -1;
+  for (pds_size b = 0; b < nb; b++) {
+    int r = pds_block_invert(bs, blocks + b * bs * bs);
+
+    if (r == -2) return PDS_ERROR(ctx, PDS_ERR_MEM, "no memory for the pivots of a %d x %d block", bs, bs);
+    if (r) {
+      *bad = b;
+      break;
+    }
+  }
+  return PDS_OK;
+}
+
+static int blocks_apply_ref(pds_ctx ctx, pds_size nb, int bs, const pds_real *inv, const pds_real *x, pds_real *y) {
+  (void)ctx;
+  blocks_apply_range(bs, inv, x, y, 0, nb);
+  return PDS_OK;
+}
+
+void pds_kernels_fill_ref(struct pds_kernels *k) {
+  memset(k, 0, sizeof *k);
+  k->name          = "/cpu/ref";
+  k->vec_set       = vec_set_ref;
+  k->vec_copy      = vec_copy_ref;
+  k->vec_scale     = vec_scale_ref;
+  k->vec_axpby     = vec_axpby_ref;
+  k->vec_waxpby    = vec_waxpby_ref;
+  k->vec_pmult     = vec_pmult_ref;
+  k->vec_pdiv      = vec_pdiv_ref;
+  k->vec_dot       = vec_dot_ref;
+  k->vec_norm_inf  = vec_norm_inf_ref;
+  k->csr_spmv      = csr_spmv_ref;
+  k->csr_spmv_t    = csr_spmv_t_ref;
+  k->bsr_spmv      = bsr_spmv_ref;
+  k->csr_diag      = csr_diag_ref;
+  k->bsr_diag      = bsr_diag_ref;
+  k->blocks_invert = blocks_invert_ref;
+  k->blocks_apply  = blocks_apply_ref;
+}
+
+int pds_backend_init_ref(pds_ctx ctx, const char *resource, struct pds_kernels *k) {
+  PDS_CHECK(!strcmp(resource, "/cpu/ref"), ctx, PDS_ERR_ARG, "backend /cpu/ref takes no options (got '%s')",
+            resource);
+  pds_kernels_fill_ref(k);
+  return PDS_OK;
+}

@@ -1,0 +1,50 @@
+/* src/mat/mat_impl.h: matrix internals: the ops table each format fills, and the format data. */
+#ifndef PDS_MAT_IMPL_H
+#define PDS_MAT_IMPL_H
+
+#include <stdio.h>
+
+#include "../vec/vec_impl.h"
+
+struct pds_mat_ops {
+  /* y = alpha A x + beta y (beta = 0: y is not read); sizes and aliasing checked by the caller */
+  int (*apply)(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
+  int (*apply_transpose)(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
+  int (*get_diagonal)(pds_mat A, pds_vec d);
+  int (*get_block_diagonal)(pds_mat A, int bs, pds_real *blocks); /* host output */
+  int (*view)(pds_mat A, FILE *f);
+  int (*destroy)(pds_mat A);
+};
+
+struct pds_mat_s {
+  struct pds_header  hdr;
+  const char        *type;  /* "csr", "bsr", "shell" */
+  pds_int            nrows, ncols; /* scalar rows and columns */
+  int                bs;
+  pds_size           nnz;   /* stored scalar entries */
+  struct pds_mat_ops ops;
+  void              *data;  /* private to the format */
+};
+
+/* CSR and BSR keep the arrays on the host (h) and in backend memory (d); on CPU backends these are the same
+   arrays. own_h/own_d say whether the matrix frees them. */
+struct pds_mat_csr {
+  struct pds_csr h, d;
+  int            own_h, own_d, unified;
+};
+struct pds_mat_bsr {
+  struct pds_bsr h, d;
+  int            own_h, own_d, unified;
+};
+
+PDS_INTERN int pds_mat_alloc(pds_ctx ctx, const char *type, pds_int nrows, pds_int ncols, pds_mat *A);
+/* Build a csr matrix that takes ownership of host arrays allocated with the context allocator. */
+PDS_INTERN int pds_mat_csr_from_host_owned(pds_ctx ctx, pds_int nrows, pds_int ncols, pds_size *rowptr,
+                                           pds_int *colidx, pds_real *vals, pds_mat *A);
+PDS_INTERN int pds_mat_bsr_from_host_owned(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr,
+                                           pds_int *bcolidx, pds_real *vals, pds_mat *A);
+/* Host CSR/BSR arrays of a matrix (NULL if it is not of that type). */
+PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
+PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
+
+#endif

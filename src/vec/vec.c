@@ -1,0 +1,297 @@
+/* src/vec/vec.c: vectors: creation, host/backend validity, get/restore access, and the BLAS-1 operations. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "vec_impl.h"
+
+#define VEC_CTX(v) ((v)->hdr.ctx)
+
+int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) {
+  pds_vec w;
+  int     ierr;
+
+  PDS_CHECK(v, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *v = NULL;
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(n >= 0, ctx, PDS_ERR_SIZE, "vector length %" PDS_SIZE_FMT " is negative", n);
+  PDS_CALL(PDS_NEW(ctx, 1, &w));
+  w->hdr.ctx     = ctx;
+  w->hdr.classid = PDS_CLASSID_VEC;
+  w->hdr.refct   = 1;
+  w->n           = n;
+  w->unified     = ctx->k->mem_alloc == NULL;
+  ierr           = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * sizeof(pds_real), &w->d);
+  if (ierr) {
+    free(w);
+    return ierr;
+  }
+  if (w->unified) w->h = w->d;
+  w->valid = PDS_VALID_HOST | PDS_VALID_DEVICE; /* contents undefined but nothing to sync */
+  *v       = w;
+  return PDS_OK;
+}
+
+int pds_vec_duplicate(pds_vec v, pds_vec *w) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  return pds_vec_create(VEC_CTX(v), v->n, w);
+}
+
+int pds_vec_destroy(pds_vec *v) {
+  pds_vec w;
+  pds_ctx ctx;
+
+  if (!v || !*v) return PDS_OK;
+  w = *v;
+  PDS_VALID(w, PDS_CLASSID_VEC, "vector");
+  ctx = VEC_CTX(w);
+  PDS_CHECK(!w->nread && !w->writing, ctx, PDS_ERR_STATE,
+            "vector destroyed while an array access is open; restore the array first");
+  if (--w->hdr.refct > 0) {
+    *v = NULL;
+    return PDS_OK;
+  }
+  if (!w->unified) pds_free(ctx, PDS_MEM_HOST, &w->h);
+  pds_free(ctx, PDS_MEM_DEVICE, &w->d);
+  w->hdr.classid = PDS_CLASSID_FREED;
+  free(w);
+  *v = NULL;
+  return PDS_OK;
+}
+
+int pds_vec_get_size(pds_vec v, pds_size *n) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  *n = v->n;
+  return PDS_OK;
+}
+
+pds_ctx pds_vec_get_ctx(pds_vec v) { return v && v->hdr.classid == PDS_CLASSID_VEC ? v->hdr.ctx : NULL; }
+
+/* Make the copy in memory type mt valid. */
+static int vec_sync(pds_vec v, pds_memtype mt) {
+  pds_ctx ctx = VEC_CTX(v);
+
+  if (v->unified) return PDS_OK;
+  if (mt == PDS_MEM_HOST) {
+    if (!v->h) PDS_CALL(PDS_NEW(ctx, v->n, &v->h));
+    if (!(v->valid & PDS_VALID_HOST)) {
+      PDS_CALL(pds_memcpy(ctx, v->h, PDS_MEM_HOST, v->d, PDS_MEM_DEVICE, (size_t)v->n * sizeof(pds_real)));
+      v->valid |= PDS_VALID_HOST;
+    }
+  } else if (!(v->valid & PDS_VALID_DEVICE)) {
+    PDS_CALL(pds_memcpy(ctx, v->d, PDS_MEM_DEVICE, v->h, PDS_MEM_HOST, (size_t)v->n * sizeof(pds_real)));
+    v->valid |= PDS_VALID_DEVICE;
+  }
+  return PDS_OK;
+}
+
+static int vec_check_free(pds_vec v, bool for_write) {
+  PDS_CHECK(!v->writing, VEC_CTX(v), PDS_ERR_STATE, "vector has an open write access; restore it first");
+  PDS_CHECK(!for_write || !v->nread, VEC_CTX(v), PDS_ERR_STATE,
+            "vector has %d open read access(es); restore them before writing", v->nread);
+  return PDS_OK;
+}
+
+int pds_vec_dev_read(pds_vec v, const pds_real **a) {
+  PDS_CALL(vec_check_free(v, false));
+  PDS_CALL(vec_sync(v, PDS_MEM_DEVICE));
+  *a = v->d;
+  return PDS_OK;
+}
+
+int pds_vec_dev_write(pds_vec v, pds_real **a) {
+  PDS_CALL(vec_check_free(v, true));
+  PDS_CALL(vec_sync(v, PDS_MEM_DEVICE));
+  v->valid = PDS_VALID_DEVICE | (v->unified ? PDS_VALID_HOST : 0);
+  *a       = v->d;
+  return PDS_OK;
+}
+
+int pds_vec_get_array_read(pds_vec v, pds_memtype mt, const pds_real **a) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(a, VEC_CTX(v), PDS_ERR_ARG, "array pointer is NULL");
+  PDS_CALL(vec_check_free(v, false));
+  PDS_CALL(vec_sync(v, mt));
+  *a = mt == PDS_MEM_HOST ? v->h : v->d;
+  v->nread++;
+  return PDS_OK;
+}
+
+int pds_vec_restore_array_read(pds_vec v, const pds_real **a) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(v->nread > 0, VEC_CTX(v), PDS_ERR_STATE, "no read access of this vector is open");
+  v->nread--;
+  if (a) *a = NULL;
+  return PDS_OK;
+}
+
+int pds_vec_get_array_write(pds_vec v, pds_memtype mt, pds_real **a) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(a, VEC_CTX(v), PDS_ERR_ARG, "array pointer is NULL");
+  PDS_CALL(vec_check_free(v, true));
+  PDS_CALL(vec_sync(v, mt)); /* the caller may update only part of it */
+  v->valid = v->unified ? (PDS_VALID_HOST | PDS_VALID_DEVICE) : mt == PDS_MEM_HOST ? PDS_VALID_HOST : PDS_VALID_DEVICE;
+  v->writing = 1;
+  *a         = mt == PDS_MEM_HOST ? v->h : v->d;
+  return PDS_OK;
+}
+
+int pds_vec_restore_array_write(pds_vec v, pds_real **a) {
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(v->writing, VEC_CTX(v), PDS_ERR_STATE, "no write access of this vector is open");
+  v->writing = 0;
+  if (a) *a = NULL;
+  return PDS_OK;
+}
+
+int pds_vec_set_values(pds_vec v, const pds_real *x, pds_memtype mt) {
+  pds_real *a;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(x || !v->n, VEC_CTX(v), PDS_ERR_ARG, "source array is NULL");
+  PDS_CALL(pds_vec_dev_write(v, &a));
+  return pds_memcpy(VEC_CTX(v), a, PDS_MEM_DEVICE, x, mt, (size_t)v->n * sizeof(pds_real));
+}
+
+int pds_vec_get_values(pds_vec v, pds_real *x, pds_memtype mt) {
+  const pds_real *a;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(x || !v->n, VEC_CTX(v), PDS_ERR_ARG, "destination array is NULL");
+  PDS_CALL(pds_vec_dev_read(v, &a));
+  return pds_memcpy(VEC_CTX(v), x, mt, a, PDS_MEM_DEVICE, (size_t)v->n * sizeof(pds_real));
+}
+
+/* splitmix64: a reproducible stream independent of the platform's rand() */
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+int pds_vec_set_random(pds_vec v, uint64_t seed) {
+  pds_real *a;
+  uint64_t  s = seed;
+
+  PDS_CALL(pds_vec_get_array_write(v, PDS_MEM_HOST, &a));
+  for (pds_size i = 0; i < v->n; i++) a[i] = 2.0 * ((double)(splitmix64(&s) >> 11) * 0x1.0p-53) - 1.0;
+  return pds_vec_restore_array_write(v, &a);
+}
+
+/* Check that vectors share a context and a length. */
+#define VEC_SAME(x, y)                                                                                           \
+  do {                                                                                                           \
+    PDS_VALID(x, PDS_CLASSID_VEC, #x);                                                                           \
+    PDS_VALID(y, PDS_CLASSID_VEC, #y);                                                                           \
+    PDS_CHECK(VEC_CTX(x) == VEC_CTX(y), VEC_CTX(x), PDS_ERR_ARG, "vectors " #x " and " #y " belong to different contexts"); \
+    PDS_CHECK((x)->n == (y)->n, VEC_CTX(x), PDS_ERR_SIZE,                                                        \
+              "vector " #x " has length %" PDS_SIZE_FMT " but " #y " has %" PDS_SIZE_FMT, (x)->n, (y)->n);      \
+  } while (0)
+
+int pds_vec_set(pds_vec v, pds_real alpha) {
+  pds_real *a;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  PDS_KERNEL(VEC_CTX(v), vec_set);
+  PDS_CALL(pds_vec_dev_write(v, &a));
+  return VEC_CTX(v)->k->vec_set(VEC_CTX(v), v->n, alpha, a);
+}
+
+int pds_vec_copy(pds_vec x, pds_vec y) {
+  const pds_real *a;
+  pds_real       *b;
+
+  VEC_SAME(x, y);
+  if (x == y) return PDS_OK;
+  PDS_KERNEL(VEC_CTX(x), vec_copy);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_write(y, &b));
+  return VEC_CTX(x)->k->vec_copy(VEC_CTX(x), x->n, a, b);
+}
+
+int pds_vec_scale(pds_vec x, pds_real alpha) {
+  pds_real *a;
+
+  PDS_VALID(x, PDS_CLASSID_VEC, "vector");
+  PDS_KERNEL(VEC_CTX(x), vec_scale);
+  PDS_CALL(pds_vec_dev_write(x, &a));
+  return VEC_CTX(x)->k->vec_scale(VEC_CTX(x), x->n, alpha, a);
+}
+
+int pds_vec_axpby(pds_vec y, pds_real alpha, pds_vec x, pds_real beta) {
+  const pds_real *a;
+  pds_real       *b;
+
+  VEC_SAME(x, y);
+  PDS_KERNEL(VEC_CTX(x), vec_axpby);
+  if (x == y) return pds_vec_scale(y, alpha + beta);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_write(y, &b));
+  return VEC_CTX(x)->k->vec_axpby(VEC_CTX(x), x->n, alpha, a, beta, b);
+}
+
+int pds_vec_axpy(pds_vec y, pds_real alpha, pds_vec x) { return pds_vec_axpby(y, alpha, x, 1.0); }
+int pds_vec_aypx(pds_vec y, pds_real beta, pds_vec x) { return pds_vec_axpby(y, 1.0, x, beta); }
+
+int pds_vec_waxpy(pds_vec w, pds_real alpha, pds_vec x, pds_vec y) {
+  const pds_real *a, *b;
+  pds_real       *c;
+
+  VEC_SAME(x, y);
+  VEC_SAME(x, w);
+  PDS_KERNEL(VEC_CTX(x), vec_waxpby);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_write(w, &c));
+  return VEC_CTX(x)->k->vec_waxpby(VEC_CTX(x), x->n, alpha, a, 1.0, b, c);
+}
+
+/* w = x op y for pointwise multiply / divide */
+static int vec_pointwise(pds_vec w, pds_vec x, pds_vec y, bool divide) {
+  const pds_real *a, *b;
+  pds_real       *c;
+  pds_ctx         ctx;
+
+  VEC_SAME(x, y);
+  VEC_SAME(x, w);
+  ctx = VEC_CTX(x);
+  if (divide) PDS_KERNEL(ctx, vec_pdiv);
+  else PDS_KERNEL(ctx, vec_pmult);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_write(w, &c));
+  return divide ? ctx->k->vec_pdiv(ctx, x->n, a, b, c) : ctx->k->vec_pmult(ctx, x->n, a, b, c);
+}
+
+int pds_vec_pointwise_mult(pds_vec w, pds_vec x, pds_vec y) { return vec_pointwise(w, x, y, false); }
+int pds_vec_pointwise_divide(pds_vec w, pds_vec x, pds_vec y) { return vec_pointwise(w, x, y, true); }
+
+int pds_vec_dot(pds_vec x, pds_vec y, pds_real *d) {
+  const pds_real *a, *b;
+
+  VEC_SAME(x, y);
+  PDS_CHECK(d, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
+  PDS_KERNEL(VEC_CTX(x), vec_dot);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  return VEC_CTX(x)->k->vec_dot(VEC_CTX(x), x->n, a, b, d);
+}
+
+int pds_vec_norm2(pds_vec x, pds_real *nrm) {
+  pds_real d;
+
+  PDS_CALL(pds_vec_dot(x, x, &d));
+  *nrm = sqrt(d);
+  return PDS_OK;
+}
+
+int pds_vec_norm_inf(pds_vec x, pds_real *nrm) {
+  const pds_real *a;
+
+  PDS_VALID(x, PDS_CLASSID_VEC, "vector");
+  PDS_CHECK(nrm, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
+  PDS_KERNEL(VEC_CTX(x), vec_norm_inf);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  return VEC_CTX(x)->k->vec_norm_inf(VEC_CTX(x), x->n, a, nrm);
+}

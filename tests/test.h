@@ -1,0 +1,86 @@
+/* tests/test.h: the few macros pdesolve's C tests use. A test prints nothing on success and exits 1 on the
+ * first failure, saying where. test_init() takes the backend from argv[1] (default /cpu/ref). */
+#ifndef PDS_TEST_H
+#define PDS_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdesolve.h"
+
+static pds_ctx test_ctx_;
+
+#define TEST_FAIL(...)                                                   \
+  do {                                                                   \
+    fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__);              \
+    fprintf(stderr, __VA_ARGS__);                                        \
+    fprintf(stderr, "\n");                                               \
+    if (test_ctx_ && pds_ctx_get_error(test_ctx_)[0])                    \
+      fprintf(stderr, "  last error: %s\n", pds_ctx_get_error(test_ctx_)); \
+    exit(1);                                                             \
+  } while (0)
+
+#define TEST_ASSERT(cond) \
+  do {                    \
+    if (!(cond)) TEST_FAIL("%s", #cond); \
+  } while (0)
+
+/* A library call that must succeed. */
+#define TEST_CALL(...)                                                            \
+  do {                                                                            \
+    int test_ierr_ = (__VA_ARGS__);                                               \
+    if (test_ierr_) TEST_FAIL("%s returned %s", #__VA_ARGS__, pds_error_name(test_ierr_)); \
+  } while (0)
+
+/* |a - b| <= rtol * max(|a|, |b|) + atol */
+#define TEST_ASSERT_NEAR(a, b, rtol, atol)                                                           \
+  do {                                                                                               \
+    double test_a_ = (a), test_b_ = (b);                                                             \
+    double test_m_ = fabs(test_a_) > fabs(test_b_) ? fabs(test_a_) : fabs(test_b_);                 \
+    if (!(fabs(test_a_ - test_b_) <= (rtol) * test_m_ + (atol)))                                      \
+      TEST_FAIL("%s = %.17g and %s = %.17g differ by %.3g", #a, test_a_, #b, test_b_, fabs(test_a_ - test_b_)); \
+  } while (0)
+
+/* A call that must fail with a given code and a message containing substr (on ctx). */
+#define TEST_ASSERT_ERR(ctx, call, code, substr)                                                         \
+  do {                                                                                                   \
+    int test_ierr_ = (call);                                                                             \
+    if (test_ierr_ != (code))                                                                            \
+      TEST_FAIL("%s returned %s, expected %s", #call, pds_error_name(test_ierr_), pds_error_name(code)); \
+    if ((ctx) && !strstr(pds_ctx_get_error(ctx), (substr)))                                              \
+      TEST_FAIL("%s: message '%s' lacks '%s'", #call, pds_ctx_get_error(ctx), (substr));                 \
+    if (ctx) pds_ctx_clear_error(ctx);                                                                   \
+  } while (0)
+
+static inline pds_ctx test_init(int argc, char **argv) {
+  const char *res = argc > 1 ? argv[1] : "/cpu/ref";
+
+  if (pds_ctx_create(res, &test_ctx_)) {
+    fprintf(stderr, "cannot create context %s\n", res);
+    exit(1);
+  }
+  return test_ctx_;
+}
+
+static inline void test_finalize(pds_ctx *ctx) {
+  TEST_CALL(pds_ctx_destroy(ctx));
+  test_ctx_ = NULL;
+}
+
+/* Path of a file of ../shared (PDS_SHARED_DIR from CMake); NULL if that folder is absent. */
+static inline const char *test_shared_path(const char *rel, char *buf, size_t len) {
+#ifdef PDS_SHARED_DIR
+  snprintf(buf, len, "%s/%s", PDS_SHARED_DIR, rel);
+  FILE *f = fopen(buf, "r");
+  if (!f) return NULL;
+  fclose(f);
+  return buf;
+#else
+  (void)rel, (void)buf, (void)len;
+  return NULL;
+#endif
+}
+
+#endif
