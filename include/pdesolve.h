@@ -69,6 +69,9 @@ PDS_EXTERN int pds_vec_waxpy(pds_vec w, pds_real alpha, pds_vec x, pds_vec y);  
 PDS_EXTERN int pds_vec_pointwise_mult(pds_vec w, pds_vec x, pds_vec y);   /* w_i = x_i y_i */
 PDS_EXTERN int pds_vec_pointwise_divide(pds_vec w, pds_vec x, pds_vec y); /* w_i = x_i / y_i */
 PDS_EXTERN int pds_vec_dot(pds_vec x, pds_vec y, pds_real *d);            /* x^T y, deterministic */
+PDS_EXTERN int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_vec y, pds_real gamma);
+                                                                          /* z = alpha x + beta y + gamma z */
+PDS_EXTERN int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz); /* x^T y, x^T z, one pass */
 PDS_EXTERN int pds_vec_norm2(pds_vec x, pds_real *nrm);                   /* ||x||_2 */
 PDS_EXTERN int pds_vec_norm_inf(pds_vec x, pds_real *nrm);                /* max |x_i| (NaN if any is NaN) */
 /* Direct access: get, use, restore. A read access may be open several times at once; a write access

@@ -47,6 +47,11 @@ struct pds_kernels {
   int (*vec_pdiv)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);       /* w = x ./ y */
   int (*vec_dot)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d);        /* d = x . y */
   int (*vec_norm_inf)(pds_ctx, pds_size n, const pds_real *x, pds_real *d);                      /* max |x_i| */
+  /* fused, for the Krylov methods (one pass instead of two) */
+  int (*vec_axpbypcz)(pds_ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y, pds_real c,
+                      pds_real *z);                                                         /* z = a x + b y + c z */
+  int (*vec_dot2)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
+                  pds_real *d);                                          /* d[0] = x . y, d[1] = x . z, same bits */
 
   /* sparse matrices: y = alpha A x + beta y (beta = 0: y is not read) */
   int (*csr_spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);

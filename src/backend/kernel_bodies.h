@@ -32,6 +32,27 @@ PDS_INLINE pds_real chunk_dot(const pds_real *restrict x, const pds_real *restri
   return (s0 + s1) + (s2 + s3);
 }
 
+/* (x.y, x.z) over [i0,i1) in one pass: 24 bytes and 4 flops per entry; each sum in chunk_dot's order */
+PDS_INLINE void chunk_dot2(const pds_real *restrict x, const pds_real *restrict y, const pds_real *restrict z,
+                           pds_size i0, pds_size i1, pds_real *a, pds_real *b) {
+  pds_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+  pds_size i  = i0;
+
+  for (; i + 4 <= i1; i += 4) {
+    s0 += x[i] * y[i];
+    s1 += x[i + 1] * y[i + 1];
+    s2 += x[i + 2] * y[i + 2];
+    s3 += x[i + 3] * y[i + 3];
+    t0 += x[i] * z[i];
+    t1 += x[i + 1] * z[i + 1];
+    t2 += x[i + 2] * z[i + 2];
+    t3 += x[i + 3] * z[i + 3];
+  }
+  for (; i < i1; i++) s0 += x[i] * y[i], t0 += x[i] * z[i];
+  *a = (s0 + s1) + (s2 + s3);
+  *b = (t0 + t1) + (t2 + t3);
+}
+
 /* max |x_i| over [i0,i1); NaN wins, so a NaN anywhere shows in the norm */
 PDS_INLINE pds_real chunk_norm_inf(const pds_real *restrict x, pds_size i0, pds_size i1) {
   pds_real m = 0;

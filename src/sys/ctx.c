@@ -1,4 +1,5 @@
 /* src/sys/ctx.c: the context: backend selection from a resource string, error state, work memory. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -295,3 +295,33 @@ int pds_vec_norm_inf(pds_vec x, pds_real *nrm) {
   PDS_CALL(pds_vec_dev_read(x, &a));
   return VEC_CTX(x)->k->vec_norm_inf(VEC_CTX(x), x->n, a, nrm);
 }
+
+int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_vec y, pds_real gamma) {
+  const pds_real *a, *b;
+  pds_real       *c;
+
+  VEC_SAME(x, y);
+  VEC_SAME(x, z);
+  PDS_CHECK(z != x && z != y, VEC_CTX(x), PDS_ERR_ARG, "z must differ from x and y");
+  PDS_KERNEL(VEC_CTX(x), vec_axpbypcz);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_write(z, &c));
+  return VEC_CTX(x)->k->vec_axpbypcz(VEC_CTX(x), x->n, alpha, a, beta, b, gamma, c);
+}
+
+int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
+  const pds_real *a, *b, *c;
+  pds_real        d[2];
+
+  VEC_SAME(x, y);
+  VEC_SAME(x, z);
+  PDS_CHECK(xy && xz, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
+  PDS_KERNEL(VEC_CTX(x), vec_dot2);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_read(z, &c));
+  PDS_CALL(VEC_CTX(x)->k->vec_dot2(VEC_CTX(x), x->n, a, b, c, d));
+  *xy = d[0], *xz = d[1];
+  return PDS_OK;
+}

@@ -62,6 +62,28 @@ static int vec_dot_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_rea
   return PDS_OK;
 }
 
+/* z = a x + b y + c z */
+static int vec_axpbypcz_ref(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                            pds_real c, pds_real *z) {
+  (void)ctx;
+  for (pds_size i = 0; i < n; i++) z[i] = a * x[i] + b * y[i] + c * z[i];
+  return PDS_OK;
+}
+
+static int vec_dot2_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z, pds_real *d) {
+  pds_real s = 0, t = 0;
+
+  (void)ctx;
+  for (pds_size i0 = 0; i0 < n; i0 += PDS_REDUCE_CHUNK) {
+    pds_real a, b;
+
+    chunk_dot2(x, y, z, i0, i0 + PDS_REDUCE_CHUNK < n ? i0 + PDS_REDUCE_CHUNK : n, &a, &b);
+    s += a, t += b;
+  }
+  d[0] = s, d[1] = t;
+  return PDS_OK;
+}
+
 static int vec_norm_inf_ref(pds_ctx ctx, pds_size n, const pds_real *x, pds_real *d) {
   (void)ctx;
   *d = chunk_norm_inf(x, 0, n);
@@ -208,6 +230,8 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->vec_pdiv      = vec_pdiv_ref;
   k->vec_dot       = vec_dot_ref;
   k->vec_norm_inf  = vec_norm_inf_ref;
+  k->vec_axpbypcz  = vec_axpbypcz_ref;
+  k->vec_dot2      = vec_dot2_ref;
   k->csr_spmv      = csr_spmv_ref;
   k->csr_spmv_t    = csr_spmv_t_ref;
   k->bsr_spmv      = bsr_spmv_ref;

@@ -1,0 +1,5 @@
+/* src/precond/precond_list.h: registered preconditioners, PDS_PRECOND(name, create hook). */
+PDS_PRECOND("none", pds_precond_create_none)
+PDS_PRECOND("jacobi", pds_precond_create_jacobi)
+PDS_PRECOND("pbjacobi", pds_precond_create_pbjacobi)
+PDS_PRECOND("shell", pds_precond_create_shell)

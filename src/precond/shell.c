@@ -1,0 +1,26 @@
+/* src/precond/shell.c: user preconditioner, y = M^-1 x computed by callbacks (pds_precond_shell_set). */
+#include "precond_impl.h"
+
+static int shell_setup(pds_precond pc) {
+  int ierr;
+
+  PDS_CHECK(pc->user_apply, pc->hdr.ctx, PDS_ERR_STATE, "shell preconditioner has no apply callback; call "
+            "pds_precond_shell_set");
+  if (!pc->user_setup) return PDS_OK;
+  ierr = pc->user_setup(pc->user, pc->A);
+  PDS_CHECK(!ierr, pc->hdr.ctx, ierr < 0 ? ierr : PDS_ERR_ARG, "shell preconditioner setup callback returned %d", ierr);
+  return PDS_OK;
+}
+
+static int shell_apply(pds_precond pc, pds_vec x, pds_vec y) {
+  int ierr = pc->user_apply(pc->user, x, y);
+
+  PDS_CHECK(!ierr, pc->hdr.ctx, ierr < 0 ? ierr : PDS_ERR_ARG, "shell preconditioner apply callback returned %d", ierr);
+  return PDS_OK;
+}
+
+int pds_precond_create_shell(pds_precond pc) {
+  pc->ops.setup = shell_setup;
+  pc->ops.apply = shell_apply;
+  return PDS_OK;
+}

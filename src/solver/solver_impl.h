@@ -1,0 +1,58 @@
+/* src/solver/solver_impl.h: Krylov solver internals: the ops each method fills, the common object, and the
+ * helpers every method uses (work vectors, preconditioner apply, convergence test). Methods see only pds_vec_*,
+ * pds_mat_apply and pds_precond_apply, never a backend. */
+#ifndef PDS_SOLVER_IMPL_H
+#define PDS_SOLVER_IMPL_H
+
+#include <stdio.h>
+
+#include "../precond/precond_impl.h"
+
+struct pds_solver_ops {
+  int (*setup)(pds_solver s);                       /* allocate work (A is set) */
+  int (*solve)(pds_solver s, pds_vec b, pds_vec x); /* iterate; result in s->res */
+  int (*view)(pds_solver s, FILE *f);
+  int (*destroy)(pds_solver s);
+};
+
+struct pds_solver_s {
+  struct pds_header     hdr;
+  const char           *type;
+  struct pds_solver_ops ops;
+  pds_mat               A;
+  pds_precond           pc;        /* never NULL after setup: "none" if the user gave none */
+  pds_real              rtol, atol, inftol, dtol, omega;
+  int                   maxit, restart;
+  pds_monitor_fn        monitor;
+  void                 *monitor_user;
+  int                   keep_history;
+  pds_real             *hist;
+  int                   hist_len, hist_cap;
+  int                   setup_done;
+  pds_vec              *work;      /* nwork vectors like the operator's columns */
+  int                   nwork;
+  pds_vec               rinf;      /* residual for the infinity-norm test */
+  pds_solver_result     res;
+  void                 *data;      /* private to one method */
+};
+
+/* Make sure s has n work vectors (created once, reused by every solve). */
+PDS_INTERN int pds_solver_work(pds_solver s, int n);
+/* y = M^-1 x with the solver's preconditioner. */
+PDS_INTERN int pds_solver_pc_apply(pds_solver s, pds_vec x, pds_vec y);
+/* Start a solve: record ||b||, clear history; *trivial = 1 when b = 0 (then x = 0 and the solve is done). */
+PDS_INTERN int pds_solver_begin(pds_solver s, pds_vec b, pds_vec x, int *trivial);
+/* The convergence test after iteration it with tracked residual 2-norm rnorm (it = 0: initial residual).
+   x may be NULL when the iterate is not formed (then the infinity-norm test is skipped). Sets s->res.reason
+   (0 = go on) and records history and monitor. */
+PDS_INTERN int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, pds_vec x);
+/* The infinity-norm test on a formed iterate x (no-op when inftol is 0): may set PDS_CONVERGED_INF. */
+PDS_INTERN int pds_solver_test_inf(pds_solver s, pds_vec b, pds_vec x);
+/* End with a breakdown or other divergence reason at iteration it. */
+PDS_INTERN void pds_solver_diverged(pds_solver s, int it, int reason);
+
+#define PDS_SOLVER(name, create) PDS_INTERN int create(pds_solver s);
+#include "solver_list.h"
+#undef PDS_SOLVER
+
+#endif
