@@ -21,6 +21,7 @@ int main(int argc, char **argv) {
   /* allocator: the injected failure is the k-th allocation and names the size */
   pds_ctx_set_alloc_fail(ctx, 1);
   TEST_CALL(pds_malloc(ctx, PDS_MEM_HOST, 16, &p));
+  TEST_CALL(pds_free(ctx, PDS_MEM_HOST, &p));
   TEST_ASSERT_ERR(ctx, pds_malloc(ctx, PDS_MEM_HOST, 1234, &p), PDS_ERR_MEM, "1234 bytes");
   TEST_ASSERT(p == NULL);
   pds_ctx_set_alloc_fail(ctx, -1);

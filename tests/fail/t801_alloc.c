@@ -1,0 +1,82 @@
+/* tests/fail/t801_alloc.c: allocation-failure sweep (CSparse-style): the k-th allocation of a whole pipeline
+ * (generate, convert, precondition, solve with every method) fails for k = 0, 1, 2, ...; every call must return
+ * PDS_ERR_MEM with a message and release what it made (the sanitizer build checks for leaks). Also: objects of
+ * different contexts are refused. */
+#include "test.h"
+
+static int pipeline(pds_ctx ctx, const char *solver, const char *pc, int use_bsr) {
+  pds_problem p = {0};
+  pds_mat     B = NULL;
+  pds_solver  s = NULL;
+  pds_precond P = NULL;
+  pds_vec     x = NULL;
+  pds_int     dims[3] = {4, 4, 4};
+  int         ierr;
+
+  if ((ierr = pds_problem_generate(ctx, "poisson7", dims, 3, &p))) goto done;
+  if (use_bsr && (ierr = pds_mat_convert_to_bsr(p.A, 2, &B))) goto done;
+  if ((ierr = pds_vec_duplicate(p.b, &x))) goto done;
+  if ((ierr = pds_vec_set(x, 0.0))) goto done;
+  if ((ierr = pds_solver_create(ctx, solver, &s))) goto done;
+  if ((ierr = pds_precond_create(ctx, pc, &P))) goto done;
+  if ((ierr = pds_precond_set_block_size(P, use_bsr ? 0 : 2))) goto done;
+  if ((ierr = pds_solver_set_operator(s, B ? B : p.A))) goto done;
+  if ((ierr = pds_solver_set_precond(s, P))) goto done;
+  if ((ierr = pds_solver_set_history(s, 1))) goto done;
+  if ((ierr = pds_solver_set_inf_tolerance(s, 1e-30))) goto done;
+  if ((ierr = pds_solver_set_tolerances(s, 1e-8, 0, 200))) goto done;
+  ierr = pds_solver_solve(s, p.b, x);
+done:
+  pds_precond_destroy(&P);
+  pds_solver_destroy(&s);
+  pds_vec_destroy(&x);
+  pds_mat_destroy(&B);
+  pds_problem_destroy(&p);
+  return ierr;
+}
+
+int main(int argc, char **argv) {
+  pds_ctx     ctx = test_init(argc, argv), other;
+  const char *solvers[] = {"cg", "bicgstab", "gmres", "fgmres", "richardson"};
+  const char *pcs[]     = {"jacobi", "pbjacobi", "none"};
+
+  for (int si = 0; si < 5; si++)
+    for (int pi = 0; pi < 3; pi++)
+      for (int use_bsr = 0; use_bsr < 2; use_bsr++) {
+        int k, ierr = PDS_ERR_MEM;
+
+        for (k = 0; k < 1000; k++) {
+          pds_ctx_set_alloc_fail(ctx, k);
+          ierr = pipeline(ctx, solvers[si], pcs[pi], use_bsr);
+          if (ierr != PDS_ERR_MEM) break;
+          TEST_ASSERT(strstr(pds_ctx_get_error(ctx), "allocation"));
+          pds_ctx_clear_error(ctx);
+        }
+        pds_ctx_set_alloc_fail(ctx, -1);
+        if (ierr) TEST_FAIL("%s + %s (bsr %d): allocation %d gave %s: %s", solvers[si], pcs[pi], use_bsr, k,
+                            pds_error_name(ierr), pds_ctx_get_error(ctx));
+        TEST_ASSERT(k > 5);
+      }
+  /* objects from different contexts do not mix */
+  TEST_CALL(pds_ctx_create(pds_ctx_get_backend(ctx), &other));
+  {
+    pds_vec x, y;
+    pds_mat A;
+    pds_int r = 0, c = 0;
+    double  v = 1;
+
+    TEST_CALL(pds_vec_create(ctx, 1, &x));
+    TEST_CALL(pds_vec_create(other, 1, &y));
+    TEST_CALL(pds_mat_create_csr_from_triplets(ctx, 1, 1, 1, &r, &c, &v, &A));
+    TEST_ASSERT_ERR(ctx, pds_vec_copy(x, y), PDS_ERR_ARG, "different contexts");
+    TEST_ASSERT_ERR(ctx, pds_mat_apply(A, x, y), PDS_ERR_ARG, "different contexts");
+    TEST_CALL(pds_vec_destroy(&x));
+    TEST_CALL(pds_vec_destroy(&y));
+    TEST_CALL(pds_mat_destroy(&A));
+    /* a destroyed handle is caught, not used */
+    TEST_ASSERT(A == NULL);
+  }
+  TEST_CALL(pds_ctx_destroy(&other));
+  test_finalize(&ctx);
+  return 0;
+}
