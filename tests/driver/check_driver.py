@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""tests/driver/check_driver.py: regression checks of the pdesolve command-line driver (Python 3 stdlib only).
+
+usage: check_driver.py CHECK PDESOLVE BACKEND WORKDIR
+  CHECK     one of the functions named check_* below (without the prefix)
+  PDESOLVE  the driver executable
+  BACKEND   /cpu/ref, /cpu/omp, ... (passed as -backend; 'host' checks ignore it)
+  WORKDIR   a scratch folder of this check (created, emptied)
+Exit 0 when the check passes, 1 when it fails (saying why), 77 when it cannot run here (no shared matrices).
+The shared matrices are found through the environment variable PDS_SHARED_DIR (folder holding matrices/).
+"""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+
+# The machine-readable last line of `pdesolve solve` (the CLI contract; other tests parse it too).
+RESULT_RE = re.compile(
+    r"^result: solver=(?P<solver>\S+) pc=(?P<pc>\S+) backend=(?P<backend>\S+) n=(?P<n>\d+) nnz=(?P<nnz>\d+) "
+    r"iterations=(?P<iterations>\d+) reason=(?P<reason>[a-z_]+) rnorm0=(?P<rnorm0>\S+) rnorm=(?P<rnorm>\S+) "
+    r"rel=(?P<rel>\S+) t_setup=(?P<t_setup>\S+) t_solve=(?P<t_solve>\S+)"
+    r"(?: err_inf=(?P<err_inf>\S+))?(?: disc_err=(?P<disc_err>\S+))?$")
+MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
+
+SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
+               "-maxit", "-restart", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json"]
+APPLY_FLAGS = ["-A", "-x", "-op", "-pc", "-bs", "-format", "-backend", "-o"]
+GEN_FLAGS = ["-problem", "-n", "-o"]
+DEMO_FLAGS = ["-backend", "-quick"]
+
+
+class Failure(Exception):
+    pass
+
+
+def ensure(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Driver:
+    def __init__(self, exe, backend, workdir):
+        self.exe, self.backend, self.workdir = exe, backend, workdir
+
+    def run(self, *args, backend=True, timeout=300, env=None):
+        cmd = [self.exe] + [str(a) for a in args]
+        if backend and self.backend != "host":
+            cmd += ["-backend", self.backend]
+        full_env = dict(os.environ, **(env or {}))
+        p = subprocess.run(cmd, cwd=self.workdir, capture_output=True, text=True, timeout=timeout, env=full_env)
+        p.cmdline = " ".join(cmd)
+        return p
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+
+def describe(p):
+    return f"\n  command: {p.cmdline}\n  exit: {p.returncode}\n  stdout tail: {p.stdout[-1500:]!r}\n  stderr: {p.stderr[-1500:]!r}"
+
+
+def expect_rc(p, rc):
+    ensure(p.returncode == rc, f"expected exit status {rc}, got {p.returncode}" + describe(p))
+
+
+def result_of(p):
+    """The parsed last stdout line (must be the result line)."""
+    lines = p.stdout.rstrip("\n").split("\n")
+    ensure(lines and lines[-1].startswith("result: "), "the last line is not 'result: ...'" + describe(p))
+    m = RESULT_RE.match(lines[-1])
+    ensure(m, f"the result line does not follow the contract: {lines[-1]!r}")
+    r = m.groupdict()
+    for k in ("n", "nnz", "iterations"):
+        r[k] = int(r[k])
+    for k in ("rnorm0", "rnorm", "rel", "t_setup", "t_solve", "err_inf", "disc_err"):
+        if r[k] is not None:
+            r[k] = float(r[k])
+    return r
+
+
+def read_mm(path):
+    """Matrix Market reader: ('array', [values]) or ('coordinate', nrows, ncols, [(i, j, v)]) 0-based, expanded."""
+    with open(path) as f:
+        banner = f.readline().split()
+        ensure(len(banner) >= 5 and banner[0] == "%%MatrixMarket", f"{path}: bad banner {banner}")
+        fmt, sym = banner[2].lower(), banner[4].lower()
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        size = [int(t) for t in line.split()]
+        tokens = f.read().split()
+    if fmt == "array":
+        ensure(size[1] == 1, f"{path}: array with {size[1]} columns")
+        vals = [float(t) for t in tokens]
+        ensure(len(vals) == size[0], f"{path}: {len(vals)} values, expected {size[0]}")
+        return ("array", vals)
+    nr, nc, nnz = size
+    ent = []
+    for k in range(nnz):
+        i, j, v = int(tokens[3 * k]) - 1, int(tokens[3 * k + 1]) - 1, float(tokens[3 * k + 2])
+        ent.append((i, j, v))
+        if sym == "symmetric" and i != j:
+            ent.append((j, i, v))
+    return ("coordinate", nr, nc, ent)
+
+
+def write_vec(path, vals):
+    with open(path, "w") as f:
+        f.write(f"%%MatrixMarket matrix array real general\n{len(vals)} 1\n")
+        for v in vals:
+            f.write(f"{v!r}\n")
+
+
+def close(a, b, rtol, atol=0.0):
+    return abs(a - b) <= rtol * max(abs(a), abs(b)) + atol
+
+
+def shared_matrices():
+    d = os.environ.get("PDS_SHARED_DIR", "")
+    m = os.path.join(d, "matrices")
+    return m if d and os.path.isfile(os.path.join(m, "MANIFEST.md")) else None
+
+
+# ---- checks run once per backend ------------------------------------------------------------------------
+
+def check_solve_poisson(d):
+    """poisson7 12^3 with cg+jacobi: converges in a known band, residual and discretization error small."""
+    p = d.run("solve", "-problem", "poisson7", "-n", 12, "-solver", "cg", "-pc", "jacobi")
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["solver"] == "cg" and r["pc"] == "jacobi", f"solver/pc fields: {r}")
+    ensure(d.backend == "host" or r["backend"] == d.backend, f"backend {r['backend']} != {d.backend}")
+    ensure(r["n"] == 1728 and r["nnz"] == 1728 * 7 - 6 * 144, f"n/nnz: {r['n']} {r['nnz']}")
+    ensure(r["reason"] == "converged_rtol", f"reason {r['reason']}")
+    ensure(40 <= r["iterations"] <= 60, f"iterations {r['iterations']} outside [40, 60] (was 49)")
+    ensure(r["rel"] <= 1e-8 and close(r["rel"], r["rnorm"] / r["rnorm0"], 1e-5), f"rel {r['rel']}")
+    ensure(r["err_inf"] is None, "poisson7 has no exact discrete solution, yet err_inf was printed")
+    ensure(r["disc_err"] is not None and r["disc_err"] < 1e-2, f"disc_err {r['disc_err']} (O(h^2), about 4.8e-3)")
+    # the same problem at twice the resolution: the discretization error drops about 4x (second order)
+    p2 = d.run("solve", "-problem", "poisson7", "-n", 25, "-solver", "cg", "-pc", "jacobi", "-rtol", 1e-10)
+    expect_rc(p2, 0)
+    r2 = result_of(p2)
+    ratio = r["disc_err"] / r2["disc_err"]
+    ensure(3.0 < ratio < 5.0, f"discretization error ratio h -> h/2 is {ratio:.2f}, expected about 4")
+    for solver in ("bicgstab", "gmres", "fgmres"):
+        p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", solver, "-pc", "jacobi")
+        expect_rc(p, 0)
+        ensure(result_of(p)["reason"] == "converged_rtol", f"{solver}: not converged")
+    p = d.run("solve", "-problem", "poisson7", "-n", 6, "-solver", "richardson", "-pc", "jacobi", "-omega", 0.9)
+    expect_rc(p, 0)
+
+
+def check_monitor(d):
+    """-monitor: one stable line per iteration from 0; the last equals rnorm; -view prints the configuration."""
+    p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", "-monitor", "-view")
+    expect_rc(p, 0)
+    r = result_of(p)
+    mon = [MONITOR_RE.match(l) for l in p.stdout.split("\n") if "KSP residual norm" in l]
+    ensure(all(mon), "a monitor line does not match '%5d KSP residual norm %.12e'")
+    its = [int(m.group(1)) for m in mon]
+    ensure(its == list(range(r["iterations"] + 1)), f"monitor iterations {its[:5]}... != 0..{r['iterations']}")
+    ensure(close(float(mon[0].group(2)), r["rnorm0"], 1e-6), "first monitor value != rnorm0")
+    ensure(close(float(mon[-1].group(2)), r["rnorm"], 1e-6), "last monitor value != rnorm")
+    for word in ("backend", "matrix", "csr", "solver: cg", "jacobi", "rtol"):
+        ensure(word in p.stdout, f"-view output lacks '{word}'")
+
+
+def check_maxit(d):
+    """Not converging is exit status 2 with reason diverged_maxit."""
+    p = d.run("solve", "-problem", "poisson7", "-n", 10, "-solver", "cg", "-pc", "jacobi", "-maxit", 2)
+    expect_rc(p, 2)
+    r = result_of(p)
+    ensure(r["iterations"] == 2 and r["reason"] == "diverged_maxit", f"iterations/reason: {r}")
+
+
+def check_json(d):
+    """-json writes valid JSON with the result's fields and, with -history, the residual history."""
+    p = d.run("solve", "-problem", "poisson7", "-n", 7, "-solver", "bicgstab", "-pc", "jacobi", "-history",
+              "-json", "report.json")
+    expect_rc(p, 0)
+    r = result_of(p)
+    with open(d.path("report.json")) as f:
+        j = json.load(f)
+    for k in ("solver", "pc", "backend", "reason"):
+        ensure(j[k] == r[k], f"json {k} = {j[k]!r}, result line says {r[k]!r}")
+    for k in ("n", "nnz", "iterations"):
+        ensure(j[k] == r[k], f"json {k} = {j[k]}, result line says {r[k]}")
+    for k in ("rnorm0", "rnorm", "rel", "t_setup", "t_solve", "disc_err"):
+        ensure(close(j[k], r[k], 1e-5), f"json {k} = {j[k]}, result line says {r[k]}")
+    ensure(j["converged"] is True, "json converged is not true")
+    h = j["history"]
+    ensure(len(h) == r["iterations"] + 1, f"history has {len(h)} entries for {r['iterations']} iterations")
+    ensure(close(h[0], r["rnorm0"], 1e-6) and close(h[-1], r["rnorm"], 1e-6), "history ends differ from rnorm0/rnorm")
+    # without -history there is no history; a matrix file gives err_inf (b = A*ones)
+    p = d.run("gen", "-problem", "poisson7", "-n", 4, "-o", "g")
+    expect_rc(p, 0)
+    p = d.run("solve", "-A", "g_A.mtx", "-solver", "cg", "-json", "r2.json")
+    expect_rc(p, 0)
+    r = result_of(p)
+    with open(d.path("r2.json")) as f:
+        j = json.load(f)
+    ensure("history" not in j, "history written without -history")
+    ensure(r["err_inf"] is not None and close(j["err_inf"], r["err_inf"], 1e-5), "err_inf missing or different")
+
+
+def check_gen_roundtrip(d):
+    """gen writes the problem; solving the files reproduces the solution of the generated problem."""
+    p = d.run("gen", "-problem", "poisson7", "-n", 6, 5, 4, "-o", "pois")
+    expect_rc(p, 0)
+    for suffix in ("A", "b", "u"):
+        ensure(os.path.isfile(d.path(f"pois_{suffix}.mtx")), f"gen did not write pois_{suffix}.mtx" + describe(p))
+    A = read_mm(d.path("pois_A.mtx"))
+    ensure(A[0] == "coordinate" and A[1] == A[2] == 120, f"pois_A.mtx is {A[:3]}")
+    common = ["-solver", "cg", "-pc", "jacobi", "-rtol", 1e-12]
+    p1 = d.run("solve", "-problem", "poisson7", "-n", 6, 5, 4, "-o", "x_gen.mtx", *common)
+    expect_rc(p1, 0)
+    p2 = d.run("solve", "-A", "pois_A.mtx", "-b", "pois_b.mtx", "-o", "x_file.mtx", *common)
+    expect_rc(p2, 0)
+    r1, r2 = result_of(p1), result_of(p2)
+    ensure(r1["iterations"] == r2["iterations"], f"iterations differ: {r1['iterations']} vs {r2['iterations']}")
+    x1, x2 = read_mm(d.path("x_gen.mtx"))[1], read_mm(d.path("x_file.mtx"))[1]
+    u = read_mm(d.path("pois_u.mtx"))[1]
+    diff = max(abs(a - b) for a, b in zip(x1, x2))
+    ensure(len(x1) == len(x2) == 120 and diff <= 1e-12 * max(map(abs, x1)), f"solutions differ by {diff}")
+    disc = max(abs(a - b) for a, b in zip(x2, u))
+    ensure(close(disc, r1["disc_err"], 1e-4, 1e-12), f"|x - u|_inf = {disc} but disc_err = {r1['disc_err']}")
+    # x0 = the solution: converged at once
+    p3 = d.run("solve", "-A", "pois_A.mtx", "-b", "pois_b.mtx", "-x0", "x_file.mtx", "-solver", "cg", "-rtol", 1e-8)
+    expect_rc(p3, 0)
+    ensure(result_of(p3)["iterations"] <= 1, "starting from the solution took iterations")
+    # -A without -b: b = A*ones, so err_inf (vs ones) is reported and small
+    p4 = d.run("solve", "-A", "pois_A.mtx", "-solver", "cg", "-pc", "jacobi", "-rtol", 1e-12)
+    expect_rc(p4, 0)
+    r4 = result_of(p4)
+    ensure(r4["err_inf"] is not None and r4["err_inf"] < 1e-9, f"err_inf vs ones: {r4['err_inf']}")
+
+
+def check_apply(d):
+    """apply: y = A x, A^T x and the Jacobi preconditioner against sums computed here."""
+    p = d.run("gen", "-problem", "poisson7", "-n", 4, 3, 2, "-o", "g")
+    expect_rc(p, 0)
+    _, n, _, ent = read_mm(d.path("g_A.mtx"))
+    # a nonsymmetric matrix from it: scale row i by (i + 1)
+    with open(d.path("ns.mtx"), "w") as f:
+        f.write(f"%%MatrixMarket matrix coordinate real general\n{n} {n} {len(ent)}\n")
+        for i, j, v in ent:
+            f.write(f"{i + 1} {j + 1} {v * (i + 1)!r}\n")
+    x = [math.sin(k + 1.0) for k in range(n)]
+    write_vec(d.path("x.mtx"), x)
+    Ax, ATx, diag = [0.0] * n, [0.0] * n, [0.0] * n
+    for i, j, v in ent:
+        a = v * (i + 1)
+        Ax[i] += a * x[j]
+        ATx[j] += a * x[i]
+        if i == j:
+            diag[i] += a
+    for op, want in (("mat", Ax), ("matT", ATx), ("pc", [x[i] / diag[i] for i in range(n)])):
+        p = d.run("apply", "-A", "ns.mtx", "-x", "x.mtx", "-op", op, "-o", f"y_{op}.mtx")
+        expect_rc(p, 0)
+        y = read_mm(d.path(f"y_{op}.mtx"))[1]
+        err = max(abs(a - b) for a, b in zip(y, want))
+        ensure(len(y) == n and err <= 1e-12 * max(map(abs, want)), f"apply -op {op}: error {err}")
+    # default x = ones, bsr storage
+    p = d.run("apply", "-A", "ns.mtx", "-format", "bsr", "-bs", 4, "-o", "y1.mtx")
+    expect_rc(p, 0)
+    y = read_mm(d.path("y1.mtx"))[1]
+    rows = [0.0] * n
+    for i, j, v in ent:
+        rows[i] += v * (i + 1)
+    ensure(max(abs(a - b) for a, b in zip(y, rows)) <= 1e-12 * max(map(abs, rows)), "apply bsr A*ones")
+
+
+def check_bsr(d):
+    """-format bsr gives the same iterations as csr; -bs sets the pbjacobi block size."""
+    base = ["solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "pbjacobi"]
+    p1 = d.run(*base, "-bs", 4)
+    p2 = d.run(*base, "-format", "bsr", "-bs", 4, "-view")
+    expect_rc(p1, 0)
+    expect_rc(p2, 0)
+    r1, r2 = result_of(p1), result_of(p2)
+    ensure(abs(r1["iterations"] - r2["iterations"]) <= 1, f"csr {r1['iterations']} vs bsr {r2['iterations']} iterations")
+    ensure(r2["nnz"] >= r1["nnz"], "bsr stores fewer entries than csr")
+    ensure("bsr" in p2.stdout, "-view does not show the bsr matrix")
+
+
+def check_shared(d):
+    """Real matrices: nos3 with cg + pbjacobi(2) and as bsr, sherman1 with its rhs file."""
+    m = shared_matrices()
+    if not m:
+        print("shared matrices not found (PDS_SHARED_DIR); skipped")
+        return SKIP
+    for extra in ([], ["-format", "bsr"]):
+        p = d.run("solve", "-A", os.path.join(m, "nos3.mtx"), "-solver", "cg", "-pc", "pbjacobi", "-bs", 2, *extra)
+        expect_rc(p, 0)
+        r = result_of(p)
+        ensure(r["n"] == 960 and r["err_inf"] is not None and r["err_inf"] < 1e-6, f"nos3: {r}")
+    p = d.run("solve", "-A", os.path.join(m, "sherman1.mtx"), "-b", os.path.join(m, "sherman1_rhs1.mtx"),
+              "-solver", "bicgstab", "-pc", "jacobi")
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["err_inf"] is None and r["rel"] <= 1e-8, f"sherman1: {r}")
+    # zero diagonals: Jacobi cannot be set up, a clear library error
+    p = d.run("solve", "-A", os.path.join(m, "e05r0000.mtx"), "-solver", "gmres", "-pc", "jacobi")
+    expect_rc(p, 1)
+    ensure("pdesolve: error:" in p.stderr and "PDS_ERR_ZERO_PIVOT" in p.stderr, "e05r0000 + jacobi" + describe(p))
+
+
+def check_demo_quick(d):
+    """demo -quick ends with every case as expected."""
+    p = d.run("demo", "-quick")
+    expect_rc(p, 0)
+    ensure(re.search(r"demo: \d+ cases? run, \d+ as expected, 0 unexpected, 0 errors", p.stdout), "demo summary" + describe(p))
+    ensure("poisson7" in p.stdout, "demo did not run poisson7")
+    # without the shared matrices (PDS_SHARED_DIR set to nothing): generated problems only, still exit 0
+    p = d.run("demo", "-quick", env={"PDS_SHARED_DIR": ""})
+    expect_rc(p, 0)
+    ensure("shared folder not found" in p.stdout and "nos3" not in p.stdout, "demo without matrices" + describe(p))
+
+
+def check_alloc_fail(d):
+    """PDS_ALLOC_FAIL=k for every k until the run succeeds: each failure is exit 1 with PDS_ERR_MEM, no crash
+    (and, in a sanitizer build, no leak: LeakSanitizer would change the exit status)."""
+    p = d.run("gen", "-problem", "poisson7", "-n", 3, "-o", "g")
+    expect_rc(p, 0)
+    runs = [("solve", "-problem", "poisson7", "-n", 3, "-solver", "cg", "-pc", "jacobi", "-history", "-json", "r.json",
+             "-o", "x.mtx", "-view"),
+            ("solve", "-A", "g_A.mtx", "-b", "g_b.mtx", "-x0", "g_u.mtx", "-solver", "gmres", "-restart", 5,
+             "-format", "bsr", "-bs", 3, "-pc", "pbjacobi"),
+            ("apply", "-A", "g_A.mtx", "-x", "g_b.mtx", "-op", "pc", "-pc", "pbjacobi", "-bs", 3, "-o", "y.mtx"),
+            ("gen", "-problem", "poisson7", "-n", 3, "-o", "h")]
+    env = dict(os.environ)
+    for args in runs:
+        for k in range(100000):
+            env["PDS_ALLOC_FAIL"] = str(k)
+            cmd = [d.exe] + [str(a) for a in args] + ["-backend", d.backend]
+            p = subprocess.run(cmd, cwd=d.workdir, capture_output=True, text=True, env=env, timeout=120)
+            p.cmdline = f"PDS_ALLOC_FAIL={k} " + " ".join(cmd)
+            if p.returncode == 0:
+                break
+            ensure(p.returncode == 1 and "pdesolve: error:" in p.stderr and "PDS_ERR_MEM" in p.stderr,
+                   "an injected allocation failure was not reported as PDS_ERR_MEM with exit 1" + describe(p))
+        ensure(k > 0, f"{args}: no allocation was ever made?")
+
+
+# ---- checks run once (no backend) ------------------------------------------------------------------------
+
+ERROR_CASES = [
+    # (arguments, substring stderr must contain)
+    (["solve", "-problem", "poisson7", "-n", "4", "-frobnicate", "1"], "-frobnicate"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-monitr"], "-monitr"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-maxit", "abc"], "-maxit"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-maxit"], "-maxit"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-maxit", "-3"], "-maxit"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-rtol", "2"], "-rtol"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-rtol", "1e-8x"], "-rtol"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-restart", "0"], "-restart"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-omega", "0"], "-omega"),
+    (["solve", "-problem", "poisson7", "-n", "0"], "-n"),
+    (["solve", "-problem", "poisson7", "-n", "4", "4", "4", "4"], "-n"),
+    (["solve", "-problem", "poisson7"], "-n"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-format", "coo"], "coo"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-solver", "nosuchsolver"], "nosuchsolver"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-pc", "nosuchpc"], "nosuchpc"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-backend", "/cpu/nosuch"], "/cpu/nosuch"),
+    (["solve", "-problem", "nosuchproblem", "-n", "4"], "nosuchproblem"),
+    (["solve", "-A", "/nonexistent/dir/missing.mtx"], "missing.mtx"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-b", "/nonexistent/rhs.mtx"], "rhs.mtx"),
+    (["solve", "-A", "x.mtx", "-problem", "poisson7", "-n", "4"], "-problem"),
+    (["solve"], "-A"),
+    (["solve", "stray"], "stray"),
+    (["apply", "-A", "/nonexistent/a.mtx", "-o", "y.mtx"], "a.mtx"),
+    (["apply", "-op", "nosuchop", "-o", "y.mtx"], "nosuchop"),
+    (["gen", "-problem", "poisson7", "-n", "3"], "-o"),
+    (["demo", "-quick", "-bogus"], "-bogus"),
+    (["nosuchcommand"], "nosuchcommand"),
+    ([], "command"),
+]
+
+
+def check_errors(d):
+    """Every bad input is exit status 1 with 'pdesolve: error:' on stderr naming the culprit, and no result."""
+    bad = []
+    for args, word in ERROR_CASES:
+        p = d.run(*args, backend=False)
+        lines = [l for l in p.stderr.split("\n") if l.startswith("pdesolve: error:")]
+        if p.returncode != 1 or not lines or word not in lines[-1] or re.search(r"^result: ", p.stdout, re.M):
+            bad.append(f"{args}: expected exit 1 and an error naming {word!r}" + describe(p))
+    ensure(not bad, "\n".join(bad))
+
+
+def check_help(d):
+    """-help lists every flag of each command with its default; exit 0."""
+    for args, flags in ((["solve", "-help"], SOLVE_FLAGS), (["help", "solve"], SOLVE_FLAGS),
+                        (["apply", "-help"], APPLY_FLAGS), (["gen", "-help"], GEN_FLAGS),
+                        (["demo", "-help"], DEMO_FLAGS),
+                        (["-help"], SOLVE_FLAGS + APPLY_FLAGS + GEN_FLAGS + DEMO_FLAGS),
+                        (["help"], SOLVE_FLAGS + APPLY_FLAGS + GEN_FLAGS + DEMO_FLAGS)):
+        p = d.run(*args, backend=False)
+        expect_rc(p, 0)
+        text = p.stdout
+        for flag in flags:
+            ensure(re.search(r"^  " + re.escape(flag) + r"( |$)", text, re.M), f"{args}: flag {flag} not listed")
+        # every flag entry (with its continuation lines) states a default or that it is required
+        entries = re.split(r"\n(?=  -)", text)
+        for e in entries[1:]:
+            e = e.split("\n\n")[0]
+            ensure("default" in e or "required" in e, f"{args}: no default in {e!r}")
+    # help does not run anything even with other flags
+    p = d.run("solve", "-problem", "poisson7", "-n", "4", "-help", backend=False)
+    expect_rc(p, 0)
+    ensure(not re.search(r"^result: ", p.stdout, re.M), "solve -help ran a solve")
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 1
+    check, exe, backend, workdir = sys.argv[1:]
+    fn = globals().get("check_" + check)
+    if not fn:
+        print(f"unknown check {check}")
+        return 1
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    try:
+        rc = fn(Driver(os.path.abspath(exe), backend, workdir))
+    except Failure as e:
+        print(f"FAILED: {check} ({backend}): {e}")
+        return 1
+    return rc or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
