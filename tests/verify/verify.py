@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""tests/verify/verify.py: the pdesolve executable checked against an independent reference (SciPy, NumPy).
+
+Subcommands, each one ctest test per backend (tests/verify/CMakeLists.txt):
+  spmv     y = A x and y = A^T x for every shared matrix and two generated poisson7 problems (csr, and bsr where
+           the matrix has blocks), against SciPy, row by row within a rounding-error bound
+  solve    Krylov solves that must converge (exit 0), against scipy.sparse.linalg.spsolve and the true residual;
+           and the generated poisson7's second-order convergence to its PDE solution (PREFIX_u.mtx)
+  precond  jacobi (bitwise x / diag A) and pbjacobi (NumPy inverses of the diagonal blocks) applications
+  fail     errors the driver must report: zero diagonals under jacobi (exit 1, says 'zero'), bad input, and a
+           solve that runs out of iterations (exit 2)
+
+Each takes --pdesolve PATH --backend B --shared DIR --workdir DIR. It prints one line per failed case and a
+one-line summary; the exit status is 1 if any case failed. The work folder is removed when everything passed.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+import zlib
+
+MISSING = "SciPy is missing: run make test, which sets it up"
+try:
+    import numpy as np
+    import scipy.io
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+except ImportError as e:  # a missing reference is a failure, never a skip
+    print(f"{MISSING} ({sys.executable}: {e})")
+    sys.exit(1)
+
+EPS = np.finfo(np.float64).eps
+RTOL = 1e-10  # the solve tests' -rtol
+
+# The shared matrices (../shared/matrices, see its MANIFEST.md); the *_rhs1 files are right-hand sides.
+SHARED_MATRICES = ["bcsstk13", "bcsstk21", "cdde1", "crystm01", "e05r0000", "e20r0000", "gr_30_30", "nos3",
+                   "olm1000", "orsirr_1", "pde900", "s1rmq4m1", "sherman1", "utm1700a"]
+ZERO_DIAGONAL = {"e05r0000", "e20r0000"}  # 74 and 1199 zero diagonal entries
+# Generated problems: (name, nx, ny, nz). 8x6x5 is not a cube (catches index-order slips); n = 240 = 2^4*15.
+POISSON = [("poisson7_8x6x5", 8, 6, 5), ("poisson7_12", 12, 12, 12)]
+
+
+class Fail(Exception):
+    pass
+
+
+class Verify:
+    def __init__(self, args):
+        self.exe = os.path.abspath(args.pdesolve)
+        self.backend = args.backend
+        self.matdir = os.path.join(args.shared, "matrices")
+        self.work = args.workdir
+        self.verbose = args.verbose
+        self.failures = []
+        self.cases = 0
+        self._cache = {}
+        if os.path.isdir(self.work):
+            shutil.rmtree(self.work)
+        os.makedirs(self.work)
+
+    # ---- running the driver ------------------------------------------------------------------------------
+    def run(self, args, expect=0):
+        """Runs pdesolve with args (+ -backend); returns (rc, stdout+stderr). expect: exit code required, or None."""
+        cmd = [self.exe] + [str(a) for a in args] + ["-backend", self.backend]
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                               timeout=600, cwd=self.work)
+        except subprocess.TimeoutExpired:
+            raise Fail(f"timed out after 600 s: {' '.join(cmd)}")
+        out = p.stdout.decode(errors="replace")
+        if expect is not None and p.returncode != expect:
+            tail = " | ".join(out.strip().splitlines()[-6:])
+            raise Fail(f"exit {p.returncode}, expected {expect}: {' '.join(cmd)}\n      output: {tail}")
+        return p.returncode, out
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    # ---- data --------------------------------------------------------------------------------------------
+    def shared(self, name):
+        return os.path.join(self.matdir, name + ".mtx")
+
+    def matrix(self, path):
+        if path not in self._cache:
+            self._cache[path] = sp.csr_matrix(scipy.io.mmread(path), dtype=np.float64)
+        return self._cache[path]
+
+    def generated(self, name, nx, ny, nz):
+        """Runs pdesolve gen once; returns the prefix of PREFIX_A.mtx, PREFIX_b.mtx and, where the generator
+        knows them, PREFIX_x.mtx (exact discrete solution) and PREFIX_u.mtx (PDE solution at the unknowns)."""
+        key = ("gen", name)
+        if key not in self._cache:
+            try:
+                self._cache[key] = self._generate(name, nx, ny, nz)
+            except Fail as e:
+                self._cache[key] = Fail(f"pdesolve gen {name}: {e}")
+        if isinstance(self._cache[key], Fail):
+            raise self._cache[key]
+        return self._cache[key]
+
+    def _generate(self, name, nx, ny, nz):
+        prefix = self.path(name)
+        self.run(["gen", "-problem", "poisson7", "-n", nx, ny, nz, "-o", prefix])
+        for suffix, fmt in (("_A", "coordinate"), ("_b", "array"), ("_x", "array"), ("_u", "array")):
+            if suffix in ("_x", "_u") and not os.path.exists(prefix + suffix + ".mtx"):
+                continue
+            if not os.path.exists(prefix + suffix + ".mtx"):
+                raise Fail(f"wrote no {name}{suffix}.mtx")
+            _, _, _, f, field, symm = scipy.io.mminfo(prefix + suffix + ".mtx")
+            if (f, field, symm) != (fmt, "real", "general"):
+                raise Fail(f"wrote {name}{suffix}.mtx as '{f} {field} {symm}', expected '{fmt} real general'")
+        return prefix
+
+    def read_vec(self, path, n):
+        """A vector written by pdesolve: must be 'array real general', n x 1."""
+        if not os.path.exists(path):
+            raise Fail(f"pdesolve wrote no {os.path.basename(path)}")
+        rows, cols, _, fmt, field, symm = scipy.io.mminfo(path)
+        if (fmt, field, symm) != ("array", "real", "general") or (rows, cols) != (n, 1):
+            raise Fail(f"{os.path.basename(path)} is '{fmt} {field} {symm}' {rows}x{cols}, "
+                       f"expected 'array real general' {n}x1")
+        v = np.asarray(scipy.io.mmread(path), dtype=np.float64).ravel()
+        if not np.all(np.isfinite(v)):
+            raise Fail(f"{os.path.basename(path)} holds {np.count_nonzero(~np.isfinite(v))} non-finite values")
+        return v
+
+    def write_vec(self, name, v):
+        """Writes v as 'array real general' with 17 significant digits (reads back bit for bit)."""
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write("%%MatrixMarket matrix array real general\n")
+            f.write(f"{len(v)} 1\n")
+            f.write("\n".join("%.17e" % t for t in v))
+            f.write("\n")
+        return path
+
+    @staticmethod
+    def random_vec(n, key):
+        return np.random.default_rng(zlib.crc32(key.encode())).uniform(-1.0, 1.0, n)
+
+    # ---- bookkeeping -------------------------------------------------------------------------------------
+    def case(self, name, fn, *args):
+        self.cases += 1
+        try:
+            info = fn(*args)
+            if self.verbose:
+                print(f"ok   {name}" + (f": {info}" if info else ""))
+        except Fail as e:
+            self.failures.append(f"{name}: {e}")
+        except Exception as e:  # a bug in this script or unreadable output: still a failed case, with where
+            here = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == __file__]
+            where = f" (verify.py line {here[-1].lineno})" if here else ""
+            self.failures.append(f"{name}: {type(e).__name__}: {e}{where}")
+
+    def finish(self, check):
+        if self.failures:
+            for f in self.failures:
+                print(f"FAIL {check} {self.backend} {f}")
+            print(f"verify {check} {self.backend}: {len(self.failures)} of {self.cases} cases failed "
+                  f"(files kept in {self.work})")
+            return 1
+        print(f"verify {check} {self.backend}: {self.cases} cases passed")
+        shutil.rmtree(self.work, ignore_errors=True)
+        return 0
+
+
+# ---- a) spmv ---------------------------------------------------------------------------------------------
+def spmv_check(v, A, x, y, what):
+    """|y_i - (A x)_i| <= c_i * sum_j |a_ij||x_j| for every row i.
+
+    Both pdesolve and SciPy sum k_i products in double precision, each with an error of at most
+    gamma_k = k eps/(1 - k eps) times sum_j |a_ij||x_j| (Higham, Accuracy and Stability, 3.1), whatever the
+    order; the values themselves are read from the same decimal text. c_i = max(1e-14, 2 (k_i + 2) eps) covers
+    both sums (plus the last rounding of each); for rows of up to 45 entries that is 1e-14. A row whose bound
+    is 0 (all a_ij x_j = 0) must come out exactly 0."""
+    ref = A @ x
+    scale = abs(A) @ np.abs(x)
+    k = np.diff(A.indptr)
+    c = np.maximum(1e-14, 2.0 * (k + 2) * EPS)
+    err = np.abs(y - ref)
+    bad = np.nonzero(err > c * scale)[0]
+    if bad.size:
+        i = bad[np.argmax(err[bad] / np.maximum(scale[bad], np.finfo(float).tiny))]
+        raise Fail(f"{what}: {bad.size} rows off; worst row {i}: pdesolve {float(y[i])!r}, SciPy {float(ref[i])!r}, "
+                   f"|diff| {err[i]:.3e} > bound {c[i] * scale[i]:.3e} (sum |a||x| = {scale[i]:.3e})")
+    nz = scale > 0
+    return float((err[nz] / (c[nz] * scale[nz])).max()) if nz.any() else 0.0
+
+
+def spmv_case(v, mpath, tag, fmt=None, bs=None, ops=("mat", "matT")):
+    A = v.matrix(mpath)
+    x = v.random_vec(A.shape[1], tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    extra = ["-format", fmt, "-bs", bs] if fmt else []
+    margins = []
+    for op in ops:
+        ypath = v.path(f"{tag}_{op}_y.mtx")
+        v.run(["apply", "-A", mpath, "-x", xpath, "-op", op, *extra, "-o", ypath])
+        M = A if op == "mat" else sp.csr_matrix(A.T)
+        r = spmv_check(v, M, x, v.read_vec(ypath, M.shape[0]), f"-op {op}")
+        margins.append(f"{op} worst err/bound {r:.2g}")
+    return ", ".join(margins)
+
+
+def spmv_default_x(v, mpath, tag):
+    """No -x: x = ones."""
+    A = v.matrix(mpath)
+    ypath = v.path(tag + "_ones_y.mtx")
+    v.run(["apply", "-A", mpath, "-o", ypath])
+    r = spmv_check(v, A, np.ones(A.shape[1]), v.read_vec(ypath, A.shape[0]), "default x = ones")
+    return f"worst err/bound {r:.2g}"
+
+
+def gen_consistent(v, name, nx, ny, nz):
+    """pdesolve gen: n = nx ny nz, A symmetric with a positive diagonal and at most 7 entries a row, and, if
+    it wrote the exact discrete solution x, b = A x up to rounding."""
+    prefix = v.generated(name, nx, ny, nz)
+    A = v.matrix(prefix + "_A.mtx")
+    n = nx * ny * nz
+    if A.shape != (n, n):
+        raise Fail(f"A is {A.shape[0]}x{A.shape[1]}, expected {n}x{n}")
+    if abs(A - A.T).max() != 0:
+        raise Fail("the 7-point Laplacian A is not symmetric")
+    if A.diagonal().min() <= 0 or np.diff(A.indptr).max() > 7:
+        raise Fail("A is not a 7-point operator with a positive diagonal")
+    b = v.read_vec(prefix + "_b.mtx", n)
+    if os.path.exists(prefix + "_x.mtx"):
+        x = v.read_vec(prefix + "_x.mtx", n)
+        r = np.abs(b - A @ x)
+        bound = 1e-12 * (abs(A) @ np.abs(x)) + 1e-300
+        if np.any(r > bound):
+            i = int(np.argmax(r / bound))
+            raise Fail(f"b != A x_exact: row {i}: |b - A x| = {r[i]:.3e} > {bound[i]:.3e}")
+
+
+def cmd_spmv(v):
+    for m in SHARED_MATRICES:
+        v.case(m, spmv_case, v, v.shared(m), m)
+    v.case("nos3 bsr bs 2", spmv_case, v, v.shared("nos3"), "nos3_bsr2", "bsr", 2, ("mat",))
+    v.case("crystm01 bsr bs 3", spmv_case, v, v.shared("crystm01"), "crystm01_bsr3", "bsr", 3, ("mat",))
+    v.case("gr_30_30 x = ones", spmv_default_x, v, v.shared("gr_30_30"), "gr_30_30")
+    for name, nx, ny, nz in POISSON:
+        v.case(f"{name} gen", gen_consistent, v, name, nx, ny, nz)
+        v.case(name, lambda name=name, d=(nx, ny, nz): spmv_case(
+            v, v.generated(name, *d) + "_A.mtx", name))
+    v.case("poisson7_8x6x5 bsr bs 2", lambda: spmv_case(
+        v, v.generated("poisson7_8x6x5", 8, 6, 5) + "_A.mtx", "poisson7_bsr2", "bsr", 2, ("mat",)))
+
+
+# ---- b) solve --------------------------------------------------------------------------------------------
+# (matrix, rhs or None for b = A*ones, solver, pc, extra options, cond_2(A)).
+# cond_2 is the 2-norm condition number, measured once with numpy.linalg.cond on the dense matrix (poisson7
+# 10^3: (4/pi^2) 11^2 ~ 50). It sets the forward-error bound below.
+SOLVES = [
+    ("gr_30_30", None, "cg", "jacobi", [], 1.95e2),
+    ("nos3", None, "cg", "pbjacobi", ["-bs", 2], 3.77e4),
+    ("nos3", None, "cg", "pbjacobi", ["-format", "bsr", "-bs", 2], 3.77e4),
+    ("bcsstk21", None, "cg", "jacobi", ["-maxit", 20000], 1.76e7),
+    # sherman1 is symmetric negative definite: CG's assumptions fail, BiCGSTAB and GMRES do not need them.
+    ("sherman1", "sherman1_rhs1", "bicgstab", "jacobi", [], 1.56e4),
+    ("sherman1", "sherman1_rhs1", "gmres", "jacobi", [], 1.56e4),
+    ("pde900", None, "bicgstab", "jacobi", [], 1.53e2),
+    ("cdde1", None, "gmres", "jacobi", [], 2.41e3),
+    ("orsirr_1", None, "gmres", "jacobi", [], 7.71e4),
+    ("orsirr_1", None, "fgmres", "jacobi", [], 7.71e4),
+    # e05r0000 has zero diagonals (jacobi breaks down): unpreconditioned GMRES; restart 100 converges in
+    # ~700 iterations in SciPy, restart 30 needs ~7600.
+    ("e05r0000", "e05r0000_rhs1", "gmres", "none", ["-restart", 100], 3.42e4),
+    ("poisson7_10", None, "cg", "jacobi", [], 50.0),
+    ("poisson7_10", None, "cg", "none", [], 50.0),
+    ("poisson7_10", None, "bicgstab", "jacobi", [], 50.0),
+    ("poisson7_10", None, "gmres", "none", [], 50.0),
+    ("poisson7_10", None, "fgmres", "jacobi", [], 50.0),
+    # Jacobi iteration: spectral radius cos(pi/11) ~ 0.959, so ~550 iterations to 1e-10.
+    ("poisson7_10", None, "richardson", "jacobi", ["-maxit", 5000], 50.0),
+]
+
+
+def solve_case(v, mat, rhs, solver, pc, extra, cond, tag):
+    """Exit 0, then with SciPy: ||b - A x|| <= 10 rtol ||b|| (the solver's own test is on ||r|| <= rtol ||b||,
+    the factor 10 leaves room for the drift between recursive and true residual), and
+    ||x - x_scipy|| / ||x_scipy|| <= max(1e-6, 10 rtol cond_2(A)): the forward error that residual allows.
+    For the well-conditioned cases (cond_2 <= 1e3) that is the plain 1e-6; for nos3, sherman1, orsirr_1,
+    e05r0000 (~1e4-1e5) and bcsstk21 (1.8e7) the residual is the sharp check and the x check follows cond."""
+    if mat.startswith("poisson7_"):
+        prefix = v.generated(mat, 10, 10, 10)
+        mpath, bpath = prefix + "_A.mtx", prefix + "_b.mtx"
+    else:
+        mpath = v.shared(mat)
+        bpath = v.shared(rhs) if rhs else None
+    A = v.matrix(mpath)
+    n = A.shape[0]
+    b = v.read_vec(bpath, n) if bpath else A @ np.ones(n)
+    xpath, jpath = v.path(tag + "_x.mtx"), v.path(tag + ".json")
+    args = ["solve", "-A", mpath] + (["-b", bpath] if bpath else [])
+    args += ["-solver", solver, "-pc", pc, "-rtol", RTOL, "-maxit", 10000] + extra + ["-o", xpath, "-json", jpath]
+    if "-maxit" in extra:
+        i = args.index("-maxit")
+        del args[i:i + 2]
+    v.run(args)
+    x = v.read_vec(xpath, n)
+    try:
+        with open(jpath) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Fail(f"-json {os.path.basename(jpath)} is not a JSON object: {e}")
+    if not isinstance(report, dict):
+        raise Fail(f"-json {os.path.basename(jpath)} holds a {type(report).__name__}, not an object")
+    if report.get("converged", True) is not True:
+        raise Fail(f"exit 0 but the -json report says converged = {report.get('converged')!r}")
+    res = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+    if res > 10 * RTOL:
+        raise Fail(f"true residual ||b - A x||/||b|| = {res:.3e} > {10 * RTOL:.0e}")
+    xs = spla.spsolve(sp.csc_matrix(A), b)
+    fwd = np.linalg.norm(x - xs) / np.linalg.norm(xs)
+    bound = max(1e-6, 10 * RTOL * cond)
+    if fwd > bound:
+        raise Fail(f"||x - x_scipy||/||x_scipy|| = {fwd:.3e} > {bound:.1e} (residual {res:.2e})")
+    its = report.get("iterations", "?")
+    return f"{its} iterations, residual {res:.2e}, forward error {fwd:.2e} (bound {bound:.0e})"
+
+
+def poisson_order(v):
+    """The generated poisson7 is a second-order discretization: the discrete solution (SciPy spsolve of the
+    generated A, b) approaches the PDE solution PREFIX_u.mtx like h^2. From h = 1/9 (8^3) to h = 1/17 (16^3)
+    the max error must shrink by (17/9)^2 ~ 3.6; accepted: 3.0 to 4.5."""
+    errs = []
+    for m in (8, 16):
+        prefix = v.generated(f"poisson7_{m}", m, m, m)
+        if not os.path.exists(prefix + "_u.mtx"):
+            raise Fail(f"gen wrote no poisson7_{m}_u.mtx (the PDE solution)")
+        A = v.matrix(prefix + "_A.mtx")
+        n = m ** 3
+        xs = spla.spsolve(sp.csc_matrix(A), v.read_vec(prefix + "_b.mtx", n))
+        errs.append(np.abs(xs - v.read_vec(prefix + "_u.mtx", n)).max())
+    ratio = errs[0] / errs[1]
+    if not 3.0 <= ratio <= 4.5:
+        raise Fail(f"max |x_h - u| = {errs[0]:.3e} (h = 1/9), {errs[1]:.3e} (h = 1/17): ratio {ratio:.2f}, "
+                   f"expected ~3.6 for second order")
+    return f"errors {errs[0]:.2e}, {errs[1]:.2e}, ratio {ratio:.2f}"
+
+
+def cmd_solve(v):
+    v.case("poisson7 discretization order", poisson_order, v)
+    for mat, rhs, solver, pc, extra, cond in SOLVES:
+        desc = " ".join([mat, solver, pc] + [str(e) for e in extra])
+        tag = "_".join([mat, solver, pc] + [str(e).lstrip("-") for e in extra])
+        v.case(desc, solve_case, v, mat, rhs, solver, pc, extra, cond, tag)
+
+
+# ---- c) precond ------------------------------------------------------------------------------------------
+def pbjacobi_case(v, mpath, bs, fmt, tag):
+    """y = D^-1 x with D the bs x bs diagonal blocks; reference: numpy.linalg.inv of each block.
+    Two ways of inverting a block agree to a few eps times cond(D_k), relative to ||D_k^-1|| ||x_k||;
+    the bound is 16 bs eps cond_inf(D_k) ||D_k^-1||_inf ||x_k||_inf per block."""
+    A = v.matrix(mpath)
+    n = A.shape[0]
+    if n % bs:
+        raise Fail(f"n = {n} is not a multiple of bs = {bs}")
+    x = v.random_vec(n, tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    ypath = v.path(tag + "_y.mtx")
+    extra = ["-format", fmt] if fmt else []
+    v.run(["apply", "-A", mpath, "-x", xpath, "-op", "pc", "-pc", "pbjacobi", "-bs", bs, *extra, "-o", ypath])
+    y = v.read_vec(ypath, n).reshape(-1, bs)
+    nb = n // bs
+    D = np.zeros((nb, bs, bs))
+    for r in range(bs):
+        for c in range(bs):
+            D[:, r, c] = A[np.arange(nb) * bs + r, np.arange(nb) * bs + c].A.ravel()
+    Dinv = np.linalg.inv(D)
+    ref = np.einsum("kij,kj->ki", Dinv, x.reshape(-1, bs))
+    ninv = np.abs(Dinv).sum(axis=2).max(axis=1)
+    cond = np.abs(D).sum(axis=2).max(axis=1) * ninv
+    bound = 16 * bs * EPS * cond * ninv * np.abs(x.reshape(-1, bs)).max(axis=1)
+    err = np.abs(y - ref).max(axis=1)
+    bad = np.nonzero(err > bound)[0]
+    if bad.size:
+        k = bad[np.argmax(err[bad] / bound[bad])]
+        raise Fail(f"{bad.size} of {nb} blocks off; worst block {k}: |diff| {err[k]:.3e} > {bound[k]:.3e}, "
+                   f"pdesolve {y[k].tolist()}, NumPy {ref[k].tolist()}")
+    return f"worst err/bound {(err / bound).max():.2g}, max rel. diff {(err / np.abs(ref).max(axis=1)).max():.1e}"
+
+
+def jacobi_case(v, mpath, fmt, bs, tag):
+    """y = x / diag(A), bit for bit: the library divides, and both files carry 17 significant digits."""
+    A = v.matrix(mpath)
+    n = A.shape[0]
+    x = v.random_vec(n, tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    ypath = v.path(tag + "_y.mtx")
+    extra = ["-format", fmt, "-bs", bs] if fmt else []
+    v.run(["apply", "-A", mpath, "-x", xpath, "-op", "pc", "-pc", "jacobi", *extra, "-o", ypath])
+    y = v.read_vec(ypath, n)
+    ref = x / A.diagonal()
+    bad = np.nonzero(y != ref)[0]
+    if bad.size:
+        i = bad[0]
+        raise Fail(f"{bad.size} of {n} entries differ from x / diag(A); first, row {i}: pdesolve {float(y[i])!r}, "
+                   f"x/d {float(ref[i])!r} (x {float(x[i])!r}, d {float(A[i, i])!r})")
+
+
+def cmd_precond(v):
+    def poisson():  # generated inside the cases, so that a failing gen is a failed case
+        return v.generated("poisson7_8x6x5", 8, 6, 5) + "_A.mtx"
+
+    for mat, bs, fmt in (("nos3", 2, None), ("nos3", 2, "bsr"), ("crystm01", 3, None), ("crystm01", 3, "bsr")):
+        v.case(f"pbjacobi {mat} bs {bs} {fmt or 'csr'}", pbjacobi_case, v, v.shared(mat), bs, fmt,
+               f"pbj_{mat}_{bs}_{fmt}")
+    for bs, fmt in ((1, None), (2, None), (4, None), (4, "bsr")):
+        v.case(f"pbjacobi poisson7_8x6x5 bs {bs} {fmt or 'csr'}",
+               lambda bs=bs, fmt=fmt: pbjacobi_case(v, poisson(), bs, fmt, f"pbj_poisson_{bs}_{fmt}"))
+    for m in SHARED_MATRICES:
+        if m not in ZERO_DIAGONAL:
+            v.case(f"jacobi {m}", jacobi_case, v, v.shared(m), None, None, f"jac_{m}")
+    v.case("jacobi nos3 bsr bs 2", jacobi_case, v, v.shared("nos3"), "bsr", 2, "jac_nos3_bsr")
+    v.case("jacobi poisson7_8x6x5", lambda: jacobi_case(v, poisson(), None, None, "jac_poisson"))
+
+
+# ---- d) fail ---------------------------------------------------------------------------------------------
+def expect_error(v, args, rc, words):
+    """pdesolve args must exit rc and (if words) mention one of words, case-insensitively."""
+    _, out = v.run(args, expect=rc)
+    if words and not any(w in out.lower() for w in words):
+        raise Fail(f"exit {rc} as expected, but the output does not mention {' or '.join(words)}: "
+                   f"{' | '.join(out.strip().splitlines()[-4:])!r}")
+
+
+def cmd_fail(v):
+    e05, e20 = v.shared("e05r0000"), v.shared("e20r0000")
+    v.case("jacobi on e05r0000 (74 zero diagonals)", expect_error, v,
+           ["apply", "-A", e05, "-op", "pc", "-pc", "jacobi", "-o", v.path("y.mtx")], 1, ["zero"])
+    v.case("jacobi on e20r0000 (1199 zero diagonals)", expect_error, v,
+           ["apply", "-A", e20, "-op", "pc", "-pc", "jacobi", "-o", v.path("y.mtx")], 1, ["zero"])
+    v.case("solve with jacobi on e05r0000", expect_error, v,
+           ["solve", "-A", e05, "-solver", "gmres", "-pc", "jacobi", "-rtol", 1e-8, "-maxit", 100,
+            "-o", v.path("x.mtx")], 1, ["zero"])
+    v.case("pbjacobi bs 1 on e05r0000 (singular 1x1 blocks)", expect_error, v,
+           ["apply", "-A", e05, "-op", "pc", "-pc", "pbjacobi", "-bs", 1, "-o", v.path("y.mtx")], 1,
+           ["zero", "singular"])
+    v.case("not converged is exit 2", expect_error, v,
+           ["solve", "-A", v.shared("bcsstk21"), "-solver", "cg", "-pc", "none", "-rtol", 1e-10, "-maxit", 5,
+            "-o", v.path("x.mtx")], 2, [])
+    v.case("missing matrix file", expect_error, v,
+           ["apply", "-A", v.path("no_such_matrix.mtx"), "-o", v.path("y.mtx")], 1, [])
+    short = v.write_vec("short_x.mtx", np.ones(10))
+    v.case("x of the wrong size", expect_error, v,
+           ["apply", "-A", v.shared("gr_30_30"), "-x", short, "-o", v.path("y.mtx")], 1, [])
+    v.case("unknown option", expect_error, v,
+           ["apply", "-A", v.shared("gr_30_30"), "-no-such-option", 1, "-o", v.path("y.mtx")], 1, [])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("check", choices=["spmv", "solve", "precond", "fail"])
+    ap.add_argument("--pdesolve", required=True)
+    ap.add_argument("--backend", required=True)
+    ap.add_argument("--shared", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("-v", "--verbose", action="store_true", help="a line per case, with its margin")
+    args = ap.parse_args()
+    if not os.path.isfile(os.path.join(args.shared, "matrices", "nos3.mtx")):
+        print(f"verify: no shared matrices in {args.shared}/matrices (configure with -DPDS_SHARED_DIR=...)")
+        return 1
+    if not os.access(args.pdesolve, os.X_OK):
+        print(f"verify: {args.pdesolve} is not an executable")
+        return 1
+    v = Verify(args)
+    {"spmv": cmd_spmv, "solve": cmd_solve, "precond": cmd_precond, "fail": cmd_fail}[args.check](v)
+    return v.finish(args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
