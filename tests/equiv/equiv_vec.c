@@ -1,0 +1,286 @@
+/* tests/equiv/equiv_vec.c: the vector kernels of the backend under test against /cpu/ref: set, copy, scale,
+ * axpby, waxpby, axpbypcz, pointwise mult/div, dot, dot2, infinity norm, on random data and edge cases (n = 0,
+ * 1, around the reduction chunk and the threading threshold, ~1e6; zeros, NaN, Inf, aliasing), plus determinism
+ * (same bits twice; on /cpu/omp the same bits for 1, 2, 3 and 4 threads). */
+#include "equiv.h"
+
+static eq_env E;
+
+/* Host data and its copies in both contexts; x, y, w are reset from the host arrays before each kernel. */
+typedef struct {
+  pds_size  n;
+  pds_real *hx, *hy, *hw, *got, *want, *mag;
+  pds_real *bx, *by, *bw, *rx, *ry, *rw;
+} vset;
+
+static void vset_reset(vset *v) {
+  size_t b = (size_t)v->n * sizeof(pds_real);
+
+  if (!b) return;
+  TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->hx, PDS_MEM_HOST, b));
+  TEST_CALL(pds_memcpy(E.be, v->by, PDS_MEM_DEVICE, v->hy, PDS_MEM_HOST, b));
+  TEST_CALL(pds_memcpy(E.be, v->bw, PDS_MEM_DEVICE, v->hw, PDS_MEM_HOST, b));
+  memcpy(v->rx, v->hx, b), memcpy(v->ry, v->hy, b), memcpy(v->rw, v->hw, b);
+}
+
+static void vset_create(vset *v, pds_size n) {
+  size_t b = (size_t)n * sizeof(pds_real);
+
+  v->n  = n;
+  v->hx = eq_random(n), v->hy = eq_random(n), v->hw = eq_random(n);
+  v->got = eq_xmalloc(b), v->want = eq_xmalloc(b), v->mag = eq_xmalloc(b);
+  v->bx = eq_dev(E.be, v->hx, b), v->by = eq_dev(E.be, v->hy, b), v->bw = eq_dev(E.be, v->hw, b);
+  v->rx = eq_dev(E.ref, v->hx, b), v->ry = eq_dev(E.ref, v->hy, b), v->rw = eq_dev(E.ref, v->hw, b);
+}
+
+static void vset_destroy(vset *v) {
+  free(v->hx), free(v->hy), free(v->hw), free(v->got), free(v->want), free(v->mag);
+  eq_dfree(E.be, &v->bx), eq_dfree(E.be, &v->by), eq_dfree(E.be, &v->bw);
+  eq_dfree(E.ref, &v->rx), eq_dfree(E.ref, &v->ry), eq_dfree(E.ref, &v->rw);
+}
+
+/* compare the backend array b with ref's r; mag_i = |a p_i| + |c q_i| (q may be NULL) */
+static void vcheck(vset *v, const char *what, const pds_real *b, const pds_real *r, pds_real a, const pds_real *p,
+                   pds_real c, const pds_real *q) {
+  char msg[128];
+
+  snprintf(msg, sizeof msg, "%s, n = %" PDS_SIZE_FMT, what, v->n);
+  eq_host(E.be, v->got, b, (size_t)v->n * sizeof *b);
+  memcpy(v->want, r, (size_t)v->n * sizeof *r);
+  for (pds_size i = 0; i < v->n; i++) v->mag[i] = fabs(a * p[i]) + (q ? fabs(c * q[i]) : 0);
+  eq_compare(msg, v->got, v->want, v->mag, v->n, 3, E.exact);
+}
+
+/* one scalar against ref's; mag bounds the sum of magnitudes, terms the number of additions */
+static void scheck(const char *what, pds_size n, pds_real got, pds_real want, pds_real mag, double terms) {
+  char msg[128];
+
+  snprintf(msg, sizeof msg, "%s, n = %" PDS_SIZE_FMT, what, n);
+  eq_compare(msg, &got, &want, &mag, 1, terms, E.exact);
+}
+
+static void test_elementwise(vset *v) {
+  const pds_real ab[][2] = {{2.5, -0.75}, {1.5, 0.0}, {0.0, 1.0}, {1.0, 1.0}, {-1.0, -0.0}};
+  struct pds_kernels *kb = E.be->k, *kr = E.ref->k;
+  pds_size            n  = v->n;
+
+  vset_reset(v);
+  TEST_CALL(kb->vec_set(E.be, n, 0.7, v->by));
+  TEST_CALL(kr->vec_set(E.ref, n, 0.7, v->ry));
+  vcheck(v, "vec_set", v->by, v->ry, 0, v->hy, 0, NULL);
+  TEST_CALL(kb->vec_set(E.be, n, -0.0, v->by));
+  TEST_CALL(kr->vec_set(E.ref, n, -0.0, v->ry));
+  vcheck(v, "vec_set -0", v->by, v->ry, 0, v->hy, 0, NULL);
+
+  vset_reset(v);
+  TEST_CALL(kb->vec_copy(E.be, n, v->bx, v->by));
+  TEST_CALL(kr->vec_copy(E.ref, n, v->rx, v->ry));
+  vcheck(v, "vec_copy", v->by, v->ry, 1, v->hx, 0, NULL);
+  TEST_CALL(kb->vec_copy(E.be, n, v->by, v->by)); /* x == y is a no-op */
+  vcheck(v, "vec_copy onto itself", v->by, v->ry, 1, v->hx, 0, NULL);
+
+  vset_reset(v);
+  TEST_CALL(kb->vec_scale(E.be, n, -1.3, v->by));
+  TEST_CALL(kr->vec_scale(E.ref, n, -1.3, v->ry));
+  vcheck(v, "vec_scale", v->by, v->ry, -1.3, v->hy, 0, NULL);
+
+  for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
+    pds_real a = ab[c][0], b = ab[c][1];
+
+    vset_reset(v);
+    if (b == 0) /* b = 0 must not read y: NaN there must not show */
+      for (pds_size i = 0; i < n; i++) v->ry[i] = NAN;
+    if (b == 0 && n) TEST_CALL(pds_memcpy(E.be, v->by, PDS_MEM_DEVICE, v->ry, PDS_MEM_HOST, (size_t)n * sizeof *v->ry));
+    TEST_CALL(kb->vec_axpby(E.be, n, a, v->bx, b, v->by));
+    TEST_CALL(kr->vec_axpby(E.ref, n, a, v->rx, b, v->ry));
+    vcheck(v, "vec_axpby", v->by, v->ry, a, v->hx, b, v->hy);
+
+    vset_reset(v);
+    TEST_CALL(kb->vec_waxpby(E.be, n, a, v->bx, b, v->by, v->bw));
+    TEST_CALL(kr->vec_waxpby(E.ref, n, a, v->rx, b, v->ry, v->rw));
+    vcheck(v, "vec_waxpby", v->bw, v->rw, a, v->hx, b, v->hy);
+  }
+  /* z = a x + b y + c z (the fused Krylov update) */
+  for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
+    pds_real a = ab[c][0], b = ab[c][1], g = c % 2 ? 0.25 : -1.0;
+
+    vset_reset(v);
+    TEST_CALL(kb->vec_axpbypcz(E.be, n, a, v->bx, b, v->by, g, v->bw));
+    TEST_CALL(kr->vec_axpbypcz(E.ref, n, a, v->rx, b, v->ry, g, v->rw));
+    for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(a * v->hx[i]) + fabs(b * v->hy[i]) + fabs(g * v->hw[i]);
+    vcheck(v, "vec_axpbypcz", v->bw, v->rw, 1, v->mag, 0, NULL);
+  }
+  /* w aliasing an input, as pds_vec_waxpy(x, a, x, y) does */
+  vset_reset(v);
+  TEST_CALL(kb->vec_waxpby(E.be, n, 2.0, v->bx, -3.0, v->by, v->bx));
+  TEST_CALL(kr->vec_waxpby(E.ref, n, 2.0, v->rx, -3.0, v->ry, v->rx));
+  vcheck(v, "vec_waxpby w = x", v->bx, v->rx, 2.0, v->hx, -3.0, v->hy);
+
+  vset_reset(v);
+  TEST_CALL(kb->vec_pmult(E.be, n, v->bx, v->by, v->bw));
+  TEST_CALL(kr->vec_pmult(E.ref, n, v->rx, v->ry, v->rw));
+  for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] * v->hy[i]);
+  vcheck(v, "vec_pmult", v->bw, v->rw, 1, v->mag, 0, NULL);
+  TEST_CALL(kb->vec_pmult(E.be, n, v->bw, v->by, v->bw)); /* in place */
+  TEST_CALL(kr->vec_pmult(E.ref, n, v->rw, v->ry, v->rw));
+  for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] * v->hy[i] * v->hy[i]);
+  vcheck(v, "vec_pmult in place", v->bw, v->rw, 1, v->mag, 0, NULL);
+
+  /* division by zeros of both signs */
+  if (n > 10) v->hy[5] = 0.0, v->hy[6] = -0.0; /* x/+0, x/-0: +-Inf; x[3]/y[3] = 0/0: NaN */
+  vset_reset(v);
+  TEST_CALL(kb->vec_pdiv(E.be, n, v->bx, v->by, v->bw));
+  TEST_CALL(kr->vec_pdiv(E.ref, n, v->rx, v->ry, v->rw));
+  for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] / v->hy[i]);
+  vcheck(v, "vec_pdiv", v->bw, v->rw, 1, v->mag, 0, NULL);
+}
+
+static void test_reductions(vset *v) {
+  struct pds_kernels *kb = E.be->k, *kr = E.ref->k;
+  pds_size            n  = v->n;
+  pds_real            got, want, mag, again;
+
+  vset_reset(v);
+  for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i]);
+  /* dot: x.y, x.x, and the magnitude sum |x|.|y| */
+  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &got));
+  TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->ry, &want));
+  mag = 0;
+  for (pds_size i = 0; i < n; i++) mag += fabs(v->hx[i] * v->hy[i]);
+  scheck("vec_dot", n, got, want, mag, (double)n);
+  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &again));
+  TEST_ASSERT(!memcmp(&got, &again, sizeof got)); /* same call, same bits */
+  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->bx, &got));
+  TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->rx, &want));
+  scheck("vec_dot x.x", n, got, want, want, (double)n);
+
+  /* dot2: (x.y, x.w) in one pass, each with dot's bits */
+  {
+    pds_real g2[2], w2[2], xw;
+
+    TEST_CALL(kb->vec_dot2(E.be, n, v->bx, v->by, v->bw, g2));
+    TEST_CALL(kr->vec_dot2(E.ref, n, v->rx, v->ry, v->rw, w2));
+    scheck("vec_dot2 x.y", n, g2[0], w2[0], mag, (double)n);
+    TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->ry, &want));
+    scheck("vec_dot2 x.y against ref's vec_dot", n, g2[0], want, mag, (double)n);
+    TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->rw, &xw));
+    mag = 0;
+    for (pds_size i = 0; i < n; i++) mag += fabs(v->hx[i] * v->hw[i]);
+    scheck("vec_dot2 x.w", n, g2[1], w2[1], mag, (double)n);
+    scheck("vec_dot2 x.w against ref's vec_dot", n, g2[1], xw, mag, (double)n);
+  }
+
+  TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
+  TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+  scheck("vec_norm_inf", n, got, want, want, 1);
+
+  /* all entries negative, then an Inf late in the vector */
+  for (pds_size i = 0; i < n; i++) v->rx[i] = -fabs(v->hx[i]) - 1;
+  if (n) TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
+  TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
+  TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+  scheck("vec_norm_inf negative", n, got, want, want, 1);
+  if (n > 1) {
+    v->rx[n - 2] = -INFINITY;
+    TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
+    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
+    TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+    TEST_ASSERT(want == INFINITY);
+    scheck("vec_norm_inf with -Inf", n, got, want, want, 1);
+  }
+  /* two NaNs of different sign and payload: both backends return the first one, bits included */
+  if (n) {
+    uint64_t  bits = 0x7ff8000000000123u;
+    pds_real  nan1, nan2 = -NAN;
+    pds_size  i1 = n / 3, i2 = n - 1;
+
+    memcpy(&nan1, &bits, sizeof nan1);
+    vset_reset(v);
+    v->rx[i2] = nan2;
+    v->rx[i1] = nan1;
+    TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
+    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
+    TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+    TEST_ASSERT(isnan(got) && isnan(want));
+    if (E.exact) scheck("vec_norm_inf NaN", n, got, want, 0, 1);
+    TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &got));
+    TEST_ASSERT(isnan(got));
+  }
+}
+
+/* /cpu/omp: results must not depend on the number of threads (nor on the run) */
+static void test_thread_counts(vset *v) {
+  struct pds_kernels *kb = E.be->k;
+  pds_size            n  = v->n;
+  int                 t0 = eq_threads_get();
+  pds_real            d[4], m[4], d2[4][2], want;
+
+  vset_reset(v);
+  for (int t = 1; t <= 4; t++) {
+    eq_threads_set(t);
+    TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &d[t - 1]));
+    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &m[t - 1]));
+    TEST_CALL(kb->vec_dot2(E.be, n, v->bx, v->by, v->bw, d2[t - 1]));
+  }
+  eq_threads_set(t0);
+  for (int t = 1; t < 4; t++) {
+    if (memcmp(&d[0], &d[t], sizeof d[0]))
+      TEST_FAIL("vec_dot on 1 and %d threads differ: %.17g vs %.17g (n = %" PDS_SIZE_FMT ")", t + 1, d[0], d[t], n);
+    TEST_ASSERT(!memcmp(&m[0], &m[t], sizeof m[0]));
+    TEST_ASSERT(!memcmp(d2[0], d2[t], sizeof d2[0]));
+  }
+  TEST_CALL(E.ref->k->vec_dot(E.ref, n, v->rx, v->ry, &want));
+  TEST_ASSERT(!memcmp(&d[0], &want, sizeof want));
+}
+
+/* the public API on both contexts: the same random vectors give the same dot and norms */
+static void test_public(pds_size n) {
+  pds_vec  xb, yb, xr, yr;
+  pds_real db, dr, nb, nr;
+
+  TEST_CALL(pds_vec_create(E.be, n, &xb));
+  TEST_CALL(pds_vec_create(E.be, n, &yb));
+  TEST_CALL(pds_vec_create(E.ref, n, &xr));
+  TEST_CALL(pds_vec_create(E.ref, n, &yr));
+  TEST_CALL(pds_vec_set_random(xb, 11));
+  TEST_CALL(pds_vec_set_random(yb, 12));
+  TEST_CALL(pds_vec_set_random(xr, 11));
+  TEST_CALL(pds_vec_set_random(yr, 12));
+  TEST_CALL(pds_vec_axpy(yb, 0.5, xb));
+  TEST_CALL(pds_vec_axpy(yr, 0.5, xr));
+  TEST_CALL(pds_vec_dot(xb, yb, &db));
+  TEST_CALL(pds_vec_dot(xr, yr, &dr));
+  scheck("pds_vec_dot", n, db, dr, (double)n, (double)n);
+  TEST_CALL(pds_vec_norm2(yb, &nb));
+  TEST_CALL(pds_vec_norm2(yr, &nr));
+  scheck("pds_vec_norm2", n, nb, nr, nr, (double)n);
+  TEST_CALL(pds_vec_norm_inf(yb, &nb));
+  TEST_CALL(pds_vec_norm_inf(yr, &nr));
+  scheck("pds_vec_norm_inf", n, nb, nr, nr, 1);
+  TEST_CALL(pds_vec_destroy(&xb));
+  TEST_CALL(pds_vec_destroy(&yb));
+  TEST_CALL(pds_vec_destroy(&xr));
+  TEST_CALL(pds_vec_destroy(&yr));
+}
+
+int main(int argc, char **argv) {
+  const pds_size sizes[] = {0,     1,     2,     3,     5,     17,     PDS_REDUCE_CHUNK - 1, PDS_REDUCE_CHUNK,
+                            PDS_REDUCE_CHUNK + 1, 4097,  16383, 16384,  16385, 65537, 1000003, 1 << 20};
+
+  E = eq_init(argc, argv);
+  eq_seed(1);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    vset v;
+
+    vset_create(&v, sizes[s]);
+    test_elementwise(&v);
+    test_reductions(&v);
+    if (E.omp) test_thread_counts(&v);
+    vset_destroy(&v);
+  }
+  test_public(0);
+  test_public(1);
+  test_public(1000003);
+  eq_finalize(&E);
+  return 0;
+}
