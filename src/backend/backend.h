@@ -52,6 +52,34 @@ struct pds_kernels {
                       pds_real *z);                                                         /* z = a x + b y + c z */
   int (*vec_dot2)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
                   pds_real *d);                                          /* d[0] = x . y, d[1] = x . z, same bits */
+  /* reductions whose results stay in backend memory (d is a backend pointer): the Krylov methods keep their
+     scalars there and copy them to the host once per iteration (one small device-to-host copy on a GPU) */
+  int (*vec_dot_into)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d);  /* d[0] = x . y */
+  int (*vec_dot2_into)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
+                       pds_real *d);                                       /* d[0] = x . y, d[1] = x . z */
+  /* fused Krylov steps (Ginkgo's cg step_1/step_2 idea): one pass instead of two or three. s is a backend array
+     of scalars written by the reductions above; every expression is the one the unfused solver evaluates, so a
+     backend that composes these from its own kernels (ref does) gives the unfused bits.
+     cg_update_r:    a = rz / s[0] if s[0] > 0, else 0;  r = -a q + 1 r;  s[1] = r . r
+     cg_update_xp:   x = alpha p + 1 x;  p = 1 z + beta p                    (x first: p is read before it changes)
+     bicg_update_s:  a = rho / s[0] if s[0] is finite and nonzero, else 0;  w = -a v + 1 r;  s[1] = w . w
+     bicg_update_r:  o = s[2] / s[3] if s[3] is finite and nonzero, else 0;  r = -o t + 1 w;
+                     s[4] = r . rhat;  s[5] = r . r
+     bicg_update_xp: x = alpha ph + omega sh + 1 x;  p = 1 r + (-beta omega) v + beta p  (ph may alias p) */
+  int (*cg_update_r)(pds_ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s);
+  int (*cg_update_xp)(pds_ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
+                      pds_real *p);
+  int (*bicg_update_s)(pds_ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
+                       pds_real *s);
+  int (*bicg_update_r)(pds_ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat, pds_real *r,
+                       pds_real *s);
+  int (*bicg_update_xp)(pds_ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta, const pds_real *ph,
+                        const pds_real *sh, const pds_real *r, const pds_real *v, pds_real *x, pds_real *p);
+  /* y = A x with dots of the result in the same pass (the Krylov methods' product and the reduction after it):
+     d[0] = y . w1, and d[1] = y . w2 when w2 != NULL (w1 may be x, w2 may be y; d: backend memory). ref composes
+     csr_spmv (alpha 1, beta 0) with vec_dot / vec_dot2, which is what the unfused sequence computes. */
+  int (*csr_spmv_dot)(pds_ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                      const pds_real *w2, pds_real *d);
 
   /* sparse matrices: y = alpha A x + beta y (beta = 0: y is not read) */
   int (*csr_spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);

@@ -3,51 +3,81 @@
  *   z = M^-1 r; beta = (r,z)_new/(r,z)_old; p = z + beta p.
  * Stops on ||r||_2 (the true residual, tracked by the recurrence). p^T A p <= 0 or (r,z) < 0 means A or M is
  * not SPD: the solve ends with PDS_DIVERGED_INDEFINITE.
- * Vector traffic per iteration (n-vectors, 8 bytes each), besides A p and M^-1 r: (p,Ap) 2, x update 3,
- * r update 3, (r,z) and ||r|| in one pass 2, p update 3 = 13 passes. */
+ * Each iteration makes one small device-to-host copy (the scalar vector S below): (p, Ap), computed with the
+ * product, stays in backend memory and feeds the r update there; the host learns it together with (r,r) and (r,z), after the fact, and takes
+ * every decision the unfused method takes, in the same order, with the same numbers. The x update is deferred
+ * into the p update (one pass: x += alpha p; p = z + beta p). With no preconditioner z is r itself.
+ * Vector traffic per iteration (n-vectors, 8 bytes each), besides A p and M^-1 r: (p,Ap) 0 where the backend fuses
+ * it into a csr product (else 2), r update with (r,r) 3, x and p update 5 = 8 passes (+ (r,z) 2 with a
+ * preconditioner); the unfused method took 13 (+2 for the copy z = r without one). With no preconditioner that is
+ * the bandwidth floor of CG on a csr matrix: 12 nnz + 8 (n+1) + 8 n (p) + 8 n (A p) + 64 n bytes. */
 #include <math.h>
 
 #include "solver_impl.h"
 
-static int cg_setup(pds_solver s) { return pds_solver_work(s, 4); }
+/* private data: the scalars S_0 = (p,Ap), S_1 = (r,r), S_2 = (r,z), in backend memory */
+static int cg_setup(pds_solver s) {
+  PDS_CALL(pds_solver_work(s, 4));
+  if (!s->data) {
+    pds_vec S;
+
+    PDS_CALL(pds_vec_create(s->hdr.ctx, 4, &S));
+    s->data = S;
+  }
+  return PDS_OK;
+}
+
+static int cg_destroy(pds_solver s) {
+  pds_vec S = s->data;
+
+  s->data = NULL;
+  return pds_vec_destroy(&S);
+}
 
 static int cg_solve(pds_solver s, pds_vec b, pds_vec x) {
-  pds_vec  r = s->work[0], z = s->work[1], p = s->work[2], q = s->work[3];
-  pds_real rz, rz_old, rr, pq, alpha, beta;
-  int      it = 0;
+  pds_vec  r = s->work[0], z = s->work[1], p = s->work[2], q = s->work[3], S = s->data;
+  int      none = !strcmp(pds_precond_get_type(s->pc), "none"), x_late = !(s->inftol > 0);
+  pds_real rz, rz_old, rr, pq, alpha, beta, sc[4]; /* S has 4 entries */
 
+  if (none) z = r;                               /* M = I: z = r, (r,z) = (r,r) */
   PDS_CALL(pds_mat_residual(s->A, b, x, r));     /* r = b - A x */
-  PDS_CALL(pds_solver_pc_apply(s, r, z));        /* z = M^-1 r */
+  if (!none) PDS_CALL(pds_solver_pc_apply(s, r, z)); /* z = M^-1 r */
   PDS_CALL(pds_vec_dot2(r, z, r, &rz, &rr));     /* rz = (r,z), rr = (r,r) */
   PDS_CALL(pds_solver_test(s, 0, sqrt(rr), b, x));
   if (s->res.reason) return PDS_OK;
   PDS_CALL(pds_vec_copy(z, p));                  /* p = z */
-  for (it = 1;; it++) {
+  for (int it = 1;; it++) {
     if (!(rz > 0)) {                             /* M not SPD (or NaN) */
       pds_solver_diverged(s, it - 1, isnan(rz) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
       return PDS_OK;
     }
-    PDS_CALL(pds_mat_apply(s->A, p, q));         /* q = A p */
-    PDS_CALL(pds_vec_dot(p, q, &pq));            /* pq = (p, A p) */
-    if (!(pq > 0)) {
+    PDS_CALL(pds_vec_fused_apply_dot(s->A, p, q, p, NULL, S, 0)); /* q = A p; S_0 = (p, A p) */
+    PDS_CALL(pds_vec_fused_cg_r(r, q, rz, S));   /* r = r - (rz / S_0) q (untouched unless S_0 > 0); S_1 = (r,r) */
+    if (!none) {
+      PDS_CALL(pds_solver_pc_apply(s, r, z));    /* z = M^-1 r */
+      PDS_CALL(pds_vec_dot_into(r, z, S, 2));    /* S_2 = (r,z) */
+    }
+    PDS_CALL(pds_vec_get_values(S, sc, PDS_MEM_HOST)); /* the iteration's one copy to the host */
+    pq = sc[0], rr = sc[1];
+    if (!(pq > 0)) {                             /* x and r are as they were before this iteration */
       pds_solver_diverged(s, it - 1, isnan(pq) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
       return PDS_OK;
     }
-    alpha = rz / pq;
-    PDS_CALL(pds_vec_axpy(x, alpha, p));         /* x = x + alpha p */
-    PDS_CALL(pds_vec_axpy(r, -alpha, q));        /* r = r - alpha A p */
-    PDS_CALL(pds_solver_pc_apply(s, r, z));      /* z = M^-1 r */
+    alpha  = rz / pq;
     rz_old = rz;
-    PDS_CALL(pds_vec_dot2(r, z, r, &rz, &rr));   /* rz = (r,z), rr = (r,r) */
+    rz     = none ? rr : sc[2];
+    if (!x_late) PDS_CALL(pds_vec_axpy(x, alpha, p)); /* the infinity-norm test reads x */
     PDS_CALL(pds_solver_test(s, it, sqrt(rr), b, x));
-    if (s->res.reason) return PDS_OK;
+    if (s->res.reason) return x_late ? pds_vec_axpy(x, alpha, p) : PDS_OK; /* x = x + alpha p */
     beta = rz / rz_old;
-    PDS_CALL(pds_vec_aypx(p, beta, z));          /* p = z + beta p */
+    if (x_late) PDS_CALL(pds_vec_fused_cg_xp(x, p, z, alpha, beta)); /* x = x + alpha p; p = z + beta p */
+    else PDS_CALL(pds_vec_aypx(p, beta, z));     /* p = z + beta p */
   }
 }
 
 int pds_solver_create_cg(pds_solver s) {
-  s->ops.setup = cg_setup;
-  s->ops.solve = cg_solve;
+  s->ops.setup   = cg_setup;
+  s->ops.solve   = cg_solve;
+  s->ops.destroy = cg_destroy;
   return PDS_OK;
 }

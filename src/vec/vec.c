@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "vec_impl.h"
+#include "../mat/mat_impl.h" /* pds_vec_fused_apply_dot reaches a csr matrix's backend arrays */
 
 #define VEC_CTX(v) ((v)->hdr.ctx)
 
@@ -324,4 +325,158 @@ int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
   PDS_CALL(VEC_CTX(x)->k->vec_dot2(VEC_CTX(x), x->n, a, b, c, d));
   *xy = d[0], *xz = d[1];
   return PDS_OK;
+}
+
+/* ---- reductions kept in backend memory, and the fused Krylov steps (semantics in backend.h) ---------------- */
+
+/* s must hold at least need scalars, share x's context, and differ from the n-vectors. */
+#define VEC_SCALARS(x, s, need)                                                                                  \
+  do {                                                                                                           \
+    PDS_VALID(s, PDS_CLASSID_VEC, "s");                                                                          \
+    PDS_CHECK(VEC_CTX(s) == VEC_CTX(x), VEC_CTX(x), PDS_ERR_ARG, "scalar vector s belongs to another context");   \
+    PDS_CHECK((s)->n >= (need), VEC_CTX(x), PDS_ERR_SIZE,                                                        \
+              "scalar vector s has length %" PDS_SIZE_FMT ", needs at least %d", (s)->n, (int)(need));         \
+  } while (0)
+
+int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i) {
+  const pds_real *a, *b;
+  pds_real       *c;
+
+  VEC_SAME(x, y);
+  PDS_CHECK(i >= 0, VEC_CTX(x), PDS_ERR_ARG, "scalar index %d is negative", i);
+  VEC_SCALARS(x, s, i + 1);
+  PDS_KERNEL(VEC_CTX(x), vec_dot_into);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_write(s, &c));
+  return VEC_CTX(x)->k->vec_dot_into(VEC_CTX(x), x->n, a, b, c + i);
+}
+
+int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
+  const pds_real *a, *b, *c;
+  pds_real       *d;
+
+  VEC_SAME(x, y);
+  VEC_SAME(x, z);
+  PDS_CHECK(i >= 0, VEC_CTX(x), PDS_ERR_ARG, "scalar index %d is negative", i);
+  VEC_SCALARS(x, s, i + 2);
+  PDS_KERNEL(VEC_CTX(x), vec_dot2_into);
+  PDS_CALL(pds_vec_dev_read(x, &a));
+  PDS_CALL(pds_vec_dev_read(y, &b));
+  PDS_CALL(pds_vec_dev_read(z, &c));
+  PDS_CALL(pds_vec_dev_write(s, &d));
+  return VEC_CTX(x)->k->vec_dot2_into(VEC_CTX(x), x->n, a, b, c, d + i);
+}
+
+int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s) {
+  const pds_real *a;
+  pds_real       *b, *c;
+
+  VEC_SAME(r, q);
+  VEC_SCALARS(r, s, 2);
+  PDS_CHECK(r != q, VEC_CTX(r), PDS_ERR_ARG, "r and q must differ");
+  PDS_KERNEL(VEC_CTX(r), cg_update_r);
+  PDS_CALL(pds_vec_dev_read(q, &a));
+  PDS_CALL(pds_vec_dev_write(r, &b));
+  PDS_CALL(pds_vec_dev_write(s, &c));
+  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, rz, a, b, c);
+}
+
+int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_real alpha, pds_real beta) {
+  const pds_real *a;
+  pds_real       *b, *c;
+
+  VEC_SAME(x, p);
+  VEC_SAME(x, z);
+  PDS_CHECK(x != p && x != z && p != z, VEC_CTX(x), PDS_ERR_ARG, "x, p and z must be three different vectors");
+  PDS_KERNEL(VEC_CTX(x), cg_update_xp);
+  PDS_CALL(pds_vec_dev_read(z, &a));
+  PDS_CALL(pds_vec_dev_write(x, &b));
+  PDS_CALL(pds_vec_dev_write(p, &c));
+  return VEC_CTX(x)->k->cg_update_xp(VEC_CTX(x), x->n, alpha, beta, a, b, c);
+}
+
+int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_real rho, pds_vec s) {
+  const pds_real *a, *b;
+  pds_real       *c, *d;
+
+  VEC_SAME(w, r);
+  VEC_SAME(w, v);
+  VEC_SCALARS(w, s, 2);
+  PDS_CHECK(w != r && w != v, VEC_CTX(w), PDS_ERR_ARG, "w must differ from r and v");
+  PDS_KERNEL(VEC_CTX(w), bicg_update_s);
+  PDS_CALL(pds_vec_dev_read(r, &a));
+  PDS_CALL(pds_vec_dev_read(v, &b));
+  PDS_CALL(pds_vec_dev_write(w, &c));
+  PDS_CALL(pds_vec_dev_write(s, &d));
+  return VEC_CTX(w)->k->bicg_update_s(VEC_CTX(w), w->n, rho, a, b, c, d);
+}
+
+int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec s) {
+  const pds_real *a, *b, *c;
+  pds_real       *d, *e;
+
+  VEC_SAME(r, w);
+  VEC_SAME(r, t);
+  VEC_SAME(r, rhat);
+  VEC_SCALARS(r, s, 6);
+  PDS_CHECK(r != w && r != t && r != rhat, VEC_CTX(r), PDS_ERR_ARG, "r must differ from w, t and rhat");
+  PDS_KERNEL(VEC_CTX(r), bicg_update_r);
+  PDS_CALL(pds_vec_dev_read(w, &a));
+  PDS_CALL(pds_vec_dev_read(t, &b));
+  PDS_CALL(pds_vec_dev_read(rhat, &c));
+  PDS_CALL(pds_vec_dev_write(r, &d));
+  PDS_CALL(pds_vec_dev_write(s, &e));
+  return VEC_CTX(r)->k->bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e);
+}
+
+int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_real alpha,
+                              pds_real omega, pds_real beta) {
+  const pds_real *a, *b, *c, *d;
+  pds_real       *e, *f;
+
+  VEC_SAME(x, p);
+  VEC_SAME(x, ph);
+  VEC_SAME(x, sh);
+  VEC_SAME(x, r);
+  VEC_SAME(x, v);
+  PDS_CHECK(x != p && x != ph && x != sh && x != r && x != v && p != sh && p != r && p != v, VEC_CTX(x), PDS_ERR_ARG,
+            "x and p must differ from each other and from the inputs (only ph may be p)");
+  PDS_KERNEL(VEC_CTX(x), bicg_update_xp);
+  PDS_CALL(pds_vec_dev_read(ph, &a));
+  PDS_CALL(pds_vec_dev_read(sh, &b));
+  PDS_CALL(pds_vec_dev_read(r, &c));
+  PDS_CALL(pds_vec_dev_read(v, &d));
+  PDS_CALL(pds_vec_dev_write(x, &e));
+  PDS_CALL(pds_vec_dev_write(p, &f));
+  return VEC_CTX(x)->k->bicg_update_xp(VEC_CTX(x), x->n, alpha, omega, beta, a, b, c, d, e, f);
+}
+
+int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i) {
+  const pds_real *xa, *a1, *a2 = NULL;
+  pds_real       *ya, *sa;
+  pds_ctx         ctx;
+
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_VALID(x, PDS_CLASSID_VEC, "x");
+  VEC_SAME(y, w1);
+  if (w2) VEC_SAME(y, w2);
+  ctx = VEC_CTX(y);
+  PDS_CHECK(i >= 0, ctx, PDS_ERR_ARG, "scalar index %d is negative", i);
+  VEC_SCALARS(y, s, i + (w2 ? 2 : 1));
+  if (strcmp(A->type, "csr") || !ctx->k->csr_spmv_dot) { /* the unfused sequence */
+    PDS_CALL(pds_mat_apply(A, x, y));
+    return w2 ? pds_vec_dot2_into(y, w1, w2, s, i) : pds_vec_dot_into(y, w1, s, i);
+  }
+  PDS_CHECK(A->hdr.ctx == ctx && x->hdr.ctx == ctx, ctx, PDS_ERR_ARG, "matrix and vectors belong to different contexts");
+  PDS_CHECK(x->n == A->ncols && y->n == A->nrows, ctx, PDS_ERR_SIZE, "A is %" PDS_INT_FMT " x %" PDS_INT_FMT
+            " but x has length %" PDS_SIZE_FMT " and y %" PDS_SIZE_FMT, A->nrows, A->ncols, x->n, y->n);
+  PDS_CHECK(x != y && w1 != y, ctx, PDS_ERR_ARG, "y must differ from x and w1");
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_read(w1, &a1));
+  if (w2 && w2 != y) PDS_CALL(pds_vec_dev_read(w2, &a2));
+  PDS_CALL(pds_vec_dev_write(y, &ya));
+  PDS_CALL(pds_vec_dev_write(s, &sa));
+  if (w2 == y) a2 = ya;
+  return ctx->k->csr_spmv_dot(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ya, a1, a2, sa + i);
 }

@@ -218,8 +218,70 @@ static int blocks_apply_ref(pds_ctx ctx, pds_size nb, int bs, const pds_real *in
   return PDS_OK;
 }
 
+/* Reductions into backend memory and the fused Krylov steps, composed plainly from the context's own table
+   (ctx->k), so a backend that starts from this table (/cpu/omp) runs them with its own kernels and gets the bits
+   of the unfused sequence. Semantics in backend.h. */
+static int vec_dot_into_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
+  return ctx->k->vec_dot(ctx, n, x, y, d);
+}
+
+static int vec_dot2_into_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
+                             pds_real *d) {
+  return ctx->k->vec_dot2(ctx, n, x, y, z, d);
+}
+
+static int cg_update_r_ref(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
+  pds_real a = s[0] > 0 ? rz / s[0] : 0;
+
+  PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
+  return ctx->k->vec_dot(ctx, n, r, r, &s[1]);
+}
+
+static int cg_update_xp_ref(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
+                            pds_real *p) {
+  PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, p, 1.0, x));
+  return ctx->k->vec_axpby(ctx, n, 1.0, z, beta, p);
+}
+
+static int bicg_update_s_ref(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
+                             pds_real *s) {
+  pds_real a = s[0] != 0 && isfinite(s[0]) ? rho / s[0] : 0;
+
+  PDS_CALL(ctx->k->vec_waxpby(ctx, n, -a, v, 1.0, r, w));
+  return ctx->k->vec_dot(ctx, n, w, w, &s[1]);
+}
+
+static int bicg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
+                             pds_real *r, pds_real *s) {
+  pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
+
+  PDS_CALL(ctx->k->vec_waxpby(ctx, n, -o, t, 1.0, w, r));
+  return ctx->k->vec_dot2(ctx, n, r, rhat, r, &s[4]);
+}
+
+static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
+                              const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v, pds_real *x,
+                              pds_real *p) {
+  PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
+  return ctx->k->vec_axpbypcz(ctx, n, 1.0, r, -beta * omega, v, beta, p);
+}
+
+static int csr_spmv_dot_ref(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                            const pds_real *w2, pds_real *d) {
+  PDS_CALL(ctx->k->csr_spmv(ctx, A, 1.0, x, 0.0, y));
+  return w2 ? ctx->k->vec_dot2(ctx, A->nrows, y, w1, w2, d) : ctx->k->vec_dot(ctx, A->nrows, y, w1, d);
+}
+
 void pds_kernels_fill_ref(struct pds_kernels *k) {
   memset(k, 0, sizeof *k);
+  k->csr_spmv_dot   = csr_spmv_dot_ref;
+  k->vec_dot_into   = vec_dot_into_ref;
+  k->vec_dot2_into  = vec_dot2_into_ref;
+  k->cg_update_r    = cg_update_r_ref;
+  k->cg_update_xp   = cg_update_xp_ref;
+  k->bicg_update_s  = bicg_update_s_ref;
+  k->bicg_update_r  = bicg_update_r_ref;
+  k->bicg_update_xp = bicg_update_xp_ref;
   k->name          = "/cpu/ref";
   k->vec_set       = vec_set_ref;
   k->vec_copy      = vec_copy_ref;

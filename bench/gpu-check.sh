@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# bench/gpu-check.sh: everything /gpu/cuda needs checked, in one call on a GPU machine:
+#   1. build (Release, CUDA on, the cuda test variants registered; GPU_CHECK_WERROR=ON adds -Werror, which the
+#      CPU machines already enforce: the device image's compiler may warn differently),
+#   2. the whole test suite on /gpu/cuda (ctest -L cuda: every test's cuda variant, tests/cuda, the SciPy
+#      verification tests with -backend /gpu/cuda), and, at the same time, the CUDA tests under compute-sanitizer
+#      (memcheck, racecheck, synccheck),
+#   3. the GPU benchmarks (bench/gpu/bench_gpu: cuSPARSE / cuBLAS peers, /cpu/omp on the same problems),
+#   4. a short summary table at the end.
+# Logs and the benchmark's JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
+# $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
+# GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$ROOT/gpu-check-out}
+BUILD=${BUILD:-$ROOT/build-gpu}
+JOBS=$(nproc 2>/dev/null || echo 8)
+DEADLINE=$((SECONDS + ${GPU_CHECK_BUDGET:-570}))
+mkdir -p "$OUT"
+if [ -n "${PDS_SHARED_DIR:-}" ]; then SHARED=$PDS_SHARED_DIR
+elif [ -f "$ROOT/.data/matrices/nos3.mtx" ]; then SHARED=$ROOT/.data
+else SHARED=$(cd "$ROOT/.." && pwd)/shared
+fi
+declare -a SUMMARY=()
+note() { SUMMARY+=("$(printf '%-28s %s' "$1" "$2")"); }
+left() { local l=$((DEADLINE - SECONDS - ${1:-0})); [ $l -lt 5 ] && l=5; echo $l; }
+
+# ---- 0. the machine ---------------------------------------------------------------------------------------------
+{
+  echo "date: $(date -u +%FT%TZ)"
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv
+  nvcc --version | tail -2
+  cmake --version | head -1
+  echo "cores: $JOBS; shared data: $SHARED"
+} > "$OUT/info.log" 2>&1
+cat "$OUT/info.log"
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+
+# ---- 1. build ---------------------------------------------------------------------------------------------------
+t0=$SECONDS
+GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+KEEP=(); [ ${#GEN[@]} -gt 0 ] && KEEP=(-- -k 0) # keep going: one broken target elsewhere does not stop the check
+timeout "$(left 400)" cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DPDS_ENABLE_CUDA=ON \
+  -DPDS_WERROR="${GPU_CHECK_WERROR:-OFF}" -DPDS_TEST_CUDA=ON -DPDS_SHARED_DIR="$SHARED" \
+  -DPDS_PYTHON="$(command -v python3)" \
+  > "$OUT/build.log" 2>&1 && timeout "$(left 380)" cmake --build "$BUILD" -j "$JOBS" "${KEEP[@]}" >> "$OUT/build.log" 2>&1
+BUILD_RC=$?
+if [ -x "$BUILD/bench/bench_gpu" ] && [ -x "$BUILD/tests/cuda/tc02_solve" ]; then
+  note build "rc $BUILD_RC ($((SECONDS - t0)) s)$( [ $BUILD_RC -ne 0 ] && echo ': some targets failed, see build.log')"
+else
+  note build "FAILED ($((SECONDS - t0)) s): see build.log"
+  grep -E "error|Error" "$OUT/build.log" | head -30
+  printf '%s\n' "${SUMMARY[@]}"
+  exit 1
+fi
+
+# ---- 2. tests on /gpu/cuda, with compute-sanitizer alongside ----------------------------------------------------------
+t0=$SECONDS
+cd "$BUILD" || exit 1
+# the out-of-memory test first and alone: it sizes its allocations from the free memory
+ctest -R '^tc01_backend:cuda$' --output-on-failure --timeout 120 > "$OUT/ctest.log" 2>&1
+TC01=$?
+SAN_BUDGET=$(left 240)
+SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer \
+            2>/dev/null | head -1)
+export SANITIZER=${SANITIZER:-compute-sanitizer}
+(
+  san() { # tool, exe, extra flags...: one run, one line of result
+    local tool=$1 exe=$2; shift 2
+    local log="$OUT/san-$tool-$(basename "$exe").log" t=$SECONDS rc
+    PDS_TEST_SMALL=1 timeout "$((SAN_BUDGET / 3))" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
+      > "$log" 2>&1
+    rc=$?
+    local summ; summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$log" | tail -1)
+    case $rc in 0) r=clean;; 99) r=ERRORS;; 124) r=TIMEOUT;; *) r="exit $rc";; esac
+    printf '%-10s %-16s %-8s %4ds  %s\n' "$tool" "$(basename "$exe")" "$r" $((SECONDS - t)) "$summ"
+  }
+  T=$BUILD/tests
+  { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
+    san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
+    san memcheck "$T/cuda/tc01_backend" --report-api-errors no; } > "$OUT/san-memcheck.txt" &
+  { san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
+    san racecheck "$T/equiv/equiv_pbjacobi"; } > "$OUT/san-racecheck.txt" &
+  { san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
+    san synccheck "$T/equiv/equiv_pbjacobi"; } > "$OUT/san-synccheck.txt" &
+  wait
+) &
+SANPID=$!
+ctest -L cuda -E '^tc01_backend:cuda$' -j 6 --output-on-failure --timeout 240 >> "$OUT/ctest.log" 2>&1
+CT=$?
+note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest.log" | tr '\n' ' ') (tc01 rc $TC01, rest rc $CT; $((SECONDS - t0)) s)"
+grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Exception)' "$OUT/ctest.log" | head -20 > "$OUT/ctest-failed.txt"
+wait $SANPID
+cat "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
+{ for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
+  > "$OUT/sanitizer.log" 2>&1
+rm -f "$OUT"/san-*.log "$OUT"/san-*.txt
+note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l < "$OUT/sanitizer.txt") runs ($((SECONDS - t0)) s incl. tests)"
+
+# ---- 3. benchmarks ------------------------------------------------------------------------------------------------
+t0=$SECONDS
+OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left 15)" \
+  "$BUILD/bench/bench_gpu" -shared "$SHARED" -json "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
+BR=$?
+note "bench_gpu" "rc $BR ($((SECONDS - t0)) s)"
+
+# ---- 4. summary -----------------------------------------------------------------------------------------------------
+echo
+echo "==================== gpu-check summary ($GPU) ===================="
+grep -E '^(vec|csr|bsr|solver|sec) ' "$OUT/bench.log" | grep -v '^vec    omp' | cut -c1-150
+grep -E '^copy bandwidth' "$OUT/bench.log"
+sed -n '/^GPU (\/gpu\/cuda) vs/,$p' "$OUT/bench.log" | cut -c1-130
+[ $BR -ne 0 ] && tail -5 "$OUT/bench.log"
+echo "-- compute-sanitizer"
+cat "$OUT/sanitizer.txt"
+echo "-- failed tests"
+cat "$OUT/ctest-failed.txt"
+echo "--"
+printf '%s\n' "${SUMMARY[@]}"
+echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl"

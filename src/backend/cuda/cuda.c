@@ -1,0 +1,706 @@
+/* src/backend/cuda/cuda.c: /gpu/cuda, host side: device selection, memory (pool, pinned staging), error mapping,
+ * and the kernel table, whose entries check their arguments and call the launchers of the *.cu files.
+ *
+ * Memory. Device arrays come from a CUDA memory pool owned by the context (cudaMallocFromPoolAsync /
+ * cudaFreeAsync on the context's stream, release threshold "never"): after the first iteration a solver loop
+ * allocates nothing from the driver; the pool is returned on pds_ctx_destroy. A device without pool support gets
+ * plain cudaMalloc. Out of memory, after trimming the pool and trying once more, is PDS_ERR_MEM "device allocation
+ * of N bytes failed (F bytes free of T)", and the context stays usable (the error is not sticky; it is cleared).
+ * Copies. Host to device: up to 64 KiB directly from the caller's pageable memory (cudaMemcpy); larger ones
+ * through two pinned 8 MiB staging buffers, double buffered. Device to host: up to 64 KiB through a pinned buffer,
+ * larger ones through the staging buffers, chunk i+1's copy overlapping chunk i's memcpy. Memory the caller
+ * pinned itself is copied directly. Nothing else crosses: data stays on the device from creation to solution, and
+ * a reduction's result comes back as one small copy into pinned memory.
+ * Every CUDA call is checked (PDS_CUDA_CALL): its error becomes PDS_ERR_BACKEND with CUDA's own message, or
+ * PDS_ERR_MEM for cudaErrorMemoryAllocation, and the sticky non-fatal error is cleared (cudaGetLastError).
+ * CSR products run the kernel that a per-matrix plan picks (cuda_csr.cu says how); plans, and the structure of
+ * A^T for the transpose product, are cached per row-pointer array and dropped when that array is freed. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../backend.h"
+#include "cuda_common.h"
+
+#define STAGE_BYTES ((size_t)8 << 20)
+#define SMALL_BYTES ((size_t)64 << 10)
+
+struct csr_entry {
+  const void        *rowptr, *colidx; /* the key: structure arrays of A (device) */
+  pds_int            nrows, ncols;
+  pds_size           nnz;
+  pds_cuda_csr_plan  plan;
+  int                have_t;          /* the transpose below is built */
+  pds_size          *t_rowptr;
+  pds_int           *t_rowidx, *t_perm;
+  pds_cuda_csr_plan  t_plan;
+  struct csr_entry  *next;
+};
+
+struct cuda_be {
+  int                 device, use_pool;
+  cudaStream_t        stream;
+  cudaMemPool_t       pool;
+  pds_cuda_red        red;
+  pds_real           *dscal; /* device: results of reductions that go to the host */
+  unsigned long long *dstat; /* device: integer results (plan statistics, singular block) */
+  pds_real           *hscal; /* pinned mirrors */
+  unsigned long long *hstat;
+  void               *small; /* pinned, SMALL_BYTES */
+  void               *stage[2];
+  cudaEvent_t         ev[2];
+  int                 have_stage;
+  struct csr_entry   *csr;
+  long long           n_d2h; /* device-to-host copies made (tests/cuda checks one per solver iteration) */
+};
+
+/* ---- errors ------------------------------------------------------------------------------------------------ */
+static int cuda_error(pds_ctx ctx, const char *file, int line, const char *func, cudaError_t e, const char *what) {
+  (void)cudaGetLastError(); /* clear a sticky non-fatal error: the context stays usable */
+  if (e == cudaErrorMemoryAllocation)
+    return pds_error(ctx, file, line, func, PDS_ERR_MEM, "device memory exhausted in %s (%s)", what,
+                     cudaGetErrorString(e));
+  return pds_error(ctx, file, line, func, PDS_ERR_BACKEND, "CUDA error %s (%s) in %s", cudaGetErrorName(e),
+                   cudaGetErrorString(e), what);
+}
+#define PDS_CUDA_CALL(ctx, ...)                                                              \
+  do {                                                                                       \
+    cudaError_t pds_cuda_e_ = (__VA_ARGS__);                                                 \
+    if (pds_cuda_e_ != cudaSuccess)                                                          \
+      return cuda_error((ctx), __FILE__, __LINE__, __func__, pds_cuda_e_, #__VA_ARGS__);     \
+  } while (0)
+
+/* The context's backend data, with its device made current. */
+static struct cuda_be *enter(pds_ctx ctx) {
+  struct cuda_be *be = ctx->backend_data;
+  int             cur;
+
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != be->device) cudaSetDevice(be->device);
+  return be;
+}
+
+/* ---- memory ------------------------------------------------------------------------------------------------ */
+static cudaError_t raw_alloc(struct cuda_be *be, size_t bytes, void **p) {
+  return be->use_pool ? cudaMallocFromPoolAsync(p, bytes, be->pool, be->stream) : cudaMalloc(p, bytes);
+}
+static void raw_free(struct cuda_be *be, void *p) {
+  if (p) (void)(be->use_pool ? cudaFreeAsync(p, be->stream) : cudaFree(p));
+}
+/* callbacks for the launchers that need scratch (the transpose) */
+static cudaError_t scratch_alloc(void *user, size_t bytes, void **p) { return raw_alloc(user, bytes, p); }
+static void        scratch_release(void *user, void *p) { raw_free(user, p); }
+
+static int dev_alloc(pds_ctx ctx, struct cuda_be *be, size_t bytes, void **p) {
+  cudaError_t e = raw_alloc(be, bytes ? bytes : 1, p);
+  size_t      freeb = 0, total = 0;
+
+  if (e == cudaErrorMemoryAllocation && be->use_pool) {
+    /* the pool may be holding freed blocks: give them back and try once more */
+    (void)cudaGetLastError();
+    (void)cudaStreamSynchronize(be->stream);
+    (void)cudaMemPoolTrimTo(be->pool, 0);
+    e = raw_alloc(be, bytes ? bytes : 1, p);
+  }
+  if (e == cudaSuccess) return PDS_OK;
+  *p = NULL;
+  (void)cudaGetLastError();
+  (void)cudaMemGetInfo(&freeb, &total);
+  if (e == cudaErrorMemoryAllocation || (e == cudaErrorInvalidValue && bytes > total)) {
+    (void)cudaGetLastError();
+    return PDS_ERROR(ctx, PDS_ERR_MEM, "device allocation of %zu bytes failed (%zu bytes free of %zu)", bytes, freeb,
+                     total);
+  }
+  return cuda_error(ctx, __FILE__, __LINE__, __func__, e, "cudaMallocFromPoolAsync");
+}
+
+static int mem_alloc_cuda(pds_ctx ctx, size_t bytes, void **p) { return dev_alloc(ctx, enter(ctx), bytes, p); }
+
+static void csr_entry_free(struct cuda_be *be, struct csr_entry *e) {
+  raw_free(be, e->plan.long_rows);
+  raw_free(be, e->plan.partial);
+  raw_free(be, e->t_rowptr);
+  raw_free(be, e->t_rowidx);
+  raw_free(be, e->t_perm);
+  raw_free(be, e->t_plan.long_rows);
+  raw_free(be, e->t_plan.partial);
+  free(e);
+}
+
+static int mem_free_cuda(pds_ctx ctx, void *p) {
+  struct cuda_be    *be = enter(ctx);
+  struct csr_entry **pe = &be->csr;
+
+  while (*pe) { /* a plan dies with the structure it describes (a new array may reuse the address) */
+    struct csr_entry *e = *pe;
+
+    if (e->rowptr == p || e->colidx == p) {
+      *pe = e->next;
+      csr_entry_free(be, e);
+    } else pe = &e->next;
+  }
+  PDS_CUDA_CALL(ctx, be->use_pool ? cudaFreeAsync(p, be->stream) : cudaFree(p));
+  return PDS_OK;
+}
+
+static int mem_zero_cuda(pds_ctx ctx, void *p, size_t bytes) {
+  struct cuda_be *be = enter(ctx);
+
+  if (bytes) PDS_CUDA_CALL(ctx, cudaMemsetAsync(p, 0, bytes, be->stream));
+  return PDS_OK;
+}
+
+static int host_pinned(const void *p) {
+  struct cudaPointerAttributes a;
+
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+static int stage_init(pds_ctx ctx, struct cuda_be *be) {
+  if (be->have_stage) return PDS_OK;
+  for (int i = 0; i < 2; i++) {
+    PDS_CUDA_CALL(ctx, cudaHostAlloc(&be->stage[i], STAGE_BYTES, cudaHostAllocDefault));
+    PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->ev[i], cudaEventDisableTiming));
+    be->have_stage++;
+  }
+  return PDS_OK;
+}
+
+static int mem_copy_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes) {
+  struct cuda_be *be = enter(ctx);
+  cudaStream_t    s  = be->stream;
+
+  if (!bytes) return PDS_OK;
+  if (dmt == PDS_MEM_HOST && smt == PDS_MEM_HOST) {
+    memcpy(dst, src, bytes);
+    return PDS_OK;
+  }
+  if (dmt == PDS_MEM_DEVICE && smt == PDS_MEM_DEVICE) {
+    if (dst != src) PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+    return PDS_OK;
+  }
+  if (dmt == PDS_MEM_DEVICE) { /* host to device */
+    if (bytes <= SMALL_BYTES) { /* synchronous, on the legacy stream, which the context's stream is ordered with */
+      PDS_CUDA_CALL(ctx, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+      return PDS_OK;
+    }
+    if (host_pinned(src)) {
+      PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s));
+      PDS_CUDA_CALL(ctx, cudaStreamSynchronize(s)); /* the caller may reuse src when this returns */
+      return PDS_OK;
+    }
+    PDS_CALL(stage_init(ctx, be));
+    for (size_t off = 0, i = 0; off < bytes; off += STAGE_BYTES, i ^= 1) {
+      size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+
+      PDS_CUDA_CALL(ctx, cudaEventSynchronize(be->ev[i])); /* its last copy out of this buffer is done */
+      memcpy(be->stage[i], (const char *)src + off, len);
+      PDS_CUDA_CALL(ctx, cudaMemcpyAsync((char *)dst + off, be->stage[i], len, cudaMemcpyHostToDevice, s));
+      PDS_CUDA_CALL(ctx, cudaEventRecord(be->ev[i], s));
+    }
+    return PDS_OK;
+  }
+  /* device to host */
+  be->n_d2h++;
+  if (host_pinned(dst)) {
+    PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+    PDS_CUDA_CALL(ctx, cudaStreamSynchronize(s));
+    return PDS_OK;
+  }
+  if (bytes <= SMALL_BYTES) {
+    PDS_CUDA_CALL(ctx, cudaMemcpyAsync(be->small, src, bytes, cudaMemcpyDeviceToHost, s));
+    PDS_CUDA_CALL(ctx, cudaStreamSynchronize(s));
+    memcpy(dst, be->small, bytes);
+    return PDS_OK;
+  }
+  PDS_CALL(stage_init(ctx, be));
+  {
+    size_t nch = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+
+    for (size_t c = 0; c <= nch; c++) {
+      if (c < nch) { /* start chunk c */
+        size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+
+        PDS_CUDA_CALL(ctx, cudaMemcpyAsync(be->stage[c & 1], (const char *)src + off, len, cudaMemcpyDeviceToHost, s));
+        PDS_CUDA_CALL(ctx, cudaEventRecord(be->ev[c & 1], s));
+      }
+      if (c > 0) { /* finish chunk c - 1 */
+        size_t off = (c - 1) * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+
+        PDS_CUDA_CALL(ctx, cudaEventSynchronize(be->ev[(c - 1) & 1]));
+        memcpy((char *)dst + off, be->stage[(c - 1) & 1], len);
+      }
+    }
+  }
+  return PDS_OK;
+}
+
+/* Reduction results: n scalars from dscal (device) to the host, one small copy. */
+static int fetch_scalars(pds_ctx ctx, struct cuda_be *be, int n, pds_real *out) {
+  be->n_d2h++;
+  PDS_CUDA_CALL(ctx, cudaMemcpyAsync(be->hscal, be->dscal, (size_t)n * sizeof *out, cudaMemcpyDeviceToHost, be->stream));
+  PDS_CUDA_CALL(ctx, cudaStreamSynchronize(be->stream));
+  for (int i = 0; i < n; i++) out[i] = be->hscal[i];
+  return PDS_OK;
+}
+static int fetch_stats(pds_ctx ctx, struct cuda_be *be, int n, unsigned long long *out) {
+  be->n_d2h++;
+  PDS_CUDA_CALL(ctx, cudaMemcpyAsync(be->hstat, be->dstat, (size_t)n * sizeof *out, cudaMemcpyDeviceToHost, be->stream));
+  PDS_CUDA_CALL(ctx, cudaStreamSynchronize(be->stream));
+  for (int i = 0; i < n; i++) out[i] = be->hstat[i];
+  return PDS_OK;
+}
+
+/* ---- vectors ----------------------------------------------------------------------------------------------- */
+#define LAUNCH(ctx, call)                          \
+  do {                                             \
+    struct cuda_be *be_ = enter(ctx);              \
+    cudaStream_t    s_  = be_->stream;             \
+    (void)s_;                                      \
+    PDS_CUDA_CALL(ctx, call);                      \
+    return PDS_OK;                                 \
+  } while (0)
+
+static int vec_set_cuda(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_set(s_, n, a, y));
+}
+static int vec_copy_cuda(pds_ctx ctx, pds_size n, const pds_real *x, pds_real *y) {
+  if (n <= 0 || x == y) return PDS_OK;
+  LAUNCH(ctx, cudaMemcpyAsync(y, x, (size_t)n * sizeof *y, cudaMemcpyDeviceToDevice, s_));
+}
+static int vec_scale_cuda(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_scale(s_, n, a, y));
+}
+static int vec_axpby_cuda(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, pds_real *y) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_axpby(s_, n, a, x, b, y));
+}
+static int vec_waxpby_cuda(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                           pds_real *w) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_waxpby(s_, n, a, x, b, y, w));
+}
+static int vec_pmult_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_pmult(s_, n, x, y, w));
+}
+static int vec_pdiv_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_pdiv(s_, n, x, y, w));
+}
+static int vec_axpbypcz_cuda(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                             pds_real c, pds_real *z) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_axpbypcz(s_, n, a, x, b, y, c, z));
+}
+static int cg_update_xp_cuda(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
+                             pds_real *p) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_cg_update_xp(s_, n, alpha, beta, z, x, p));
+}
+static int bicg_update_xp_cuda(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
+                               const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
+                               pds_real *x, pds_real *p) {
+  if (n <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_bicg_update_xp(s_, n, alpha, omega, beta, ph, sh, r, v, x, p));
+}
+
+/* reductions (n = 0 runs one block, which writes 0) */
+static int vec_dot_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
+  struct cuda_be *be = enter(ctx);
+
+  PDS_CUDA_CALL(ctx, pds_cuda_vec_dot(be->stream, be->red, n, x, y, be->dscal));
+  return fetch_scalars(ctx, be, 1, d);
+}
+static int vec_dot2_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
+                         pds_real *d) {
+  struct cuda_be *be = enter(ctx);
+
+  PDS_CUDA_CALL(ctx, pds_cuda_vec_dot2(be->stream, be->red, n, x, y, z, be->dscal));
+  return fetch_scalars(ctx, be, 2, d);
+}
+static int vec_norm_inf_cuda(pds_ctx ctx, pds_size n, const pds_real *x, pds_real *d) {
+  struct cuda_be *be = enter(ctx);
+
+  PDS_CUDA_CALL(ctx, pds_cuda_vec_norm_inf(be->stream, be->red, n, x, be->dscal));
+  return fetch_scalars(ctx, be, 1, d);
+}
+/* results stay on the device */
+static int vec_dot_into_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
+  struct cuda_be *be = enter(ctx);
+
+  LAUNCH(ctx, pds_cuda_vec_dot(be->stream, be->red, n, x, y, d));
+}
+static int vec_dot2_into_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
+                              pds_real *d) {
+  struct cuda_be *be = enter(ctx);
+
+  LAUNCH(ctx, pds_cuda_vec_dot2(be->stream, be->red, n, x, y, z, d));
+}
+static int cg_update_r_cuda(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
+  struct cuda_be *be = enter(ctx);
+
+  LAUNCH(ctx, pds_cuda_cg_update_r(be->stream, be->red, n, rz, q, r, s));
+}
+static int bicg_update_s_cuda(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
+                              pds_real *s) {
+  struct cuda_be *be = enter(ctx);
+
+  LAUNCH(ctx, pds_cuda_bicg_update_s(be->stream, be->red, n, rho, r, v, w, s));
+}
+static int bicg_update_r_cuda(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
+                              pds_real *r, pds_real *s) {
+  struct cuda_be *be = enter(ctx);
+
+  LAUNCH(ctx, pds_cuda_bicg_update_r(be->stream, be->red, n, w, t, rhat, r, s));
+}
+
+/* ---- CSR --------------------------------------------------------------------------------------------------- */
+/* The plan of a CSR structure (the selection rule of cuda_csr.cu): the stream kernel when no row has more than
+   PDS_CUDA_STREAM_MAXROW entries, else lanes per row from the mean row length and row splitting for the rows the
+   statistics kernel finds longer than long_len. One small copy, once per structure. */
+static int csr_plan_build(pds_ctx ctx, struct cuda_be *be, pds_int nrows, pds_size nnz, const pds_size *rowptr,
+                          pds_cuda_csr_plan *pl) {
+  double             half = nrows > 0 ? 0.5 * (double)nnz / (double)nrows : 0;
+  unsigned long long st[2] = {0, 0};
+  int                cap;
+
+  memset(pl, 0, sizeof *pl);
+  pl->width = 1;
+  while (pl->width < 32 && half >= 1.41421356 * pl->width) pl->width *= 2; /* nearest power of two to avg/2 */
+  pl->long_len = 64 * (pds_size)pl->width > 256 ? 64 * (pds_size)pl->width : 256;
+  if (nrows <= 0 || nnz <= PDS_CUDA_STREAM_MAXROW) { /* no row can be long */
+    pl->stream = nrows >= PDS_CUDA_STREAM_MINROWS;
+    return PDS_OK;
+  }
+  cap = (int)(nnz / (pl->long_len + 1) + 1 < INT_MAX ? nnz / (pl->long_len + 1) + 1 : INT_MAX);
+  PDS_CALL(dev_alloc(ctx, be, (size_t)cap * sizeof(int), (void **)&pl->long_rows)); /* the caller frees on failure */
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_analyze(be->stream, nrows, rowptr, pl->long_len, be->dstat, pl->long_rows, cap));
+  PDS_CALL(fetch_stats(ctx, be, 2, st));
+  /* every row short, and enough rows to fill the GPU: thread per row over staged products */
+  pl->stream = st[0] <= PDS_CUDA_STREAM_MAXROW && nrows >= PDS_CUDA_STREAM_MINROWS;
+  pl->nlong = (int)(st[1] < (unsigned long long)cap ? st[1] : (unsigned long long)cap);
+  if (pl->nlong == 0) {
+    raw_free(be, pl->long_rows);
+    pl->long_rows = NULL;
+    return PDS_OK;
+  }
+  pl->seg  = ((pds_size)(st[0] + 63) / 64 + 255) / 256 * 256;
+  pl->seg  = pl->seg < 4096 ? 4096 : pl->seg;
+  pl->nseg = (int)(((pds_size)st[0] + pl->seg - 1) / pl->seg);
+  return dev_alloc(ctx, be, (size_t)pl->nlong * pl->nseg * sizeof(pds_real), (void **)&pl->partial);
+}
+
+static int csr_entry_get(pds_ctx ctx, struct cuda_be *be, const struct pds_csr *A, struct csr_entry **out) {
+  struct csr_entry *e;
+  int               ierr;
+
+  for (e = be->csr; e; e = e->next)
+    if (e->rowptr == A->rowptr && e->colidx == A->colidx && e->nrows == A->nrows && e->ncols == A->ncols &&
+        e->nnz == A->nnz) {
+      *out = e;
+      return PDS_OK;
+    }
+  e = calloc(1, sizeof *e);
+  PDS_CHECK(e, ctx, PDS_ERR_MEM, "allocation of a CSR plan (%zu bytes of host memory) failed", sizeof *e);
+  e->rowptr = A->rowptr, e->colidx = A->colidx, e->nrows = A->nrows, e->ncols = A->ncols, e->nnz = A->nnz;
+  ierr = csr_plan_build(ctx, be, A->nrows, A->nnz, A->rowptr, &e->plan);
+  if (ierr) {
+    csr_entry_free(be, e);
+    return ierr;
+  }
+  e->next = be->csr;
+  be->csr = e;
+  *out    = e;
+  return PDS_OK;
+}
+
+static int csr_spmv_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                         pds_real *y) {
+  struct cuda_be   *be = enter(ctx);
+  struct csr_entry *e;
+
+  if (A->nrows <= 0) return PDS_OK;
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_spmv(be->stream, &e->plan, A->nrows, A->rowptr, A->colidx, A->vals, NULL, alpha, x,
+                                       beta, y));
+  return PDS_OK;
+}
+
+/* y = A x with its dots: one kernel for stream plans; the others take the product and a dot kernel in turn */
+static int csr_spmv_dot_cuda(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                             const pds_real *w2, pds_real *d) {
+  struct cuda_be   *be = enter(ctx);
+  struct csr_entry *e;
+
+  if (A->nrows <= 0) { /* empty dots */
+    PDS_CUDA_CALL(ctx, cudaMemsetAsync(d, 0, (w2 ? 2 : 1) * sizeof *d, be->stream));
+    return PDS_OK;
+  }
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  if (e->plan.stream) {
+    PDS_CUDA_CALL(ctx, pds_cuda_csr_spmv_dot(be->stream, &e->plan, be->red, A->nrows, A->rowptr, A->colidx, A->vals,
+                                             x, y, w1, w2, d));
+    return PDS_OK;
+  }
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_spmv(be->stream, &e->plan, A->nrows, A->rowptr, A->colidx, A->vals, NULL, 1.0, x,
+                                       0.0, y));
+  if (w2) PDS_CUDA_CALL(ctx, pds_cuda_vec_dot2(be->stream, be->red, A->nrows, y, w1, w2, d));
+  else PDS_CUDA_CALL(ctx, pds_cuda_vec_dot(be->stream, be->red, A->nrows, y, w1, d));
+  return PDS_OK;
+}
+
+static int csr_spmv_t_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                           pds_real *y) {
+  struct cuda_be   *be = enter(ctx);
+  struct csr_entry *e;
+
+  if (A->ncols <= 0) return PDS_OK;
+  PDS_CHECK(A->nnz < INT_MAX, ctx, PDS_ERR_UNSUPPORTED,
+            "backend /gpu/cuda: the transpose product needs nnz < 2^31 (has %" PDS_SIZE_FMT ")", A->nnz);
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  if (!e->have_t) { /* built once; on failure nothing is kept */
+    int         ierr = PDS_OK;
+    cudaError_t ce;
+
+    if (!ierr) ierr = dev_alloc(ctx, be, ((size_t)A->ncols + 1) * sizeof(pds_size), (void **)&e->t_rowptr);
+    if (!ierr) ierr = dev_alloc(ctx, be, (size_t)A->nnz * sizeof(pds_int), (void **)&e->t_rowidx);
+    if (!ierr) ierr = dev_alloc(ctx, be, (size_t)A->nnz * sizeof(pds_int), (void **)&e->t_perm);
+    if (!ierr) {
+      ce = pds_cuda_csr_transpose(be->stream, A->nrows, A->ncols, A->nnz, A->rowptr, A->colidx, e->t_rowptr,
+                                  e->t_rowidx, e->t_perm, scratch_alloc, scratch_release, be);
+      if (ce != cudaSuccess) ierr = cuda_error(ctx, __FILE__, __LINE__, __func__, ce, "pds_cuda_csr_transpose");
+    }
+    if (!ierr) ierr = csr_plan_build(ctx, be, A->ncols, A->nnz, e->t_rowptr, &e->t_plan);
+    if (ierr) {
+      raw_free(be, e->t_rowptr), raw_free(be, e->t_rowidx), raw_free(be, e->t_perm);
+      raw_free(be, e->t_plan.long_rows), raw_free(be, e->t_plan.partial);
+      e->t_rowptr = NULL, e->t_rowidx = NULL, e->t_perm = NULL;
+      memset(&e->t_plan, 0, sizeof e->t_plan);
+      return ierr;
+    }
+    e->have_t = 1;
+  }
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_spmv(be->stream, &e->t_plan, A->ncols, e->t_rowptr, e->t_rowidx, A->vals, e->t_perm,
+                                       alpha, x, beta, y));
+  return PDS_OK;
+}
+
+static int csr_diag_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *d) {
+  pds_int n = A->nrows < A->ncols ? A->nrows : A->ncols;
+
+  LAUNCH(ctx, pds_cuda_csr_diag(s_, n, A->rowptr, A->colidx, A->vals, d));
+}
+
+/* ---- BSR and point-block Jacobi ---------------------------------------------------------------------------- */
+static int bsr_spmv_cuda(pds_ctx ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta,
+                         pds_real *y) {
+  LAUNCH(ctx, pds_cuda_bsr_spmv(s_, PDS_CUDA_BSR_ROW, PDS_CUDA_BSR_AUTO, A->nbrows, A->bs, A->nnzb, A->browptr,
+                                A->bcolidx, A->vals, alpha, x, beta, y));
+}
+
+static int bsr_diag_cuda(pds_ctx ctx, const struct pds_bsr *A, pds_real *d) {
+  pds_int nb = A->nbrows < A->nbcols ? A->nbrows : A->nbcols;
+
+  LAUNCH(ctx, pds_cuda_bsr_diag(s_, nb, A->bs, A->browptr, A->bcolidx, A->vals, d));
+}
+
+static int blocks_invert_cuda(pds_ctx ctx, pds_size nb, int bs, pds_real *blocks, pds_size *bad) {
+  struct cuda_be    *be  = enter(ctx);
+  int               *piv = NULL;
+  unsigned long long b = 0;
+  int                ierr = PDS_OK;
+  cudaError_t        e;
+
+  if (bs > 8) PDS_CALL(dev_alloc(ctx, be, (size_t)(nb > 0 ? nb : 1) * bs * sizeof *piv, (void **)&piv));
+  e = pds_cuda_blocks_invert(be->stream, nb, bs, blocks, piv, be->dstat);
+  if (e != cudaSuccess) ierr = cuda_error(ctx, __FILE__, __LINE__, __func__, e, "pds_cuda_blocks_invert");
+  if (!ierr) ierr = fetch_stats(ctx, be, 1, &b);
+  raw_free(be, piv);
+  if (!ierr) *bad = b < (unsigned long long)nb ? (pds_size)b : -1;
+  return ierr;
+}
+
+static int blocks_apply_cuda(pds_ctx ctx, pds_size nb, int bs, const pds_real *inv, const pds_real *x, pds_real *y) {
+  LAUNCH(ctx, pds_cuda_blocks_apply(s_, nb, bs, inv, x, y));
+}
+
+/* Internal, for tests/cuda: device-to-host copies so far, and the bytes the pool holds from the driver. */
+int pds_cuda_counters(pds_ctx ctx, long long *d2h, size_t *reserved) {
+  struct cuda_be *be;
+  uint64_t        r = 0;
+
+  PDS_CHECK(!strcmp(ctx->backend, "/gpu/cuda"), ctx, PDS_ERR_ARG, "pds_cuda_counters needs a /gpu/cuda context");
+  be = enter(ctx);
+  *d2h = be->n_d2h;
+  if (be->use_pool) PDS_CUDA_CALL(ctx, cudaMemPoolGetAttribute(be->pool, cudaMemPoolAttrReservedMemCurrent, &r));
+  *reserved = (size_t)r;
+  return PDS_OK;
+}
+
+/* ---- the backend ------------------------------------------------------------------------------------------- */
+static int destroy_cuda(pds_ctx ctx) {
+  struct cuda_be *be = ctx->backend_data;
+
+  if (!be) return PDS_OK;
+  enter(ctx);
+  if (be->stream) (void)cudaStreamSynchronize(be->stream);
+  while (be->csr) {
+    struct csr_entry *e = be->csr;
+
+    be->csr = e->next;
+    csr_entry_free(be, e);
+  }
+  raw_free(be, be->red.partial);
+  raw_free(be, be->red.counter);
+  raw_free(be, be->dscal);
+  raw_free(be, be->dstat);
+  if (be->stream) (void)cudaStreamSynchronize(be->stream);
+  for (int i = 0; i < be->have_stage; i++) {
+    (void)cudaFreeHost(be->stage[i]);
+    (void)cudaEventDestroy(be->ev[i]);
+  }
+  if (be->hscal) (void)cudaFreeHost(be->hscal);
+  if (be->hstat) (void)cudaFreeHost(be->hstat);
+  if (be->small) (void)cudaFreeHost(be->small);
+  if (be->stream) (void)cudaStreamDestroy(be->stream);
+  if (be->use_pool) (void)cudaMemPoolDestroy(be->pool);
+  (void)cudaGetLastError();
+  free(be);
+  ctx->backend_data = NULL;
+  return PDS_OK;
+}
+
+int pds_backend_available_cuda(void) {
+  int n = 0;
+
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n > 0;
+}
+
+/* "/gpu/cuda" or "/gpu/cuda:device=N" */
+static int parse_resource(pds_ctx ctx, const char *resource, int *device) {
+  const char *opt = strchr(resource, ':');
+
+  *device = 0;
+  if (!opt) return PDS_OK;
+  for (opt++; *opt;) {
+    const char *end = strchr(opt, ',');
+    size_t      len = end ? (size_t)(end - opt) : strlen(opt);
+
+    if (len > 7 && !strncmp(opt, "device=", 7)) {
+      char *stop;
+      long  v = strtol(opt + 7, &stop, 10);
+
+      PDS_CHECK(stop == opt + len && v >= 0 && v < INT_MAX, ctx, PDS_ERR_ARG,
+                "backend /gpu/cuda: bad option '%.*s' in '%s' (device=N takes a device number >= 0)", (int)len, opt,
+                resource);
+      *device = (int)v;
+    } else
+      return PDS_ERROR(ctx, PDS_ERR_ARG, "backend /gpu/cuda: unknown option '%.*s' in '%s' (known: device=N)",
+                       (int)len, opt, resource);
+    opt += len + (end ? 1 : 0);
+  }
+  return PDS_OK;
+}
+
+static int init_device(pds_ctx ctx, struct cuda_be *be) {
+  int                     pools = 0;
+  struct cudaMemPoolProps props;
+  uint64_t                never = UINT64_MAX;
+
+  PDS_CUDA_CALL(ctx, cudaSetDevice(be->device));
+  PDS_CUDA_CALL(ctx, cudaStreamCreate(&be->stream)); /* blocking: ordered with the legacy default stream */
+  PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, be->device));
+  if (pools) {
+    memset(&props, 0, sizeof props);
+    props.allocType     = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id   = be->device;
+    PDS_CUDA_CALL(ctx, cudaMemPoolCreate(&be->pool, &props));
+    be->use_pool = 1;
+    PDS_CUDA_CALL(ctx, cudaMemPoolSetAttribute(be->pool, cudaMemPoolAttrReleaseThreshold, &never));
+  }
+  PDS_CALL(dev_alloc(ctx, be, (size_t)PDS_CUDA_RED_MAXOUT * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real),
+                     (void **)&be->red.partial));
+  PDS_CALL(dev_alloc(ctx, be, sizeof(unsigned), (void **)&be->red.counter));
+  PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->red.counter, 0, sizeof(unsigned), be->stream));
+  PDS_CALL(dev_alloc(ctx, be, 8 * sizeof(pds_real), (void **)&be->dscal));
+  PDS_CALL(dev_alloc(ctx, be, 2 * sizeof(unsigned long long), (void **)&be->dstat));
+  PDS_CUDA_CALL(ctx, cudaHostAlloc((void **)&be->hscal, 8 * sizeof(pds_real), cudaHostAllocDefault));
+  PDS_CUDA_CALL(ctx, cudaHostAlloc((void **)&be->hstat, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
+  PDS_CUDA_CALL(ctx, cudaHostAlloc(&be->small, SMALL_BYTES, cudaHostAllocDefault));
+  PDS_CUDA_CALL(ctx, cudaStreamSynchronize(be->stream));
+  return PDS_OK;
+}
+
+int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels *k) {
+  struct cuda_be *be;
+  int             device, count = 0, ierr;
+  cudaError_t     e;
+
+  PDS_CALL(parse_resource(ctx, resource, &device));
+  e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return PDS_ERROR(ctx, PDS_ERR_BACKEND, "backend /gpu/cuda: no usable CUDA device (%s: %s); use /cpu/omp or /cpu/ref",
+                     cudaGetErrorName(e), cudaGetErrorString(e));
+  }
+  PDS_CHECK(count > 0, ctx, PDS_ERR_BACKEND, "backend /gpu/cuda: no CUDA device found; use /cpu/omp or /cpu/ref");
+  PDS_CHECK(device < count, ctx, PDS_ERR_ARG, "backend /gpu/cuda: device=%d does not exist (%d device%s, 0..%d)",
+            device, count, count == 1 ? "" : "s", count - 1);
+  be = calloc(1, sizeof *be);
+  PDS_CHECK(be, ctx, PDS_ERR_MEM, "allocation of %zu bytes of host memory failed", sizeof *be);
+  be->device        = device;
+  ctx->backend_data = be;
+  k->destroy        = destroy_cuda; /* set before anything can fail: init_device's failure path uses it */
+  ierr              = init_device(ctx, be);
+  if (ierr) {
+    destroy_cuda(ctx);
+    return ierr;
+  }
+  /* a device backend starts from an empty table: a missing kernel is an error naming it, never a host fallback */
+  memset(k, 0, sizeof *k);
+  k->name           = "/gpu/cuda";
+  k->mem_alloc      = mem_alloc_cuda;
+  k->mem_free       = mem_free_cuda;
+  k->mem_copy       = mem_copy_cuda;
+  k->mem_zero       = mem_zero_cuda;
+  k->destroy        = destroy_cuda;
+  k->vec_set        = vec_set_cuda;
+  k->vec_copy       = vec_copy_cuda;
+  k->vec_scale      = vec_scale_cuda;
+  k->vec_axpby      = vec_axpby_cuda;
+  k->vec_waxpby     = vec_waxpby_cuda;
+  k->vec_pmult      = vec_pmult_cuda;
+  k->vec_pdiv       = vec_pdiv_cuda;
+  k->vec_dot        = vec_dot_cuda;
+  k->vec_norm_inf   = vec_norm_inf_cuda;
+  k->vec_axpbypcz   = vec_axpbypcz_cuda;
+  k->vec_dot2       = vec_dot2_cuda;
+  k->vec_dot_into   = vec_dot_into_cuda;
+  k->vec_dot2_into  = vec_dot2_into_cuda;
+  k->cg_update_r    = cg_update_r_cuda;
+  k->cg_update_xp   = cg_update_xp_cuda;
+  k->bicg_update_s  = bicg_update_s_cuda;
+  k->bicg_update_r  = bicg_update_r_cuda;
+  k->bicg_update_xp = bicg_update_xp_cuda;
+  k->csr_spmv       = csr_spmv_cuda;
+  k->csr_spmv_t     = csr_spmv_t_cuda;
+  k->csr_spmv_dot   = csr_spmv_dot_cuda;
+  k->bsr_spmv       = bsr_spmv_cuda;
+  k->csr_diag       = csr_diag_cuda;
+  k->bsr_diag       = bsr_diag_cuda;
+  k->blocks_invert  = blocks_invert_cuda;
+  k->blocks_apply   = blocks_apply_cuda;
+  return PDS_OK;
+}

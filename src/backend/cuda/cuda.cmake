@@ -1,0 +1,47 @@
+# src/backend/cuda/cuda.cmake: detection of the CUDA toolkit for the /gpu/cuda backend (included by the top
+# CMakeLists.txt before pds_config.h is written). PDS_ENABLE_CUDA: AUTO builds it whenever nvcc is found, ON requires
+# it, OFF skips it. PDS_CUDA_ARCHS: the architectures (default 90, Hopper). Sets PDS_HAVE_CUDA, PDS_CUDA_SOURCES
+# (added to the library), PDS_CUDA_LIBS (cudart, static) and PDS_CUDA_FLAGS (nvcc warnings). The library needs only
+# the CUDA runtime (and CUB's headers); cuSPARSE and cuBLAS are used by bench/gpu alone, as the peers.
+set(PDS_HAVE_CUDA 0)
+set(PDS_CUDA_SOURCES)
+set(PDS_CUDA_LIBS)
+set(PDS_CUDA_FLAGS)
+string(TOUPPER "${PDS_ENABLE_CUDA}" _pds_cuda_mode)
+if(_pds_cuda_mode STREQUAL "OFF" OR _pds_cuda_mode STREQUAL "FALSE" OR _pds_cuda_mode STREQUAL "0")
+  return()
+endif()
+if(NOT _pds_cuda_mode MATCHES "^(AUTO|ON|TRUE|1)$")
+  message(FATAL_ERROR "PDS_ENABLE_CUDA is '${PDS_ENABLE_CUDA}'; use AUTO, ON or OFF")
+endif()
+
+include(CheckLanguage)
+check_language(CUDA)
+if(NOT CMAKE_CUDA_COMPILER)
+  if(_pds_cuda_mode STREQUAL "AUTO")
+    message(STATUS "pdesolve: no CUDA compiler (nvcc) found; /gpu/cuda is not built")
+    return()
+  endif()
+  message(FATAL_ERROR "PDS_ENABLE_CUDA=ON but no CUDA compiler (nvcc) was found; put nvcc on the PATH or set "
+                      "CMAKE_CUDA_COMPILER, or configure with -DPDS_ENABLE_CUDA=OFF")
+endif()
+if(NOT CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES ${PDS_CUDA_ARCHS})
+endif()
+enable_language(CUDA)
+find_package(CUDAToolkit REQUIRED)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+
+set(PDS_HAVE_CUDA 1)
+set(PDS_CUDA_SOURCES
+  src/backend/cuda/cuda.c
+  src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
+  src/backend/cuda/cuda_transpose.cu)
+set(PDS_CUDA_LIBS CUDA::cudart_static)
+set(PDS_CUDA_FLAGS -Xcompiler=-Wall -Xcompiler=-Wextra -Xcompiler=-Wno-unused-parameter)
+if(PDS_WERROR)
+  list(APPEND PDS_CUDA_FLAGS -Werror=all-warnings -Xcompiler=-Werror)
+endif()
+message(STATUS "pdesolve: /gpu/cuda is built for CUDA architectures ${CMAKE_CUDA_ARCHITECTURES} "
+               "(nvcc ${CMAKE_CUDA_COMPILER_VERSION})")

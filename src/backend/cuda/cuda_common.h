@@ -1,0 +1,143 @@
+/* src/backend/cuda/cuda_common.h: what the host side of /gpu/cuda (cuda.c, compiled as C) and its kernels (*.cu)
+ * share: the extern "C" launchers, each a thin wrapper around one or a few kernel launches on a given stream that
+ * returns the launch's cudaError_t (cudaGetLastError after the launch), and the constants of the reductions.
+ *
+ * Deterministic reductions (every dot, norm and fused dot of this backend):
+ * - the grid has PDS_CUDA_RED_BLOCKS(n) blocks of PDS_CUDA_RED_THREADS threads: a function of n alone, never of
+ *   timing or of the device; thread t of block b sums entries b*T + t, b*T + t + G*T, ... in that order;
+ * - each block adds its threads' sums in a fixed tree (warp shuffles, then the 8 warp sums in warp 0) and writes
+ *   one partial per output; the block that finishes last (an unsigned integer counter, the only atomic) adds the G
+ *   partials in a fixed order (thread t takes partials t, t + T, ...; then the same tree) and writes the result;
+ * - no floating-point atomics anywhere, so the same input gives the same bits on every run.
+ * The result stays in device memory; cuda.c copies it to the host (one small copy to pinned memory) only when the
+ * caller wants it there. */
+#ifndef PDS_CUDA_COMMON_H
+#define PDS_CUDA_COMMON_H
+
+#include <cuda_runtime_api.h>
+
+#include "pdesolve/pds_types.h"
+
+#define PDS_CUDA_RED_THREADS  256
+#define PDS_CUDA_RED_MAXBLOCK 8192 /* partials per output */
+#define PDS_CUDA_RED_MAXOUT   3    /* outputs of one reduction */
+#define PDS_CUDA_STREAM_MAXROW 64  /* the stream CSR kernel takes matrices whose rows all have at most this many */
+#define PDS_CUDA_STREAM_MINROWS 65536 /* ... and at least this many rows (256 CTAs); smaller ones: sub-warp kernels */
+/* blocks of a reduction over n entries: one per 2048 entries, at most PDS_CUDA_RED_MAXBLOCK */
+#define PDS_CUDA_RED_BLOCKS(n) \
+  ((unsigned)((n) <= 0 ? 1 : ((n) + 2047) / 2048 > PDS_CUDA_RED_MAXBLOCK ? PDS_CUDA_RED_MAXBLOCK : ((n) + 2047) / 2048))
+
+/* Device scratch of the reductions, owned by the context (one stream: launches never overlap). */
+typedef struct {
+  pds_real *partial; /* [PDS_CUDA_RED_MAXOUT][PDS_CUDA_RED_MAXBLOCK] */
+  unsigned *counter; /* blocks done; back to 0 after each reduction */
+} pds_cuda_red;
+
+/* Per-matrix plan of the CSR product (cuda.c builds it once per row-pointer array: csr_plan_build). stream: the
+   block-staged thread-per-row kernel (all rows short); else width: 1 = thread per row, 2..32 = sub-warp of that
+   many lanes per row. Rows longer than long_len are left to the row-splitting kernels: long_rows[0..nlong) lists
+   them, each cut into segments of seg entries whose partial sums go to partial[row slot * nseg + segment] and
+   are then added in segment order. */
+typedef struct {
+  int       stream;    /* 1: csr_stream_k (every row has at most PDS_CUDA_STREAM_MAXROW entries) */
+  int       width;     /* 1, 2, 4, 8, 16 or 32 lanes per row */
+  pds_size  long_len;  /* rows with more entries go to the row-splitting kernels */
+  int       nlong;     /* number of such rows */
+  int      *long_rows; /* [nlong] device */
+  pds_size  seg;       /* entries per segment (multiple of 256) */
+  int       nseg;      /* segments of the longest row */
+  pds_real *partial;   /* [nlong * nseg] device */
+} pds_cuda_csr_plan;
+
+/* BSR block layouts the SpMV kernels take (the library stores row-major; the others are for bench/gpu). */
+enum { PDS_CUDA_BSR_ROW = 0, PDS_CUDA_BSR_COL = 1, PDS_CUDA_BSR_INTERLEAVED = 2 };
+/* kernels of pds_cuda_bsr_spmv (cuda_bsr.cu describes them): AUTO, the rule there; or one forced (bench/gpu), which
+   answers cudaErrorNotSupported where it does not apply (vec: even bs, 16-byte aligned vals and x) */
+enum {
+  PDS_CUDA_BSR_AUTO = 0, PDS_CUDA_BSR_STAGED = 2, PDS_CUDA_BSR_PIPE = 3, PDS_CUDA_BSR_PIPE_NOROT = 4,
+  PDS_CUDA_BSR_PIPE_S3 = 5, PDS_CUDA_BSR_VEC = 6, PDS_CUDA_BSR_VEC8 = 7, PDS_CUDA_BSR_LANE = 8, PDS_CUDA_BSR_LANE4 = 9,
+  PDS_CUDA_BSR_STAGED_LB = 10, PDS_CUDA_BSR_PIPE_64 = 11
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- vectors (cuda_vec.cu); n > 0 ---------------------------------------------------------------------- */
+cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y);
+cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y); /* a kernel (bench) */
+cudaError_t pds_cuda_vec_scale(cudaStream_t s, pds_size n, pds_real a, pds_real *y);
+cudaError_t pds_cuda_vec_axpby(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b, pds_real *y);
+cudaError_t pds_cuda_vec_waxpby(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b,
+                                const pds_real *y, pds_real *w);
+cudaError_t pds_cuda_vec_pmult(cudaStream_t s, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);
+cudaError_t pds_cuda_vec_pdiv(cudaStream_t s, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);
+cudaError_t pds_cuda_vec_axpbypcz(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b,
+                                  const pds_real *y, pds_real c, pds_real *z);
+/* reductions: out is device memory */
+cudaError_t pds_cuda_vec_dot(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
+                             pds_real *out);
+cudaError_t pds_cuda_vec_dot2(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
+                              const pds_real *z, pds_real *out);
+cudaError_t pds_cuda_vec_norm_inf(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, pds_real *out);
+/* fused Krylov steps (semantics in src/backend/backend.h); sc is the device scalar array */
+cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
+                                 pds_real *r, pds_real *sc);
+cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real beta, const pds_real *z,
+                                  pds_real *x, pds_real *p);
+cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rho, const pds_real *r,
+                                   const pds_real *v, pds_real *w, pds_real *sc);
+cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
+                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc);
+cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
+                                    const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
+                                    pds_real *x, pds_real *p);
+
+/* ---- CSR (cuda_csr.cu) --------------------------------------------------------------------------------- */
+/* Row statistics for the plan: stats[0] = longest row, stats[1] = rows longer than long_len (listed in
+   long_rows, in no particular order, at most cap of them). stats: device, 2 entries, zeroed by the launcher. */
+cudaError_t pds_cuda_csr_analyze(cudaStream_t s, pds_int nrows, const pds_size *rowptr, pds_size long_len,
+                                 unsigned long long *stats, int *long_rows, int cap);
+/* y = alpha A x + beta y (beta = 0: y not read) following plan; perm != NULL: entry k's value is vals[perm[k]]
+   (the transpose, see below). */
+cudaError_t pds_cuda_csr_spmv(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
+                              const pds_int *colidx, const pds_real *vals, const pds_int *perm, pds_real alpha,
+                              const pds_real *x, pds_real beta, pds_real *y);
+/* y = A x (alpha 1, beta 0) and out[0] = y . w1, out[1] = y . w2 if w2 (w2 may be y): stream plans only
+   (cudaErrorNotSupported otherwise); deterministic grid reduction, out in device memory */
+cudaError_t pds_cuda_csr_spmv_dot(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
+                                  const pds_size *rowptr, const pds_int *colidx, const pds_real *vals,
+                                  const pds_real *x, pds_real *y, const pds_real *w1, const pds_real *w2,
+                                  pds_real *out);
+cudaError_t pds_cuda_csr_diag(cudaStream_t s, pds_int n, const pds_size *rowptr, const pds_int *colidx,
+                              const pds_real *vals, pds_real *d);
+/* The structure of A^T (cuda_transpose.cu): trowptr[ncols+1], trowidx[nnz] (row of each entry, column-major
+   order, rows ascending within a column: a stable radix sort on the column index) and perm[nnz] (the entry of A
+   it came from). Scratch comes from alloc/release (the context's pool). nnz < 2^31. */
+typedef cudaError_t (*pds_cuda_alloc_fn)(void *user, size_t bytes, void **p);
+typedef void (*pds_cuda_release_fn)(void *user, void *p);
+cudaError_t pds_cuda_csr_transpose(cudaStream_t s, pds_int nrows, pds_int ncols, pds_size nnz,
+                                   const pds_size *rowptr, const pds_int *colidx, pds_size *trowptr, pds_int *trowidx,
+                                   pds_int *perm, pds_cuda_alloc_fn alloc, pds_cuda_release_fn release, void *user);
+
+/* ---- BSR and point-block Jacobi (cuda_bsr.cu) ---------------------------------------------------------- */
+cudaError_t pds_cuda_bsr_spmv(cudaStream_t s, int layout, int kernel, pds_int nbrows, int bs, pds_size nnzb,
+                              const pds_size *browptr, const pds_int *bcolidx, const pds_real *vals, pds_real alpha,
+                              const pds_real *x, pds_real beta, pds_real *y);
+cudaError_t pds_cuda_bsr_diag(cudaStream_t s, pds_int nb, int bs, const pds_size *browptr, const pds_int *bcolidx,
+                              const pds_real *vals, pds_real *d);
+/* invert nb row-major bs x bs blocks in place; *bad (device, set to nb by the launcher) becomes the smallest index
+   of a singular block (nb if none). piv: device scratch of nb*bs ints, used for bs > 8 only. */
+cudaError_t pds_cuda_blocks_invert(cudaStream_t s, pds_size nb, int bs, pds_real *blocks, int *piv,
+                                   unsigned long long *bad);
+cudaError_t pds_cuda_blocks_apply(cudaStream_t s, pds_size nb, int bs, const pds_real *inv, const pds_real *x,
+                                  pds_real *y);
+
+/* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, and the bytes the memory pool holds. */
+struct pds_ctx_s;
+int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,221 @@
+// src/backend/cuda/cuda_vec.cu: /gpu/cuda vector kernels: elementwise operations, deterministic reductions (dot,
+// dot2, infinity norm) and the fused CG / BiCGSTAB steps, each behind an extern "C" launcher (cuda_common.h).
+//
+// Byte and flop models (n entries, 8-byte reals; a kernel's GB/s in bench/gpu counts exactly these bytes):
+//   set 8n B, 0 flops | copy 16n | scale 16n, n | axpby 24n, 3n (16n, n when b = 0) | waxpby 24n, 3n
+//   pmult / pdiv 24n, n | axpbypcz 32n, 5n | dot 16n, 2n | dot2 24n, 4n | norm_inf 8n
+//   cg_update_r 24n, 4n (r read and written, q read; (r,r) in the same pass)
+//   cg_update_xp 40n, 4n (x, p read and written, z read)
+//   bicg_update_s 24n, 4n | bicg_update_r 32n, 6n | bicg_update_xp 56n, 9n (x, p read and written; ph, sh, r, v
+//   read), 48n when ph is p.
+// Elementwise kernels: 256 threads, each handling 4 entries 256 apart in a tile of 1024, so a warp's loads are
+// 256-byte coalesced and each thread has several independent loads in flight. Reductions: see cuda_common.h.
+#include <math.h>
+
+#include "cuda_reduce.cuh"
+
+#define EW_T    256
+#define EW_PER  4
+#define EW_TILE (EW_T * EW_PER)
+
+static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 1) / EW_TILE); }
+
+// the elementwise loop: `i` is each entry of this thread, in order
+#define EW_FOR(n)                                                           \
+  const pds_size ew_i0_ = (pds_size)blockIdx.x * EW_TILE + threadIdx.x;     \
+  _Pragma("unroll") for (int ew_j_ = 0; ew_j_ < EW_PER; ew_j_++)            \
+    for (pds_size i = ew_i0_ + (pds_size)ew_j_ * EW_T; i < (n); i = (n))
+
+__global__ void __launch_bounds__(EW_T) set_k(pds_size n, double a, double *__restrict__ y) {
+  EW_FOR(n) y[i] = a;
+}
+__global__ void __launch_bounds__(EW_T) copy_k(pds_size n, const double *__restrict__ x, double *__restrict__ y) {
+  EW_FOR(n) y[i] = x[i];
+}
+__global__ void __launch_bounds__(EW_T) scale_k(pds_size n, double a, double *__restrict__ y) {
+  EW_FOR(n) y[i] *= a;
+}
+__global__ void __launch_bounds__(EW_T) axpby_k(pds_size n, double a, const double *__restrict__ x, double b,
+                                                 double *__restrict__ y) {
+  EW_FOR(n) y[i] = a * x[i] + b * y[i];
+}
+__global__ void __launch_bounds__(EW_T) ax_k(pds_size n, double a, const double *__restrict__ x,
+                                              double *__restrict__ y) {
+  EW_FOR(n) y[i] = a * x[i]; // b = 0: y is not read
+}
+// w may be x or y (pds_vec_waxpy(x, a, x, y)): each entry is read before it is written, by the same thread
+__global__ void __launch_bounds__(EW_T) waxpby_k(pds_size n, double a, const double *x, double b, const double *y,
+                                                  double *w) {
+  EW_FOR(n) w[i] = a * x[i] + b * y[i];
+}
+__global__ void __launch_bounds__(EW_T) pmult_k(pds_size n, const double *x, const double *y, double *w) {
+  EW_FOR(n) w[i] = x[i] * y[i];
+}
+__global__ void __launch_bounds__(EW_T) pdiv_k(pds_size n, const double *x, const double *y, double *w) {
+  EW_FOR(n) w[i] = x[i] / y[i];
+}
+__global__ void __launch_bounds__(EW_T) axpbypcz_k(pds_size n, double a, const double *__restrict__ x, double b,
+                                                    const double *__restrict__ y, double c, double *__restrict__ z) {
+  EW_FOR(n) z[i] = a * x[i] + b * y[i] + c * z[i];
+}
+__global__ void __launch_bounds__(EW_T) cg_xp_k(pds_size n, double alpha, double beta, const double *__restrict__ z,
+                                                 double *__restrict__ x, double *__restrict__ p) {
+  EW_FOR(n) {
+    double pi = p[i];
+
+    x[i] = alpha * pi + 1.0 * x[i];
+    p[i] = 1.0 * z[i] + beta * pi;
+  }
+}
+// ph may be p: no __restrict__ on them, and every entry is loaded before anything is stored
+__global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, double alpha, double omega, double bo, double beta,
+                                                   const double *ph, const double *__restrict__ sh,
+                                                   const double *__restrict__ r, const double *__restrict__ v,
+                                                   double *__restrict__ x, double *p) {
+  EW_FOR(n) {
+    double phi = ph[i], pi = p[i], shi = sh[i], ri = r[i], vi = v[i], xi = x[i];
+
+    x[i] = alpha * phi + omega * shi + 1.0 * xi;
+    p[i] = 1.0 * ri + bo * vi + beta * pi;
+  }
+}
+
+// Thread t of block b visits b*RT + t, then every G*RT further: `i` in order, four loads in flight.
+#define RED_FOR(n, body)                                                                              \
+  do {                                                                                                \
+    const pds_size st_ = (pds_size)gridDim.x * RT;                                                    \
+    pds_size       i   = (pds_size)blockIdx.x * RT + threadIdx.x;                                     \
+    for (; i + 3 * st_ < (n); i += 4 * st_) {                                                         \
+      _Pragma("unroll") for (int u_ = 0; u_ < 4; u_++) {                                              \
+        const pds_size ii_ = i + u_ * st_;                                                            \
+        { const pds_size i = ii_; body; }                                                             \
+      }                                                                                               \
+    }                                                                                                 \
+    for (; i < (n); i += st_) { body; }                                                               \
+  } while (0)
+
+__global__ void __launch_bounds__(RT) dot_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
+                                             pds_cuda_red red, double *out) {
+  double v[1] = {0.0};
+
+  RED_FOR(n, v[0] += x[i] * y[i]);
+  grid_red<1, SumOp>(v, red, out);
+}
+
+__global__ void __launch_bounds__(RT) dot2_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
+                                              const double *__restrict__ z, pds_cuda_red red, double *out) {
+  double v[2] = {0.0, 0.0};
+
+  RED_FOR(n, { double xi = x[i]; v[0] += xi * y[i]; v[1] += xi * z[i]; });
+  grid_red<2, SumOp>(v, red, out);
+}
+
+__global__ void __launch_bounds__(RT) norm_inf_k(pds_size n, const double *__restrict__ x, pds_cuda_red red,
+                                                  double *out) {
+  double v[1] = {0.0};
+
+  RED_FOR(n, v[0] = MaxAbsOp::comb(v[0], fabs(x[i])));
+  grid_red<1, MaxAbsOp>(v, red, out);
+}
+
+// a = rz / sc[0] if sc[0] > 0 else 0; r = -a q + 1 r; sc[1] = (r, r)
+__global__ void __launch_bounds__(RT) cg_r_k(pds_size n, double rz, const double *__restrict__ q,
+                                              double *__restrict__ r, pds_cuda_red red, double *sc) {
+  const double pq = sc[0], a = pq > 0 ? rz / pq : 0.0;
+  double       v[1] = {0.0};
+
+  RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
+  grid_red<1, SumOp>(v, red, sc + 1);
+}
+
+// a = rho / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
+__global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, double rho, const double *__restrict__ r,
+                                                const double *__restrict__ vv, double *__restrict__ w,
+                                                pds_cuda_red red, double *sc) {
+  const double rv = sc[0], a = rv != 0 && isfinite(rv) ? rho / rv : 0.0;
+  double       v[1] = {0.0};
+
+  RED_FOR(n, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
+  grid_red<1, SumOp>(v, red, sc + 1);
+}
+
+// o = sc[2] / sc[3] (0 if sc[3] is 0 or not finite); r = -o t + 1 w; sc[4] = (r, rhat); sc[5] = (r, r)
+__global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restrict__ w, const double *__restrict__ t,
+                                                const double *__restrict__ rhat, double *__restrict__ r,
+                                                pds_cuda_red red, double *sc) {
+  const double tt = sc[3], o = tt != 0 && isfinite(tt) ? sc[2] / tt : 0.0;
+  double       v[2] = {0.0, 0.0};
+
+  RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
+  grid_red<2, SumOp>(v, red, sc + 4);
+}
+
+// ---- launchers --------------------------------------------------------------------------------------------
+#define EW_LAUNCH(kernel, n, ...)                                          \
+  do {                                                                     \
+    kernel<<<ew_blocks(n), EW_T, 0, s>>>(n, __VA_ARGS__);                  \
+    return cudaGetLastError();                                             \
+  } while (0)
+#define RED_LAUNCH(kernel, n, ...)                                         \
+  do {                                                                     \
+    kernel<<<PDS_CUDA_RED_BLOCKS(n), RT, 0, s>>>(n, __VA_ARGS__);          \
+    return cudaGetLastError();                                             \
+  } while (0)
+
+extern "C" {
+
+cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y) { EW_LAUNCH(set_k, n, a, y); }
+cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y) { EW_LAUNCH(copy_k, n, x, y); }
+cudaError_t pds_cuda_vec_scale(cudaStream_t s, pds_size n, pds_real a, pds_real *y) { EW_LAUNCH(scale_k, n, a, y); }
+cudaError_t pds_cuda_vec_axpby(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b, pds_real *y) {
+  if (b == 0) EW_LAUNCH(ax_k, n, a, x, y);
+  EW_LAUNCH(axpby_k, n, a, x, b, y);
+}
+cudaError_t pds_cuda_vec_waxpby(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b,
+                                const pds_real *y, pds_real *w) {
+  EW_LAUNCH(waxpby_k, n, a, x, b, y, w);
+}
+cudaError_t pds_cuda_vec_pmult(cudaStream_t s, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  EW_LAUNCH(pmult_k, n, x, y, w);
+}
+cudaError_t pds_cuda_vec_pdiv(cudaStream_t s, pds_size n, const pds_real *x, const pds_real *y, pds_real *w) {
+  EW_LAUNCH(pdiv_k, n, x, y, w);
+}
+cudaError_t pds_cuda_vec_axpbypcz(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b,
+                                  const pds_real *y, pds_real c, pds_real *z) {
+  EW_LAUNCH(axpbypcz_k, n, a, x, b, y, c, z);
+}
+cudaError_t pds_cuda_vec_dot(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
+                             pds_real *out) {
+  RED_LAUNCH(dot_k, n, x, y, red, out);
+}
+cudaError_t pds_cuda_vec_dot2(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
+                              const pds_real *z, pds_real *out) {
+  RED_LAUNCH(dot2_k, n, x, y, z, red, out);
+}
+cudaError_t pds_cuda_vec_norm_inf(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, pds_real *out) {
+  RED_LAUNCH(norm_inf_k, n, x, red, out);
+}
+cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
+                                 pds_real *r, pds_real *sc) {
+  RED_LAUNCH(cg_r_k, n, rz, q, r, red, sc);
+}
+cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real beta, const pds_real *z,
+                                  pds_real *x, pds_real *p) {
+  EW_LAUNCH(cg_xp_k, n, alpha, beta, z, x, p);
+}
+cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rho, const pds_real *r,
+                                   const pds_real *v, pds_real *w, pds_real *sc) {
+  RED_LAUNCH(bicg_s_k, n, rho, r, v, w, red, sc);
+}
+cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
+                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc) {
+  RED_LAUNCH(bicg_r_k, n, w, t, rhat, r, red, sc);
+}
+cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
+                                    const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
+                                    pds_real *x, pds_real *p) {
+  EW_LAUNCH(bicg_xp_k, n, alpha, omega, -beta * omega, beta, ph, sh, r, v, x, p);
+}
+
+} // extern "C"
