@@ -175,6 +175,161 @@ done:
   return rc;
 }
 
+/* ---- fem2d: P1 finite elements on a generated or Gmsh mesh (-problem fem2d) ------------------------------ */
+
+static const char *const fem_domains[]   = {"square", "hole"};
+static const char *const fem_problems[]  = {"paper", "manufactured"};
+static const char *const fem_dirichlet[] = {"row", "symmetric"};
+
+typedef struct {
+  const char *domain, *mesh, *fem, *dirichlet, *vtk;
+  int         nodes, seed;
+  bool        rcm;
+} fem_opts;
+
+/* What a fem2d run knows besides the solve: mesh, assembly, errors (for the result line, -json and -vtk). */
+typedef struct {
+  bool     on;
+  char     source[200];
+  const fem_opts *fo;
+  pds_int  nnodes, ntri, nbedge, ndirichlet;
+  double   min_angle, max_aspect, t_create, t_assemble;
+  bool     have_err;
+  double   err_l2, err_pct; /* err_pct < 0: not reported (u may vanish) */
+} fem_report;
+
+/* The fem2d flags (solve and gen; vtk only when vtk != NULL). */
+static int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_vtk) {
+  memset(fo, 0, sizeof *fo);
+  pds_options_begin_section(o, "fem2d (P1 triangles; with -problem fem2d, or -mesh alone):");
+  OPT(o, pds_options_get_int(o, "-nodes", 0, 0, 1 << 30,
+                             "about this many nodes of a generated mesh (within 5%; required unless -mesh)", &fo->nodes,
+                             NULL));
+  OPT(o, pds_options_get_choice(o, "-domain", "square", fem_domains, NELEM(fem_domains),
+                                "generated domain: square (unit square) or hole ([0,2]x[0,1] minus a disc)",
+                                &fo->domain, NULL));
+  OPT(o, pds_options_get_int(o, "-seed", 1, 0, INT_MAX, "seed of the mesh generator", &fo->seed, NULL));
+  OPT(o, pds_options_get_string(o, "-mesh", NULL, "<file.msh> Gmsh mesh (2.2 or 4.1) instead of a generated one",
+                                &fo->mesh, NULL));
+  OPT(o, pds_options_get_bool(o, "-rcm", false, "renumber the nodes by reverse Cuthill-McKee first", &fo->rcm, NULL));
+  OPT(o, pds_options_get_choice(o, "-fem", "paper", fem_problems, NELEM(fem_problems),
+                                "problem: paper (-lap u = 10, u = 10 on the unit square; exact by Fourier series) or "
+                                "manufactured (u = sin(pi x) cos(pi y) + x^2 y, any domain)", &fo->fem, NULL));
+  OPT(o, pds_options_get_choice(o, "-dirichlet", "row", fem_dirichlet, NELEM(fem_dirichlet),
+                                "boundary rows: row (the paper's e_i^T rows, nonsymmetric) or symmetric (columns "
+                                "moved to b too: SPD, for cg)", &fo->dirichlet, NULL));
+  if (with_vtk)
+    OPT(o, pds_options_get_string(o, "-vtk", NULL, "<out.vtu> write the mesh with fields solution, exact, error",
+                                  &fo->vtk, NULL));
+  return EXIT_DONE;
+}
+
+/* Flag consistency once the command line is read: fem2d is on with -problem fem2d or -mesh. */
+static int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int ndims, bool *on) {
+  static const char *const only[] = {"-nodes", "-domain", "-seed", "-rcm", "-fem", "-dirichlet", "-vtk"};
+
+  if (fo->mesh && !*problem) *problem = "fem2d";
+  *on = *problem && !strcmp(*problem, "fem2d");
+  if (!*on) {
+    for (int i = 0; i < NELEM(only); i++)
+      if (pds_options_has(o, only[i])) return fail("flag %s is only used with -problem fem2d (or -mesh)", only[i]);
+    if (fo->mesh) return fail("flag -mesh is only used with -problem fem2d");
+    return EXIT_DONE;
+  }
+  if (ndims > 0) return fail("flag -n: -problem fem2d takes -nodes N (or -mesh FILE), not -n");
+  if (fo->mesh && pds_options_has(o, "-nodes")) return fail("flags -mesh and -nodes exclude each other");
+  if (fo->mesh && (pds_options_has(o, "-domain") || pds_options_has(o, "-seed")))
+    return fail("flags -domain and -seed describe a generated mesh; not with -mesh");
+  if (!fo->mesh && fo->nodes <= 0) return fail("flag -problem fem2d needs -nodes N (or -mesh FILE)");
+  return EXIT_DONE;
+}
+
+/* Mesh (generated or read, renumbered on request), the fem2d object, A, b and the nodal exact solution. */
+static int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d *fem, pds_mat *A, pds_vec *b,
+                     pds_vec *u, fem_report *fr) {
+  pds_fem2d_info in;
+  int            rc = EXIT_DONE;
+  char           what[300];
+
+  memset(fr, 0, sizeof *fr);
+  fr->on = true;
+  fr->fo = fo;
+  if (fo->mesh) {
+    snprintf(what, sizeof what, "flag -mesh: cannot read '%s'", fo->mesh);
+    TRY(what, pds_mesh_read_gmsh(ctx, fo->mesh, mesh));
+  } else {
+    snprintf(what, sizeof what, "flag -nodes %d -domain %s: mesh generation failed", fo->nodes, fo->domain);
+    TRY(what, pds_mesh_generate(ctx, fo->domain, fo->nodes, (uint64_t)fo->seed, mesh));
+  }
+  if (fo->rcm) TRY("flag -rcm", pds_mesh_reorder_rcm(*mesh));
+  TRY("mesh", pds_mesh_get_sizes(*mesh, &fr->nnodes, &fr->ntri, &fr->nbedge));
+  TRY("mesh", pds_mesh_quality(*mesh, &fr->min_angle, &fr->max_aspect));
+  TRY("fem2d", pds_fem2d_create(ctx, *mesh, fem));
+  TRY("flag -fem", pds_fem2d_set_problem(*fem, fo->fem));
+  TRY("fem2d assembly", pds_fem2d_assemble(*fem, strcmp(fo->dirichlet, "symmetric") ? PDS_DIRICHLET_ROW
+                                                                                      : PDS_DIRICHLET_SYMMETRIC, A, b));
+  TRY("fem2d", pds_fem2d_get_info(*fem, &in));
+  fr->ndirichlet = in.ndirichlet;
+  fr->t_create   = in.t_create;
+  fr->t_assemble = in.t_assemble;
+  if (fo->mesh) snprintf(fr->source, sizeof fr->source, "fem2d %s on %s%s, Dirichlet %s", fo->fem, fo->mesh,
+                         fo->rcm ? " (rcm)" : "", fo->dirichlet);
+  else snprintf(fr->source, sizeof fr->source, "fem2d %s on %s (%d nodes asked, seed %d)%s, Dirichlet %s", fo->fem,
+                fo->domain, fo->nodes, fo->seed, fo->rcm ? " (rcm)" : "", fo->dirichlet);
+  printf("mesh: %" PDS_INT_FMT " nodes, %" PDS_INT_FMT " triangles, %" PDS_INT_FMT " boundary edges, %" PDS_INT_FMT
+         " Dirichlet nodes, min angle %.2f deg, max aspect %.3f\n", fr->nnodes, fr->ntri, fr->nbedge, fr->ndirichlet,
+         fr->min_angle, fr->max_aspect);
+  printf("assembly: %s; nnz %" PDS_SIZE_FMT ", pattern and gather maps %.4f s, values %.4f s\n", fr->source, in.nnz,
+         fr->t_create, fr->t_assemble);
+  {
+    int ierr = pds_fem2d_exact(*fem, u);
+
+    /* the paper's series holds on the unit square only: elsewhere solve without errors */
+    if (ierr == PDS_ERR_UNSUPPORTED) {
+      printf("note: %s; errors are not reported\n", pds_ctx_get_error(ctx));
+      pds_ctx_clear_error(ctx);
+    } else TRY("fem2d exact solution", ierr);
+  }
+done:
+  return rc;
+}
+
+/* After the solve: L2 error, percent error (paper: u >= 10), and the VTK file (u NULL: solution only). */
+static int fem_finish(pds_ctx ctx, const fem_opts *fo, pds_mesh mesh, pds_fem2d fem, pds_vec x, pds_vec u,
+                      fem_report *fr) {
+  pds_real *xh = NULL, *uh = NULL, *eh = NULL;
+  pds_int   n  = fr->nnodes;
+  int       rc = EXIT_DONE;
+
+  xh = malloc(sizeof *xh * (size_t)n), uh = malloc(sizeof *uh * (size_t)n), eh = malloc(sizeof *eh * (size_t)n);
+  if (!xh || !uh || !eh) {
+    rc = fail("out of memory (fem2d errors)");
+    goto done;
+  }
+  TRY("fem2d errors", pds_vec_get_values(x, xh, PDS_MEM_HOST));
+  if (u) {
+    TRY("fem2d L2 error", pds_fem2d_l2_error(fem, x, &fr->err_l2));
+    TRY("fem2d errors", pds_vec_get_values(u, uh, PDS_MEM_HOST));
+    fr->err_pct = strcmp(fo->fem, "paper") ? -1.0 : 0.0;
+    for (pds_int i = 0; i < n; i++) {
+      eh[i] = xh[i] - uh[i];
+      if (fr->err_pct >= 0) fr->err_pct = fmax(fr->err_pct, 100.0 * fabs(eh[i]) / fabs(uh[i]));
+    }
+    fr->have_err = true;
+  }
+  if (fo->vtk) {
+    const char     *names[3] = {"solution", "exact", "error"};
+    const pds_real *vals[3]  = {xh, uh, eh};
+    char            what[300];
+
+    snprintf(what, sizeof what, "flag -vtk: cannot write '%s'", fo->vtk);
+    TRY(what, pds_mesh_write_vtk(mesh, fo->vtk, u ? 3 : 1, names, vals));
+  }
+done:
+  free(xh), free(uh), free(eh);
+  return rc;
+}
+
 /* ---- solving: shared by solve and demo -------------------------------------------------------------- */
 
 typedef struct {
@@ -287,13 +442,16 @@ static double ratio(double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINI
 /* ---- solve -------------------------------------------------------------------------------------------- */
 
 static void usage_solve(void) {
-  printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ]) [flags]\n"
+  printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh))\n"
+         "                      [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
-         "  exit status 0 converged, 2 not converged, 1 error.\n");
+         "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
+         "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
+         "  max |x - u| over the nodes.\n");
 }
 
 static int write_report(pds_ctx ctx, const char *path, const char *source, const char *format,
-                        const solve_settings *st, const solve_info *in, pds_solver s) {
+                        const solve_settings *st, const solve_info *in, pds_solver s, const fem_report *fr) {
   pds_json j;
   int      ierr;
 
@@ -332,6 +490,32 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_real(&j, "err_rel2", in->err_rel2);
   }
   if (in->have_u) pds_json_real(&j, "disc_err", in->disc_err);
+  if (fr && fr->on) {
+    pds_json_begin_object(&j, "fem2d");
+    pds_json_string(&j, "problem", fr->fo->fem);
+    pds_json_string(&j, "dirichlet", fr->fo->dirichlet);
+    if (fr->fo->mesh) pds_json_string(&j, "mesh", fr->fo->mesh);
+    else {
+      pds_json_string(&j, "domain", fr->fo->domain);
+      pds_json_int(&j, "nodes_asked", fr->fo->nodes);
+      pds_json_int(&j, "seed", fr->fo->seed);
+    }
+    pds_json_bool(&j, "rcm", fr->fo->rcm);
+    pds_json_int(&j, "nodes", fr->nnodes);
+    pds_json_int(&j, "triangles", fr->ntri);
+    pds_json_int(&j, "boundary_edges", fr->nbedge);
+    pds_json_int(&j, "dirichlet_nodes", fr->ndirichlet);
+    pds_json_real(&j, "min_angle_deg", fr->min_angle);
+    pds_json_real(&j, "max_aspect", fr->max_aspect);
+    pds_json_real(&j, "t_create", fr->t_create);
+    pds_json_real(&j, "t_assemble", fr->t_assemble);
+    if (fr->have_err) {
+      pds_json_real(&j, "err_l2", fr->err_l2);
+      if (in->have_u) pds_json_real(&j, "err_inf", in->disc_err);
+      if (fr->err_pct >= 0) pds_json_real(&j, "err_pct", fr->err_pct);
+    }
+    pds_json_end_object(&j);
+  }
   if (st->history) {
     const pds_real *h;
     int             len;
@@ -358,9 +542,15 @@ static int cmd_solve(pds_options o) {
   pds_vec        b = NULL, x = NULL, ones = NULL;
   pds_vec        x_exact = NULL, u_exact = NULL;
   pds_int        nrows, ncols;
+  fem_opts       fo;
+  fem_report     fr;
+  bool           fem_on = false;
+  pds_mesh       mesh   = NULL;
+  pds_fem2d      fem    = NULL;
 
   memset(&p, 0, sizeof p);
   memset(&st, 0, sizeof st);
+  memset(&fr, 0, sizeof fr);
   pds_options_begin_section(o, "problem:");
   OPT(o, pds_options_get_string(o, "-A", NULL, "<file.mtx> matrix to solve, Matrix Market coordinate (or -problem)",
                                 &Apath, NULL));
@@ -394,23 +584,30 @@ static int cmd_solve(pds_options o) {
                               &st.history, NULL));
   OPT(o, pds_options_get_string(o, "-o", NULL, "<x.mtx> write the solution (Matrix Market array)", &out, NULL));
   OPT(o, pds_options_get_string(o, "-json", NULL, "<report.json> write the result as a JSON object", &json, NULL));
+  if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
   if (pds_options_help(o)) {
     usage_solve();
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
   }
   OPT(o, pds_options_check_unused(o));
+  if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
   if (Apath && problem) return fail("flags -A and -problem exclude each other");
-  if (problem && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (problem && !fem_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!problem && ndims > 0) return fail("flag -n is only used with -problem");
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;
   if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;
-  if (problem) {
+  if (fem_on) {
+    if ((rc = fem_build(ctx, &fo, &mesh, &fem, &p.A, &p.b, &p.u_exact, &fr))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", fr.source);
+  } else if (problem) {
     pds_int d[3];
     char    what[96];
 
@@ -455,6 +652,10 @@ static int cmd_solve(pds_options o) {
     printf("rhs: %s\n", bpath ? bpath : p.b ? "generated" : "A*ones");
   }
   if ((rc = run_solver(ctx, s, A, b, x, x_exact, u_exact, &st, &info))) goto done;
+  if (fem_on) {
+    if ((rc = fem_finish(ctx, &fo, mesh, fem, x, p.u_exact, &fr))) goto done;
+    fr.have_err = fr.have_err && u_exact; /* errors vs the problem's solution mean nothing with another b (-b) */
+  }
   if (st.history && !json) {
     const pds_real *h;
     int             len;
@@ -466,6 +667,8 @@ static int cmd_solve(pds_options o) {
   printf("solution: rnorm_true=%.6e", info.rnorm_true);
   if (info.have_x) printf(" err_inf=%.6e err_rel2=%.6e", info.err_inf, info.err_rel2);
   if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
+  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
+  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
   printf("\n");
   if (out) {
     char what[300];
@@ -477,7 +680,7 @@ static int cmd_solve(pds_options o) {
     char what[300];
 
     snprintf(what, sizeof what, "flag -json: cannot write '%s'", json);
-    TRY(what, write_report(ctx, json, source, format, &st, &info, s));
+    TRY(what, write_report(ctx, json, source, format, &st, &info, s, &fr));
   }
   printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
          "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e",
@@ -486,6 +689,8 @@ static int cmd_solve(pds_options o) {
          info.t_setup, info.t_solve);
   if (info.have_x) printf(" err_inf=%.6e", info.err_inf);
   if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
+  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
+  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
   printf("\n");
   rc = info.res.reason > 0 ? EXIT_DONE : EXIT_NOT_CONVERGED;
 done:
@@ -496,6 +701,8 @@ done:
   pds_problem_destroy(&p);
   pds_solver_destroy(&s);
   pds_precond_destroy(&pc);
+  pds_fem2d_destroy(&fem);
+  pds_mesh_destroy(&mesh);
   pds_ctx_destroy(&ctx);
   return rc;
 }
@@ -595,29 +802,44 @@ static int cmd_gen(pds_options o) {
   pds_problem p;
   pds_int     d[3], n;
   pds_size    nnz;
+  fem_opts    fo;
+  fem_report  fr;
+  bool        fem_on = false;
+  pds_mesh    mesh   = NULL;
+  pds_fem2d   fem    = NULL;
 
   memset(&p, 0, sizeof p);
   pds_options_begin_section(o, "flags:");
   if (read_problem(o, cmdname, &problem, dims, &ndims, true)) return EXIT_ERROR;
   OPT(o, pds_options_get_string(o, "-o", NULL,
                                 "<prefix> writes PREFIX_A.mtx, PREFIX_b.mtx, PREFIX_x.mtx (exact discrete solution, "
-                                "if known) and PREFIX_u.mtx (PDE solution, if any); required", &prefix, NULL));
+                                "if known), PREFIX_u.mtx (PDE solution, if any) and, for fem2d, PREFIX_mesh.msh "
+                                "(Gmsh 2.2); required", &prefix, NULL));
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
+  if (read_fem_flags(o, cmdname, &fo, false)) return EXIT_ERROR;
   if (pds_options_help(o)) {
-    printf("usage: pdesolve gen -problem NAME -n NX [NY NZ] -o PREFIX\n"
-           "  Write a generated problem as Matrix Market files.\n");
+    printf("usage: pdesolve gen (-problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)) -o PREFIX\n"
+           "  Write a generated problem as Matrix Market files (-mesh F.msh alone implies -problem fem2d).\n");
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
   }
   OPT(o, pds_options_check_unused(o));
+  if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (!problem) return fail("gen needs -problem NAME (see 'pdesolve gen -help')");
-  if (ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (!fem_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!prefix) return fail("gen needs -o PREFIX (see 'pdesolve gen -help')");
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;
   for (int i = 0; i < ndims; i++) d[i] = dims[i];
   snprintf(what, sizeof what, "flag -problem %s", problem);
-  TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
+  if (fem_on) {
+    if ((rc = fem_build(ctx, &fo, &mesh, &fem, &p.A, &p.b, &p.u_exact, &fr))) goto done;
+    snprintf(p.description, sizeof p.description, "%.159s", fr.source);
+    snprintf(path, sizeof path, "%s_mesh.msh", prefix);
+    snprintf(what, sizeof what, "flag -o: cannot write '%s'", path);
+    TRY(what, pds_mesh_write_gmsh(mesh, path));
+    printf("wrote %s\n", path);
+  } else TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
   TRY("problem", pds_mat_get_size(p.A, &n, NULL));
   TRY("problem", pds_mat_get_nnz(p.A, &nnz));
 #define GEN_WRITE(suffix, call)                                         \
@@ -635,6 +857,8 @@ static int cmd_gen(pds_options o) {
   printf("%s: n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT "\n", p.description, n, nnz);
 done:
   pds_problem_destroy(&p);
+  pds_fem2d_destroy(&fem);
+  pds_mesh_destroy(&mesh);
   pds_ctx_destroy(&ctx);
   return rc;
 }
@@ -642,8 +866,8 @@ done:
 /* ---- demo -------------------------------------------------------------------------------------------- */
 
 typedef struct {
-  const char *name;    /* "poisson7" (generated) or a file of shared/matrices without .mtx */
-  int         n;       /* grid size of poisson7 (n^3) */
+  const char *name;    /* "poisson7", "fem2d" (generated) or a file of shared/matrices without .mtx */
+  int         n;       /* grid size of poisson7 (n^3), nodes of fem2d */
   const char *rhs;     /* rhs file of shared/matrices, or NULL: b = A*ones (poisson7: the generator's b) */
   const char *solver, *pc;
   int         bs;      /* pbjacobi block size */
@@ -659,6 +883,8 @@ static const demo_case demo_cases[] = {
     {"poisson7", 64, NULL, "cg", "jacobi", 0, 30, false, ""},
     {"poisson7", 64, NULL, "bicgstab", "jacobi", 0, 30, false, ""},
     {"poisson7", 64, NULL, "gmres", "jacobi", 0, 30, false, ""},
+    {"fem2d", 107, NULL, "bicgstab", "none", 0, 30, true, "paper 004 grid 1: P1, Dirichlet rows, plain BiCGSTAB"},
+    {"fem2d", 46068, NULL, "bicgstab", "jacobi", 0, 30, false, ""},
     {"bcsstk13", 0, NULL, "cg", "jacobi", 0, 30, false, "badly scaled: diagonal 6e4..1.2e12; Jacobi rescales"},
     {"s1rmq4m1", 0, NULL, "cg", "jacobi", 0, 30, false, "6 dof/node but n = 5489 is no multiple of 6: point Jacobi"},
     {"nos3", 0, NULL, "cg", "pbjacobi", 2, 30, true, "2x2 blocks (97.6% full)"},
@@ -713,7 +939,8 @@ static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rt
 
   *ok = false;
   memset(&p, 0, sizeof p);
-  if (c->n) snprintf(label, sizeof label, "%s %d^3", c->name, c->n);
+  if (c->n && !strcmp(c->name, "fem2d")) snprintf(label, sizeof label, "%s ~%d", c->name, c->n);
+  else if (c->n) snprintf(label, sizeof label, "%s %d^3", c->name, c->n);
   else snprintf(label, sizeof label, "%s", c->name);
   snprintf(method, sizeof method, "%s+%s", c->solver, c->pc);
   if (c->bs) snprintf(method + strlen(method), sizeof method - strlen(method), "(%d)", c->bs);
@@ -820,8 +1047,8 @@ static int cmd_demo(pds_options o) {
     else if (!ok) nbad++;
   }
   printf("notes: ||r|| = ||b - A x||_2 recomputed after the solve; err_max = max |x - x_known| (vs ones when b =\n"
-         "       A*ones, vs the PDE solution u for poisson7, which includes the O(h^2) discretization error);\n"
-         "       time = setup + solve.\n");
+         "       A*ones, vs the PDE solution u for poisson7 and fem2d, which includes the O(h^2) discretization\n"
+         "       error); time = setup + solve.\n");
   for (int i = 0; i < NELEM(demo_cases); i++) {
     const demo_case *c = &demo_cases[i];
 

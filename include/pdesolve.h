@@ -2,9 +2,9 @@
  *
  * Objects: a context (backend, errors, allocator), vectors, matrices (csr, bsr, shell), preconditioners
  * (none, jacobi, pbjacobi, shell), Krylov solvers (cg, bicgstab, gmres, fgmres, richardson), Matrix Market
- * I/O and problem generators. Every function returns PDS_OK (0) or a negative pds_error_code; the message is
- * read with pds_ctx_get_error(). Handles are opaque; create(..., &h) pairs with destroy(&h), which sets h to
- * NULL and accepts NULL. See docs/user-guide.md. */
+ * I/O, 2D triangle meshes, P1 finite elements (fem2d) and problem generators. Every function returns PDS_OK (0)
+ * or a negative pds_error_code; the message is read with pds_ctx_get_error(). Handles are opaque;
+ * create(..., &h) pairs with destroy(&h), which sets h to NULL and accepts NULL. See docs/user-guide.md. */
 #ifndef PDESOLVE_H
 #define PDESOLVE_H
 
@@ -74,6 +74,28 @@ PDS_EXTERN int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real b
 PDS_EXTERN int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz); /* x^T y, x^T z, one pass */
 PDS_EXTERN int pds_vec_norm2(pds_vec x, pds_real *nrm);                   /* ||x||_2 */
 PDS_EXTERN int pds_vec_norm_inf(pds_vec x, pds_real *nrm);                /* max |x_i| (NaN if any is NaN) */
+/* Reductions whose results stay in backend memory, in a small vector s of scalars: the Krylov methods keep the
+   scalars that feed their next step there and read s on the host once per iteration (pds_vec_get_values), which
+   on a GPU is one small device-to-host copy. Same bits as pds_vec_dot / pds_vec_dot2. */
+PDS_EXTERN int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i);             /* s_i = x^T y */
+PDS_EXTERN int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i); /* s_i = x^T y, s_i+1 = x^T z */
+/* Fused steps of CG and BiCGSTAB (one pass over the vectors instead of two or three); each gives the bits of
+   the unfused sequence on the same backend. s: the scalar vector above (length >= 2, or 6 for bicgstab_r). */
+/* a = rz / s_0 if s_0 > 0, else 0; r = r - a q; s_1 = r^T r */
+PDS_EXTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s);
+/* x = x + alpha p; p = z + beta p */
+PDS_EXTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_real alpha, pds_real beta);
+/* a = rho / s_0 if s_0 is finite and nonzero, else 0; w = r - a v; s_1 = w^T w */
+PDS_EXTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_real rho, pds_vec s);
+/* o = s_2 / s_3 if s_3 is finite and nonzero, else 0; r = w - o t; s_4 = r^T rhat; s_5 = r^T r */
+PDS_EXTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec s);
+/* x = x + alpha ph + omega sh; p = r + beta (p - omega v) (ph may be p) */
+PDS_EXTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,
+                                         pds_real alpha, pds_real omega, pds_real beta);
+/* y = A x, then s_i = y^T w1 (and s_i+1 = y^T w2 when w2 is not NULL): one pass over y where the backend fuses the
+   product with the dots (csr); otherwise pds_mat_apply followed by pds_vec_dot_into / pds_vec_dot2_into, whose bits
+   the CPU backends also give on the fused path. w1 may be x, w2 may be y. */
+PDS_EXTERN int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i);
 /* Direct access: get, use, restore. A read access may be open several times at once; a write access
    excludes every other access. mt = DEVICE gives the backend's array. */
 PDS_EXTERN int pds_vec_get_array_read(pds_vec v, pds_memtype mt, const pds_real **a);
@@ -172,6 +194,105 @@ PDS_EXTERN int pds_mm_write_mat(pds_mat A, const char *path);            /* csr 
 PDS_EXTERN int pds_mm_read_vec(pds_ctx ctx, const char *path, pds_vec *v);
 PDS_EXTERN int pds_mm_write_vec(pds_vec v, const char *path);
 
+/* ---- meshes (2D triangles) ------------------------------------------------------------------------ */
+/* An unstructured triangle mesh: node coordinates xy[2*i], xy[2*i+1]; triangles tri[3*e..3*e+2] (0-based node
+   numbers, counter-clockwise); boundary edges bedge[2*k..2*k+1] with tags bedge_tag[k] (> 0: a physical group
+   or generator boundary id); node markers: 0 interior, else the tag of a boundary edge the node lies on (the
+   smallest tag where edges of several tags meet). Meshes live on the host. */
+typedef struct pds_mesh_s *pds_mesh;
+/* From arrays (copied); checks indices, orientation (clockwise triangles are flipped), degenerate and
+   duplicate triangles, nodes used by no triangle. */
+PDS_EXTERN int pds_mesh_create_tri(pds_ctx ctx, pds_int nnodes, const pds_real *xy, pds_int ntri, const pds_int *tri,
+                                   pds_int nbedge, const pds_int *bedge, const pds_int *bedge_tag, pds_mesh *m);
+/* Built-in unstructured generator: domain "square" (unit square; boundary tags 1 bottom, 2 right, 3 top, 4 left)
+   or "hole" (rectangle [0,2]x[0,1] with a circular hole of radius 0.25 at (0.5,0.5); tags 1..4 as the square,
+   5 the circle), with about target_nodes nodes (within 5%), reproducible for a given seed. */
+PDS_EXTERN int pds_mesh_generate(pds_ctx ctx, const char *domain, pds_int target_nodes, uint64_t seed, pds_mesh *m);
+/* Gmsh .msh 2.2 and 4.1, ASCII and binary: 3-node triangles and boundary lines in physical groups (with their
+   physical tags) are kept, points ignored; volume elements, quads or curved triangles are refused with
+   PDS_ERR_UNSUPPORTED (a 3D file's surface triangles are not a 2D mesh); nodes used by no triangle are dropped.
+   Nodes are numbered by increasing Gmsh tag. Malformed files give PDS_ERR_FORMAT with the line or byte offset. */
+PDS_EXTERN int pds_mesh_read_gmsh(pds_ctx ctx, const char *path, pds_mesh *m);
+PDS_EXTERN int pds_mesh_write_gmsh(pds_mesh m, const char *path);        /* MSH 2.2 ASCII, tags kept */
+PDS_EXTERN int pds_mesh_destroy(pds_mesh *m);
+PDS_EXTERN int pds_mesh_get_sizes(pds_mesh m, pds_int *nnodes, pds_int *ntri, pds_int *nbedge);
+PDS_EXTERN int pds_mesh_get_arrays(pds_mesh m, const pds_real **xy, const pds_int **tri, const pds_int **bedge,
+                                   const pds_int **bedge_tag, const pds_int **node_marker);
+/* Minimum interior angle (degrees) and maximum aspect ratio (longest edge over shortest altitude * sqrt(3)/2,
+   1 for an equilateral triangle). */
+PDS_EXTERN int pds_mesh_quality(pds_mesh m, pds_real *min_angle_deg, pds_real *max_aspect);
+PDS_EXTERN int pds_mesh_reorder_rcm(pds_mesh m);                         /* reverse Cuthill-McKee node order */
+/* VTK XML unstructured grid (.vtu) with point fields names[k] -> values[k][nnodes]. */
+PDS_EXTERN int pds_mesh_write_vtk(pds_mesh m, const char *path, int nfields, const char *const *names,
+                                  const pds_real *const *values);
+
+/* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
+/* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary
+   marker (> 0). Element stiffness k_ij = k/(4A) (b_i b_j + c_i c_j) (b, c: differences of the y and x
+   coordinates of the other two nodes; thickness 1); load f A/3 per node for a constant f, else the 3-point
+   edge-midpoint rule (exact when f is linear). The matrix is CSR on the mesh graph (sorted columns, diagonal
+   included; Dirichlet zeros stay stored, so the pattern is the same in both modes).
+   pds_fem2d_create builds the pattern and a gather map once: for every CSR entry, the list of (triangle, local
+   i, local j) contributions in ascending triangle order; assembly computes the 3x3 element matrices
+   (element-parallel), then sums each entry over its list in that order (row-parallel). No two threads write
+   the same value, no atomics, and the bits equal a serial triangle-by-triangle assembly on every backend and
+   thread count. The mesh must outlive the fem2d object and keep its triangles (reorder it before create;
+   assembling after the mesh changed is PDS_ERR_STATE). Assembly runs on the host (threads on /cpu/omp) and
+   the matrix and vectors are created on the context's backend. */
+typedef struct pds_fem2d_s *pds_fem2d;
+typedef enum {
+  PDS_DIRICHLET_ROW       = 0, /* paper 004: row i of a marked node becomes e_i^T, b_i = g_i (nonsymmetric:
+                                  bicgstab, gmres) */
+  PDS_DIRICHLET_SYMMETRIC = 1  /* also column i zeroed and moved to the right-hand side (b_j -= a_ji g_i):
+                                  symmetric positive definite, so cg applies */
+} pds_dirichlet_mode;
+/* A coefficient, source, boundary value or exact solution as a function of the point; user is the problem's.
+   The callbacks may be called from several threads at once (on /cpu/omp): they must be thread-safe. */
+typedef pds_real (*pds_fem2d_fn)(void *user, pds_real x, pds_real y);
+typedef struct {
+  pds_real     k;    /* conductivity (> 0), used when kfn is NULL */
+  pds_fem2d_fn kfn;  /* or k(x, y), taken at each triangle's centroid */
+  pds_real     f;    /* source, used when ffn is NULL (load f A/3 per node) */
+  pds_fem2d_fn ffn;  /* or f(x, y) (load by the edge-midpoint rule) */
+  pds_real     g;    /* boundary value, used when gfn is NULL */
+  pds_fem2d_fn gfn;  /* or g(x, y) at the marked nodes */
+  pds_fem2d_fn u;    /* exact solution, or NULL (then pds_fem2d_exact and pds_fem2d_l2_error are unsupported) */
+  void        *user; /* passed to the callbacks */
+} pds_fem2d_problem;
+typedef struct {
+  pds_int  nnodes, ntri;  /* unknowns (one per node) and triangles */
+  pds_int  ndirichlet;    /* nodes with a boundary marker (Dirichlet rows) */
+  pds_size nnz;           /* entries of the pattern: nodes + 2 * edges */
+  pds_size ncontrib;      /* entries of the matrix gather map: 9 per triangle */
+  size_t   bytes;         /* memory held: pattern, gather maps, and after the first assembly its workspace
+                             (the element matrices and loads, 72 bytes per triangle, kept for re-assembly) */
+  double   t_create;      /* seconds pds_fem2d_create took (pattern and gather maps) */
+  double   t_assemble;    /* seconds the last pds_fem2d_assemble took (0 before the first) */
+} pds_fem2d_info;
+/* Pattern and gather maps for a mesh (checks that it has triangles, no node outside them, and fits the
+   32-bit indices: 9 * triangles < 2^31). The problem is "paper" until set. */
+PDS_EXTERN int pds_fem2d_create(pds_ctx ctx, pds_mesh mesh, pds_fem2d *fem);
+PDS_EXTERN int pds_fem2d_destroy(pds_fem2d *fem);
+/* Built-in problems:
+   "paper":        paper 004's model problem: -lap u = 10 on the unit square, u = 10 on the boundary; exact
+                   solution u = 10 + 10 w, -lap w = 1, w = 0 on the boundary, by the single Fourier series of w
+                   (in x or y, whichever decays faster there; summed to a rigorous tail bound below 2^-52, so u is
+                   exact to ~1e-14); the exact solution needs a mesh of the unit square.
+   "manufactured": u = sin(pi x) cos(pi y) + x^2 y, f = -lap u = 2 pi^2 sin(pi x) cos(pi y) - 2 y, g = u: any
+                   domain (for convergence orders). */
+PDS_EXTERN int pds_fem2d_set_problem(pds_fem2d fem, const char *name);
+PDS_EXTERN int pds_fem2d_set_problem_user(pds_fem2d fem, const pds_fem2d_problem *prob); /* copied */
+PDS_EXTERN const char *pds_fem2d_get_problem(pds_fem2d fem);  /* "paper", "manufactured" or "user" */
+/* A (csr, nnodes x nnodes) and b for the current problem; new objects on the fem2d object's context. A node on
+   the mesh's boundary (an edge of one triangle) without a marker is an error: the Dirichlet data need it. */
+PDS_EXTERN int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_vec *b);
+PDS_EXTERN int pds_fem2d_exact(pds_fem2d fem, pds_vec *u);               /* u_i = u(x_i, y_i), a new vector */
+/* ||u_h - u||_L2(domain), u_h the P1 interpolant of the nodal values x, by the 7-point degree-5 rule on
+   every triangle (deterministic: fixed element chunks added in order). */
+PDS_EXTERN int pds_fem2d_l2_error(pds_fem2d fem, pds_vec x, pds_real *err);
+PDS_EXTERN int pds_fem2d_get_info(pds_fem2d fem, pds_fem2d_info *info);
+PDS_EXTERN int pds_fem2d_view(pds_fem2d fem, FILE *f);
+
 /* ---- problem generators ----------------------------------------------------------------------------- */
 /* A generated problem: the operator, a right-hand side and, where known, the exact solution of the
    discrete system (x_exact) and of the PDE sampled at the unknowns (u_exact, for the discretization error). */
@@ -182,7 +303,8 @@ typedef struct {
   pds_vec u_exact; /* NULL when not a PDE problem */
   char    description[160];
 } pds_problem;
-/* name: "poisson7" (dims[0..2] = nx ny nz). */
+/* name: "poisson7" (dims[0..2] = nx ny nz); "fem2d" (dims[0] = nodes: paper 004's problem, P1 on a generated
+   unit-square mesh of about that many nodes, seed 1, Dirichlet rows as the paper: see pds_fem2d_*). */
 PDS_EXTERN int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int *dims, int ndims, pds_problem *p);
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);

@@ -38,6 +38,7 @@ struct pds_ctx_s {
 #define PDS_CLASSID_MAT     0x70644d02u
 #define PDS_CLASSID_PRECOND 0x70645003u
 #define PDS_CLASSID_SOLVER  0x70645304u
+#define PDS_CLASSID_MESH    0x70646d05u
 #define PDS_CLASSID_FREED   0xdeadbeefu
 struct pds_header {
   pds_ctx  ctx;

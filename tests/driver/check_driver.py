@@ -24,7 +24,8 @@ RESULT_RE = re.compile(
     r"^result: solver=(?P<solver>\S+) pc=(?P<pc>\S+) backend=(?P<backend>\S+) n=(?P<n>\d+) nnz=(?P<nnz>\d+) "
     r"iterations=(?P<iterations>\d+) reason=(?P<reason>[a-z_]+) rnorm0=(?P<rnorm0>\S+) rnorm=(?P<rnorm>\S+) "
     r"rel=(?P<rel>\S+) t_setup=(?P<t_setup>\S+) t_solve=(?P<t_solve>\S+)"
-    r"(?: err_inf=(?P<err_inf>\S+))?(?: disc_err=(?P<disc_err>\S+))?$")
+    r"(?: err_inf=(?P<err_inf>\S+))?(?: disc_err=(?P<disc_err>\S+))?"
+    r"(?: err_l2=(?P<err_l2>\S+))?(?: err_pct=(?P<err_pct>\S+))?$")  # err_l2, err_pct: fem2d
 MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
@@ -77,7 +78,7 @@ def result_of(p):
     r = m.groupdict()
     for k in ("n", "nnz", "iterations"):
         r[k] = int(r[k])
-    for k in ("rnorm0", "rnorm", "rel", "t_setup", "t_solve", "err_inf", "disc_err"):
+    for k in ("rnorm0", "rnorm", "rel", "t_setup", "t_solve", "err_inf", "disc_err", "err_l2", "err_pct"):
         if r[k] is not None:
             r[k] = float(r[k])
     return r

@@ -1,0 +1,22 @@
+# tests/mesh/gmsh_files.cmake (cmake -DGEO=... -DOUT=... -P): the ctest fixture of t902_gmsh: meshes GEO with the gmsh
+# program into OUT as MSH 2.2 and 4.1, ASCII and binary. gmsh must be on PATH: without it this fails, it does not skip.
+find_program(GMSH gmsh)
+if(NOT GMSH)
+  message(FATAL_ERROR "gmsh is not on PATH: install it (Debian/Ubuntu: apt-get install gmsh) so that the Gmsh reader "
+                      "is tested on files written by Gmsh itself")
+endif()
+file(MAKE_DIRECTORY ${OUT})
+foreach(fmt msh22 msh41)
+  foreach(bin ascii bin)
+    set(out ${OUT}/square_${fmt}_${bin}.msh)
+    set(args -2 -format ${fmt} -nt 1)
+    if(bin STREQUAL "bin")
+      list(APPEND args -bin)
+    endif()
+    file(REMOVE ${out})
+    execute_process(COMMAND ${GMSH} ${GEO} ${args} -o ${out} RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+    if(NOT rc EQUAL 0 OR NOT EXISTS ${out})
+      message(FATAL_ERROR "gmsh ${GEO} ${args} -o ${out} failed (${rc}):\n${log}")
+    endif()
+  endforeach()
+endforeach()
