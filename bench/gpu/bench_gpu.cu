@@ -642,12 +642,13 @@ static void bench_bsr(pds_ctx ctx, int m, int bs) {
   double tbest = std::min(tsp[0], tsp[1]);
   const char *pbest = tsp[1] < tsp[0] ? "cuSPARSE bsrmv (column-major)" : "cuSPARSE bsrmv (row-major)";
   report("bsr", "/gpu/cuda", "bsr spmv (library, row-major)", name, n, nnzb * bb, bs, t_lib, bytes, pbest, tbest);
-  // the layout study: each kernel of cuda_bsr.cu on row-major, column-major and element-interleaved blocks (vec: no
-  // interleaved form, and even bs only)
+  // the layout study: each kernel of cuda_bsr.cu on row-major, column-major and element-interleaved blocks where it
+  // applies (vec: even bs, not interleaved; pipe with 64 threads: row-major)
   const struct {
     int         ker;
     const char *name;
-  } kers[] = {{PDS_CUDA_BSR_VEC, "vec"}, {PDS_CUDA_BSR_PIPE, "pipe"}, {PDS_CUDA_BSR_LANE, "lane"}};
+  } kers[] = {{PDS_CUDA_BSR_VEC, "vec"}, {PDS_CUDA_BSR_PIPE_64, "pipe (64 threads)"}, {PDS_CUDA_BSR_PIPE, "pipe"},
+               {PDS_CUDA_BSR_LANE, "lane"}};
   const char *lay_name[3] = {"row-major", "column-major", "interleaved"};
   for (const auto &K : kers)
     for (int l = 0; l < 3; l++) {

@@ -6,7 +6,8 @@
 //   bsr_tune [-check [-small]] [-perf] [-cases m:bs,...] [-reps N] [-json FILE]
 //
 // -perf (the default with -cases): the 7-point block pattern on m^3 cells (block row c couples to c, c+-1, c+-m,
-// c+-m^2), random values; default cases 100^3 with bs = 2..8, 64^3 with bs = 2, 3, 8, and 16^3 with bs = 4, 5, 6.
+// c+-m^2), random values; default cases 100^3 with bs = 2..8, 64^3 with bs = 2, 3, 8, 16^3 with bs = 4, 5, 6, and
+// 100^3 with bs = 4, 5, 6 again (the run-to-run spread).
 // Times are medians of 20 runs after 3 warm-up runs (CUDA events); every result is checked against cuSPARSE (relative
 // difference <= 1e-12, output poisoned with NaN first). Byte model as bench_gpu: nnzb (8 bs^2 + 4) + 8 (nb + 1) +
 // 16 n; %copy against the copy bandwidth measured at the start (the better of a copy kernel and cudaMemcpy, 2^26
@@ -47,12 +48,9 @@ struct Kern {
   int         id;
   const char *name;
 };
-static const Kern g_kern[] = {{PDS_CUDA_BSR_AUTO, "auto (library rule)"}, {PDS_CUDA_BSR_STAGED, "staged (old rule)"},
-                              {PDS_CUDA_BSR_PIPE, "pipe 128x2 rot"},      {PDS_CUDA_BSR_PIPE_NOROT, "pipe 128x2"},
-                              {PDS_CUDA_BSR_PIPE_S3, "pipe 64x3 rot"},    {PDS_CUDA_BSR_VEC, "vec u4"},
-                              {PDS_CUDA_BSR_VEC8, "vec u8"},              {PDS_CUDA_BSR_LANE, "lane u8"},
-                              {PDS_CUDA_BSR_LANE4, "lane u4"},            {PDS_CUDA_BSR_STAGED_LB, "staged, no reg cap"},
-                              {PDS_CUDA_BSR_PIPE_64, "pipe 64x2 rot"}};
+static const Kern g_kern[] = {{PDS_CUDA_BSR_AUTO, "auto (library rule)"}, {PDS_CUDA_BSR_VEC, "vec"},
+                              {PDS_CUDA_BSR_PIPE, "pipe 128x2"}, {PDS_CUDA_BSR_PIPE_64, "pipe 64x2"},
+                              {PDS_CUDA_BSR_LANE, "lane"}};
 static const char *g_lay[3] = {"row", "col", "int"};
 static int         g_reps = 20, g_warm = 3;
 static FILE       *g_json;
@@ -148,12 +146,12 @@ template <class T> static T *dev_copy(const T *h, size_t count, size_t extra = 0
 
 // ---- perf ---------------------------------------------------------------------------------------------------------
 struct Res {
-  int         m, bs, kern, lay;
+  int         run, m, bs, kern, lay;
   double      t, gbs, frac, sp_row, sp_col;
 };
 static std::vector<Res> g_res;
 
-static void perf_case(cusparseHandle_t sp, int m, int bs) {
+static void perf_case(cusparseHandle_t sp, int run, int m, int bs) {
   const long long       nb = (long long)m * m * m, bb = (long long)bs * bs, n = nb * bs;
   std::vector<pds_size> rp(nb + 1, 0);
   std::vector<pds_int>  ci;
@@ -220,7 +218,7 @@ static void perf_case(cusparseHandle_t sp, int m, int bs) {
       err = max_rel_diff(y, yref, n);
       if (err > 1e-12) fprintf(stderr, "%s %s bs %d m %d: differs from cuSPARSE by %g\n", K.name, g_lay[l], bs, m, err), exit(3);
       const double t = time_gpu([&] { CK(pds_cuda_bsr_spmv(0, l, K.id, (pds_int)nb, bs, nnzb, drp, dci, dv[l], 1.0, x, 0.0, y)); });
-      Res r = {m, bs, K.id, l, t, bytes / t * 1e-9, bytes / t / g_copy_bw, tsp[0], tsp[1]};
+      Res r = {run, m, bs, K.id, l, t, bytes / t * 1e-9, bytes / t / g_copy_bw, tsp[0], tsp[1]};
       g_res.push_back(r);
       printf("  %-22s %s %9.1f us %6.0f GB/s %5.1f%% copy  x%.2f best cuSPARSE (x%.2f row, x%.2f col)\n", K.name,
              g_lay[l], 1e6 * t, r.gbs, 100 * r.frac, best / t, tsp[0] / t, tsp[1] / t);
@@ -388,8 +386,8 @@ int main(int argc, char **argv) {
   }
   if (!check && !perf) check = perf = true;
   if (cases.empty())
-    cases = {{100, 2}, {100, 3}, {100, 4}, {100, 5}, {100, 6}, {100, 7}, {100, 8},
-             {64, 2},  {64, 3},  {64, 8},  {16, 4},  {16, 5},  {16, 6}};
+    cases = {{100, 2}, {100, 3}, {100, 4}, {100, 5}, {100, 6}, {100, 7}, {100, 8}, {64, 2},
+             {64, 3},  {64, 8},  {16, 4},  {16, 5},  {16, 6},  {100, 4}, {100, 5}, {100, 6}}; /* the last 3: spread */
   int            ndev = 0;
   cudaDeviceProp prop;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) return printf("bsr_tune: no CUDA device\n"), 0;
@@ -410,22 +408,23 @@ int main(int argc, char **argv) {
     cusparseHandle_t sp;
     CKS(cusparseCreate(&sp));
     measure_copy();
-    for (auto &c : cases) perf_case(sp, c.first, c.second);
+    for (size_t ic = 0; ic < cases.size(); ic++) perf_case(sp, (int)ic, cases[ic].first, cases[ic].second);
     CKS(cusparseDestroy(sp));
     // compact table: per case the library rule, the best kernel per layout, cuSPARSE
-    printf("\n%-6s %2s  %-20s %8s %6s %6s %7s %7s | %-18s %8s %6s | %8s %8s %8s\n", "cells", "bs", "auto=kernel", "us",
+    printf("\n%-6s %2s  %-20s %8s %6s %6s %7s %7s | %-18s %8s %6s | %8s %8s %8s\n", "cells", "bs", "library rule", "us",
            "GB/s", "%copy", "xspRow", "xspCol", "best kernel", "us", "%copy", "row us", "col us", "int us");
-    for (auto &c : cases) {
-      const Res *au = NULL, *bk = NULL, *bl[3] = {NULL, NULL, NULL};
+    for (size_t ic = 0; ic < cases.size(); ic++) {
+      const auto &c = cases[ic];
+      const Res  *au = NULL, *bk = NULL, *bl[3] = {NULL, NULL, NULL};
       for (const Res &r : g_res) {
-        if (r.m != c.first || r.bs != c.second) continue;
+        if (r.m != c.first || r.bs != c.second || r.run != (int)ic) continue;
         if (r.kern == PDS_CUDA_BSR_AUTO && r.lay == 0) au = &r;
         if (r.kern != PDS_CUDA_BSR_AUTO && r.lay == 0 && (!bk || r.t < bk->t)) bk = &r;
       }
       if (!au || !bk) continue;
       for (int l = 0; l < 3; l++) // the best kernel's family in each layout
         for (const Res &r : g_res)
-          if (r.m == c.first && r.bs == c.second && r.lay == l && r.kern != PDS_CUDA_BSR_AUTO &&
+          if (r.m == c.first && r.bs == c.second && r.run == (int)ic && r.lay == l && r.kern != PDS_CUDA_BSR_AUTO &&
               (!bl[l] || r.t < bl[l]->t))
             bl[l] = &r;
       const char *bn = "";

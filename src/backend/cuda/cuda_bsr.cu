@@ -3,22 +3,26 @@
 //
 // BSR product y = alpha A x + beta y, bs = 1..8 (bs > 8: one thread per scalar row, bsr_generic_k). Byte model
 // (bench/gpu): nnzb (8 bs^2 + 4) + 8 (nbrows + 1) + 8 n (x, once) + 8 n (y) [+ 8 n when beta != 0]; flops
-// 2 nnzb bs^2. Three kernels (the rule that picks one is at bsr_rule, near the end; docs/dev.md repeats it):
+// 2 nnzb bs^2. Three kernels; bsr_rule_kernel (near the end) picks one, and docs/dev.md repeats the rule:
 //  - vec (even bs, 16-byte aligned vals and x): thread per (scalar row, column pair). The bs/2 lanes of a row read
 //    its bs values of each block as 16-byte vectors; the lanes of a block row together read the block as one
-//    contiguous run (a warp load of 512 bytes touches whole 128-byte lines), x as 16-byte pairs; the partial sums
-//    of a row's lanes are added by shuffles in lane order.
-//  - pipe (any bs <= 8): a persistent CTA of NT threads takes groups of RB = NT / bs consecutive block rows; the
-//    values and column indices of a group are one contiguous run, copied to shared memory with 16-byte cp.async
-//    (no registers, evict-first in L2) S - 1 groups ahead of the one being summed; then thread per scalar row from
-//    shared memory, x through the read-only path. Row-major: each thread starts its block row at column
-//    (row + block row) mod bs, which spreads the warp's shared-memory reads over the banks.
-//  - lane (any bs <= 8): thread per (scalar row, column): the bs lanes of a row read one value of each block, the
-//    warp reads contiguous runs; shuffles add the row.
-// Each scalar row is summed in a fixed order (its blocks in order; within a block a fixed order of columns; then the
-// lanes in order): the same input gives the same bits on every run, no atomics. The kernels also read column-major
-// blocks and element-interleaved storage (entry e of block k at vals[e * nnzb + k]) for the layout study in bench/gpu;
-// the library stores row-major.
+//    contiguous run (a warp load of 512 bytes touches whole 128-byte lines), x as 16-byte pairs; the partial sums of
+//    a row's lanes are added by shuffles in lane order.
+//  - pipe (any bs <= 8): a persistent CTA takes groups of NT / bs consecutive block rows; their values and column
+//    indices, one contiguous run, are copied to shared memory with 16-byte cp.async (evict-first in L2) one group
+//    ahead of the one being summed, thread per scalar row.
+//  - lane (any bs <= 8): thread per (scalar row, column): the bs lanes of a row read one value of each block.
+// All of them issue a step's loads before its first use (__launch_bounds__(256, 1): with (256) alone ptxas caps
+// the direct kernels at 32 registers and interleaves loads with sums), read values with the streaming hint and x
+// through the read-only path, and sum each scalar row in a fixed order (its blocks in order, within a block its
+// columns in order, then the lanes in order): the same input gives the same bits on every run, no atomics.
+// The kernels also take column-major blocks (all three) and element-interleaved storage (entry e of block k at
+// vals[e * nnzb + k]; pipe and lane) for the layout study in bench/gpu; the library stores row-major.
+// Tried and dropped (bench/gpu/bsr_tune on an H200, 7-point blocks, 100^3 cells): a team of bs^2 lanes per block
+// row reading 16-byte pairs across row and block boundaries for odd bs, x handed out by shuffles: 55% of the copy
+// bandwidth at bs = 5 (one block row per warp: too few rows in flight for the rp -> column index -> x chain); pipe
+// with rotated column order against bank conflicts, 3 stages, or 128 threads at bs = 5 (59-68%); the previous
+// rule's staged kernel (tiles of products in shared memory, 53-70%).
 // blocks_apply: 32 blocks per 256-thread CTA, staged through shared memory with coalesced loads; bytes
 // 8 nb bs^2 + 16 n. blocks_invert: one thread per block, the block in registers (bs <= 8; pivot swaps as unrolled
 // selects so that no register array is indexed at run time), the algorithm and operation order of
@@ -169,23 +173,51 @@ __global__ void __launch_bounds__(BSR_T, 1) bsr_vec_k(pds_int nbrows, const pds_
 }
 
 // ---- pipe: persistent CTAs, groups of block rows staged into shared memory by cp.async ------------------------
+// cp.async and the L2 policy need sm_80; older targets (PDS_CUDA_ARCHS) copy through registers instead, in order,
+// which the barrier after cp_wait covers as well
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define BSR_CP_ASYNC 1
+#else
+#define BSR_CP_ASYNC 0
+#endif
 __device__ __forceinline__ unsigned long long l2_evict_first() {
-  unsigned long long p;
-
+  unsigned long long p = 0;
+#if BSR_CP_ASYNC
   asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+#endif
   return p;
 }
 __device__ __forceinline__ void cp16(unsigned dst, const void *src, unsigned long long pol) {
+#if BSR_CP_ASYNC
   asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+#else
+  *static_cast<double2 *>(__cvta_shared_to_generic(dst)) = *static_cast<const double2 *>(src);
+#endif
 }
 __device__ __forceinline__ void cp8(unsigned dst, const void *src, unsigned long long pol) {
+#if BSR_CP_ASYNC
   asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+#else
+  *static_cast<double *>(__cvta_shared_to_generic(dst)) = *static_cast<const double *>(src);
+#endif
 }
 __device__ __forceinline__ void cp4(unsigned dst, const void *src, unsigned long long pol) {
+#if BSR_CP_ASYNC
   asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+#else
+  *static_cast<int *>(__cvta_shared_to_generic(dst)) = *static_cast<const int *>(src);
+#endif
 }
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void cp_commit() {
+#if BSR_CP_ASYNC
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_wait() {
+#if BSR_CP_ASYNC
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
 
 // n doubles from src to shared memory: element j lands at byte dst + 8 (h + j), h = 1 when src is 8 mod 16 (so
 // that the 16-byte pieces line up); dst 16-byte aligned. The NT threads share the pieces.
@@ -251,7 +283,7 @@ __device__ __forceinline__ void pipe_issue(const bsr_item &it, pds_int ngroups, 
   cp_commit(); /* also when empty: one group per item keeps the wait counts right */
 }
 
-template <int BS, int LAYOUT, int NT, int S, bool ROT>
+template <int BS, int LAYOUT, int NT, int S>
 __global__ void __launch_bounds__(NT) bsr_pipe_k(pds_int nbrows, pds_size nnzb, const pds_size *__restrict__ rp,
                                                   const pds_int *__restrict__ ci, const double *__restrict__ v,
                                                   double alpha, const double *__restrict__ x, double beta,
@@ -260,7 +292,6 @@ __global__ void __launch_bounds__(NT) bsr_pipe_k(pds_int nbrows, pds_size nnzb, 
   constexpr int BB = C::BB, RB = C::RB, CAP = C::CAP, U = 4;
   extern __shared__ __align__(16) unsigned char bsr_smem[];
   const int                tid = threadIdx.x, lb = tid / BS, r = tid - lb * BS;
-  const int                rot = ROT ? (lb + r) % BS : 0;
   const pds_int            ngroups = (pds_int)(((pds_size)nbrows + RB - 1) / RB);
   const unsigned long long pol     = l2_evict_first();
   const unsigned           sbase   = (unsigned)__cvta_generic_to_shared(bsr_smem);
@@ -306,15 +337,11 @@ __global__ void __launch_bounds__(NT) bsr_pipe_k(pds_int nbrows, pds_size nnzb, 
 #pragma unroll
           for (int u = 0; u < U; u++) xb[u] = x + (pds_size)sc[j + u < nbk ? j + u : j] * BS;
 #pragma unroll
-          for (int c = 0; c < BS; c++) {
-            int cc = c;
-
-            if (ROT) cc = c + rot < BS ? c + rot : c + rot - BS;
+          for (int c = 0; c < BS; c++)
 #pragma unroll
             for (int u = 0; u < U; u++)
               if (j + u < nbk)
-                a[u][c] = sv[u * BB + (LAYOUT == PDS_CUDA_BSR_ROW ? cc : cc * BS)], xv[u][c] = __ldg(xb[u] + cc);
-          }
+                a[u][c] = sv[u * BB + (LAYOUT == PDS_CUDA_BSR_ROW ? c : c * BS)], xv[u][c] = __ldg(xb[u] + c);
 #pragma unroll
           for (int u = 0; u < U; u++)
             if (j + u < nbk) {
@@ -359,70 +386,6 @@ __global__ void __launch_bounds__(NT) bsr_pipe_k(pds_int nbrows, pds_size nnzb, 
     st = st + 1 == S ? 0 : st + 1;
   }
   cp_wait<0>();
-}
-
-// ---- staged (the previous rule's kernel, kept for bench/gpu as the baseline) ----------------------------------
-// A CTA takes 256 / bs consecutive block rows, one thread per scalar row; their values are read in tiles of 2048
-// entries (coalesced 8-byte loads), the products stored in shared memory, then each thread adds its row's.
-// MINB = 8 is what the old rule compiled to (ptxas capped it at 32 registers: 8 CTAs of 256 a SM, the loads of a tile
-// not all in flight); MINB = 1 lifts the cap.
-#define BS_NNZ 2048
-template <int BS, bool BETA, int MINB>
-__global__ void __launch_bounds__(BSR_T, MINB) bsr_staged_k(pds_int nbrows, const pds_size *__restrict__ rp,
-                                                       const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                       double alpha, const double *__restrict__ x, double beta,
-                                                       double *__restrict__ y) {
-  constexpr int     BB = BS * BS, RB = BSR_T / BS, J = BS_NNZ / BSR_T;
-  __shared__ double prod[BS_NNZ];
-  const int         lb = threadIdx.x / BS, r = threadIdx.x - lb * BS;
-
-  for (pds_size B0 = (pds_size)blockIdx.x * RB; B0 < (pds_size)nbrows; B0 += (pds_size)gridDim.x * RB) {
-    const pds_size B1 = B0 + RB < (pds_size)nbrows ? B0 + RB : (pds_size)nbrows, b = B0 + lb;
-    const bool     active = lb < RB && b < B1;
-    const pds_size base = rp[B0] * BB, end = rp[B1] * BB;
-    pds_size       k0 = 0, k1 = 0;
-    double         s = 0;
-
-    if (active) k0 = rp[b], k1 = rp[b + 1];
-    for (pds_size t0 = base; t0 < end; t0 += BS_NNZ) {
-      const pds_size t1 = t0 + BS_NNZ < end ? t0 + BS_NNZ : end;
-      double         a[J], xv[J];
-      pds_int        col[J];
-      int            cc[J];
-
-#pragma unroll
-      for (int j = 0; j < J; j++) { /* addresses clamped into the tile: no branches, all loads in flight */
-        const pds_size e = t0 + threadIdx.x + (pds_size)j * BSR_T, ee = e < t1 ? e : t1 - 1, kb = ee / BB;
-
-        cc[j]  = (int)(ee - kb * BB) % BS;
-        a[j]   = __ldcs(&v[ee]);
-        col[j] = __ldg(&ci[kb]);
-      }
-#pragma unroll
-      for (int j = 0; j < J; j++) xv[j] = __ldg(&x[(pds_size)col[j] * BS + cc[j]]);
-#pragma unroll
-      for (int j = 0; j < J; j++)
-        if (t0 + threadIdx.x + (pds_size)j * BSR_T < t1) prod[threadIdx.x + j * BSR_T] = a[j] * xv[j];
-      __syncthreads();
-      if (active) {
-        const pds_size kf = k0 > t0 / BB ? k0 : t0 / BB, kl = k1 < (t1 + BB - 1) / BB ? k1 : (t1 + BB - 1) / BB;
-
-        for (pds_size k = kf; k < kl; k++) {
-          const pds_size e0 = k * BB + (pds_size)r * BS;
-
-#pragma unroll
-          for (int c = 0; c < BS; c++)
-            if (e0 + c >= t0 && e0 + c < t1) s += prod[e0 + c - t0];
-        }
-      }
-      __syncthreads();
-    }
-    if (active) {
-      const pds_size i = b * BS + r;
-
-      y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
-    }
-  }
 }
 
 // any bs: one thread per scalar row, row-major blocks (the order of bsr_rows_generic in kernel_bodies.h)
@@ -623,12 +586,12 @@ __global__ void apply_generic_k(pds_size nb, int bs, const double *__restrict__ 
 // ---- launchers ------------------------------------------------------------------------------------------------
 // pipe: a persistent grid of (CTAs that fit per SM) x SMs, at most one CTA per group; the shared-memory limit is
 // raised and the occupancy read once per kernel and device
-template <int BS, int LAYOUT, int NT, int S, bool ROT>
+template <int BS, int LAYOUT, int NT, int S>
 static cudaError_t pipe_launch(cudaStream_t s, pds_int nbrows, pds_size nnzb, const pds_size *rp, const pds_int *ci,
                                const double *v, double alpha, const double *x, double beta, double *y) {
   using C = bsr_pipe_cfg<BS, LAYOUT, NT, S>;
   static std::atomic<int> per_sm[64]; /* CTAs per SM, by device; 0: not known yet */
-  const auto              k = bsr_pipe_k<BS, LAYOUT, NT, S, ROT>;
+  const auto              k = bsr_pipe_k<BS, LAYOUT, NT, S>;
   int                     dev = 0, sms = 0, nb = 0;
   cudaError_t             e;
 
@@ -652,10 +615,18 @@ static unsigned direct_grid(pds_size lanes_rows, int per_warp) { /* CTAs of BSR_
   return (unsigned)((warps * 32 + BSR_T - 1) / BSR_T);
 }
 
-// The rule (kernel PDS_CUDA_BSR_AUTO), from bench/gpu/bsr_tune on an H200 (docs/dev.md): see bsr_rule_kernel.
-static int bsr_rule_kernel(int bs, int layout, bool aligned16) {
-  if (bs % 2 == 0 && aligned16 && layout != PDS_CUDA_BSR_INTERLEAVED) return PDS_CUDA_BSR_VEC;
-  return PDS_CUDA_BSR_PIPE;
+// The rule (PDS_CUDA_BSR_AUTO; docs/dev.md repeats it), from bench/gpu/bsr_tune on an H200 (7-point block pattern,
+// % of the copy bandwidth): vec reaches 95% at bs 4, 91% at bs 6, 98% at bs 8 (100^3 cells), row- and column-major
+// alike at bs 4 and 8 (column-major bs 6: 77%, 18 lanes a block row leave 14 of 32 idle). Odd bs has no 16-byte
+// row pieces: at 100^3 cells pipe with 64 threads reaches 81% (bs 3), 77% (bs 5, lane the same within 0.5%), 83%
+// (bs 7, lane 74%); lane wins below a few million rows (64^3 cells, bs 3: 82% against 74%) and on small matrices.
+//   row- or column-major blocks, even bs, vals and x 16-byte aligned   -> vec
+//   row-major blocks, odd bs, at least 2^21 scalar rows                 -> pipe, 64 threads, 2 stages (bs 1 not measured)
+//   otherwise (smaller, column-major odd bs, 8-byte aligned, interleaved) -> lane
+static int bsr_rule_kernel(int bs, int layout, bool aligned16, pds_size n) {
+  if (layout != PDS_CUDA_BSR_INTERLEAVED && bs % 2 == 0 && aligned16) return PDS_CUDA_BSR_VEC;
+  if (layout == PDS_CUDA_BSR_ROW && bs % 2 == 1 && n >= ((pds_size)1 << 21)) return PDS_CUDA_BSR_PIPE_64;
+  return PDS_CUDA_BSR_LANE;
 }
 
 template <int BS>
@@ -666,41 +637,20 @@ static cudaError_t bsr_launch(cudaStream_t s, int layout, int kernel, pds_int nb
   const pds_size n         = (pds_size)nbrows * BS;
   constexpr int  ROW = PDS_CUDA_BSR_ROW, COL = PDS_CUDA_BSR_COL, INT = PDS_CUDA_BSR_INTERLEAVED;
 
-  if (kernel == PDS_CUDA_BSR_AUTO) kernel = bsr_rule_kernel(BS, layout, aligned16);
+  if (kernel == PDS_CUDA_BSR_AUTO) kernel = bsr_rule_kernel(BS, layout, aligned16, n);
   switch (kernel) {
-  case PDS_CUDA_BSR_STAGED:
-  case PDS_CUDA_BSR_STAGED_LB: {
-    const unsigned g = (unsigned)((nbrows + BSR_T / BS - 1) / (BSR_T / BS));
-
-    if (layout != ROW) return cudaErrorNotSupported;
-    if (kernel == PDS_CUDA_BSR_STAGED_LB) {
-      if (beta != 0) bsr_staged_k<BS, true, 1><<<g, BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
-      else bsr_staged_k<BS, false, 1><<<g, BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
-    } else if (beta != 0) bsr_staged_k<BS, true, 8><<<g, BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
-    else bsr_staged_k<BS, false, 8><<<g, BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
-    return cudaGetLastError();
-  }
   case PDS_CUDA_BSR_PIPE:
-    if (layout == COL) return pipe_launch<BS, COL, 128, 2, false>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
-    if (layout == INT) return pipe_launch<BS, INT, 128, 2, false>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
-    return pipe_launch<BS, ROW, 128, 2, true>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
-  case PDS_CUDA_BSR_PIPE_NOROT:
-    if (layout != ROW) return cudaErrorNotSupported;
-    return pipe_launch<BS, ROW, 128, 2, false>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
-  case PDS_CUDA_BSR_PIPE_S3:
-    if (layout != ROW) return cudaErrorNotSupported;
-    return pipe_launch<BS, ROW, 64, 3, true>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
+    if (layout == COL) return pipe_launch<BS, COL, 128, 2>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
+    if (layout == INT) return pipe_launch<BS, INT, 128, 2>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
+    return pipe_launch<BS, ROW, 128, 2>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
   case PDS_CUDA_BSR_PIPE_64:
     if (layout != ROW) return cudaErrorNotSupported;
-    return pipe_launch<BS, ROW, 64, 2, true>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
+    return pipe_launch<BS, ROW, 64, 2>(s, nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
   case PDS_CUDA_BSR_VEC:
-  case PDS_CUDA_BSR_VEC8:
     if constexpr (BS % 2 == 0) {
-      if (!aligned16 || layout == INT || (kernel == PDS_CUDA_BSR_VEC8 && layout != ROW)) return cudaErrorNotSupported;
+      if (!aligned16 || layout == INT) return cudaErrorNotSupported;
       if (layout == COL)
         bsr_vec_k<BS, COL, 4><<<direct_grid(nbrows, 32 / (BS * BS / 2)), BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
-      else if (kernel == PDS_CUDA_BSR_VEC8)
-        bsr_vec_k<BS, ROW, 8><<<direct_grid(n, 64 / BS), BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
       else bsr_vec_k<BS, ROW, 4><<<direct_grid(n, 64 / BS), BSR_T, 0, s>>>(nbrows, rp, ci, v, alpha, x, beta, y);
       return cudaGetLastError();
     }
@@ -709,10 +659,6 @@ static cudaError_t bsr_launch(cudaStream_t s, int layout, int kernel, pds_int nb
     if (layout == COL) bsr_lane_k<BS, COL, 8><<<direct_grid(n, 32 / BS), BSR_T, 0, s>>>(nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
     else if (layout == INT) bsr_lane_k<BS, INT, 8><<<direct_grid(n, 32 / BS), BSR_T, 0, s>>>(nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
     else bsr_lane_k<BS, ROW, 8><<<direct_grid(n, 32 / BS), BSR_T, 0, s>>>(nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
-    return cudaGetLastError();
-  case PDS_CUDA_BSR_LANE4:
-    if (layout != ROW) return cudaErrorNotSupported;
-    bsr_lane_k<BS, ROW, 4><<<direct_grid(n, 32 / BS), BSR_T, 0, s>>>(nbrows, nnzb, rp, ci, v, alpha, x, beta, y);
     return cudaGetLastError();
   default: return cudaErrorInvalidValue;
   }

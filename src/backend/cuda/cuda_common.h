@@ -52,12 +52,9 @@ typedef struct {
 /* BSR block layouts the SpMV kernels take (the library stores row-major; the others are for bench/gpu). */
 enum { PDS_CUDA_BSR_ROW = 0, PDS_CUDA_BSR_COL = 1, PDS_CUDA_BSR_INTERLEAVED = 2 };
 /* kernels of pds_cuda_bsr_spmv (cuda_bsr.cu describes them): AUTO, the rule there; or one forced (bench/gpu), which
-   answers cudaErrorNotSupported where it does not apply (vec: even bs, 16-byte aligned vals and x) */
-enum {
-  PDS_CUDA_BSR_AUTO = 0, PDS_CUDA_BSR_STAGED = 2, PDS_CUDA_BSR_PIPE = 3, PDS_CUDA_BSR_PIPE_NOROT = 4,
-  PDS_CUDA_BSR_PIPE_S3 = 5, PDS_CUDA_BSR_VEC = 6, PDS_CUDA_BSR_VEC8 = 7, PDS_CUDA_BSR_LANE = 8, PDS_CUDA_BSR_LANE4 = 9,
-  PDS_CUDA_BSR_STAGED_LB = 10, PDS_CUDA_BSR_PIPE_64 = 11
-};
+   answers cudaErrorNotSupported where it does not apply (vec: even bs, 16-byte aligned vals and x, not interleaved;
+   pipe_64: row-major) */
+enum { PDS_CUDA_BSR_AUTO = 0, PDS_CUDA_BSR_VEC = 1, PDS_CUDA_BSR_PIPE = 2, PDS_CUDA_BSR_PIPE_64 = 3, PDS_CUDA_BSR_LANE = 4 };
 
 #ifdef __cplusplus
 extern "C" {
