@@ -110,7 +110,8 @@ int main(int argc, char **argv) {
     for (int b = 0; b < nb; b++) {
       bench_result r = {"blas1", pds_ctx_get_backend(ctx[b]), cases[c].name, n, 0, 1, pds_ctx_get_num_threads(ctx[b]),
                         t[1 + b], cases[c].bytes * (double)n, cases[c].flops * (double)n,
-                        bench_copy_bytes(&cp) / t[0] * 1e-9, t[1], NULL};
+                        bench_copy_bytes(&cp) / t[0] * 1e-9, t[1], NULL, bench_last_min[1 + b],
+                        bench_copy_bytes(&cp) / bench_last_min[0] * 1e-9, bench_last_min[1]};
 
       bench_print(&r);
     }

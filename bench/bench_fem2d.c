@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
         for (int b = 0; b < nb; b++) {
           bench_result r = {"fem2d", pds_ctx_get_backend(ctx[b]), kernel, nn, nnz, 1, pds_ctx_get_num_threads(ctx[b]),
                             tm[1 + b], kind ? bytes : 0, kind ? flops : 0, bench_copy_bytes(&cp) / tm[0] * 1e-9,
-                            tm[1], extra};
+                            tm[1], extra, 0, 0, 0};
 
           bench_print(&r);
         }

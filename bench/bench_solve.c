@@ -156,7 +156,9 @@ int main(int argc, char **argv) {
                rn[b] / bn[b]);
       r = (bench_result){"solve", pds_ctx_get_backend(ctx[b]), kernel, N, (long long)nnz, 1,
                          pds_ctx_get_num_threads(ctx[b]), t[1 + b] / iters[b], bytes, flops,
-                         bench_copy_bytes(&cp) / t[0] * 1e-9, t[1] / iters[0], extra};
+                         bench_copy_bytes(&cp) / t[0] * 1e-9, t[1] / iters[0], extra,
+                         bench_last_min[1 + b] / iters[b], bench_copy_bytes(&cp) / bench_last_min[0] * 1e-9,
+                         bench_last_min[1] / iters[0]};
       bench_print(&r);
     }
     for (int b = 0; b < nb; b++) {

@@ -53,7 +53,8 @@ static void run_case(const char *kernel, pds_mat A[2], int nb, int trans, long l
   for (int b = 0; b < nb; b++) {
     bench_result r = {"spmv", pds_ctx_get_backend(pds_mat_get_ctx(A[b])), kernel, nrows, nnz, bs,
                       pds_ctx_get_num_threads(pds_mat_get_ctx(A[b])), t[1 + b], bytes, flops,
-                      bench_copy_bytes(cp) / t[0] * 1e-9, t[1], NULL};
+                      bench_copy_bytes(cp) / t[0] * 1e-9, t[1], NULL, bench_last_min[1 + b],
+                      bench_copy_bytes(cp) / bench_last_min[0] * 1e-9, bench_last_min[1]};
 
     bench_print(&r);
     BENCH_CALL(pds_vec_destroy(&s[b].x));
