@@ -39,14 +39,7 @@ int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int *dims, int
     if (ierr) pds_problem_destroy(p);
     return ierr;
   }
-  {
-    char   known[256] = "";
-    size_t len        = 0;
-
-    for (int i = 0; i < NPROBLEMS; i++)
-      len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", registry[i].name);
-    return PDS_ERROR(ctx, PDS_ERR_ARG, "unknown problem '%s'; known: %s", name, known);
-  }
+  return PDS_ERROR_UNKNOWN(ctx, "problem", name, registry);
 }
 
 int pds_problem_destroy(pds_problem *p) {

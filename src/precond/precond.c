@@ -36,14 +36,7 @@ int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc) {
     *pc = P;
     return PDS_OK;
   }
-  {
-    char   known[256] = "";
-    size_t len        = 0;
-
-    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-      len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", registry[i].name);
-    return PDS_ERROR(ctx, PDS_ERR_ARG, "unknown preconditioner '%s'; known: %s", type, known);
-  }
+  return PDS_ERROR_UNKNOWN(ctx, "preconditioner", type, registry);
 }
 
 int pds_precond_destroy(pds_precond *pc) {

@@ -44,14 +44,7 @@ int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
     *s = S;
     return PDS_OK;
   }
-  {
-    char   known[256] = "";
-    size_t len        = 0;
-
-    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
-      len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", registry[i].name);
-    return PDS_ERROR(ctx, PDS_ERR_ARG, "unknown solver '%s'; known: %s", type, known);
-  }
+  return PDS_ERROR_UNKNOWN(ctx, "solver", type, registry);
 }
 
 static void solver_free_work(pds_solver s) {

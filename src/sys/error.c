@@ -64,3 +64,16 @@ const char *pds_reason_name(int reason) {
   default: return "unknown";
   }
 }
+
+/* "unknown <kind> '<name>'; known: a, b, c" from a registry table whose entries begin with a const char *name,
+   entry i at (const char *)table + i * stride. */
+int pds_error_unknown_name(pds_ctx ctx, const char *func, const char *kind, const char *name, const void *table,
+                           size_t n, size_t stride) {
+  char   known[256] = "";
+  size_t len        = 0;
+
+  for (size_t i = 0; i < n && len < sizeof known; i++)
+    len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
+                            *(const char *const *)((const char *)table + i * stride));
+  return pds_error(ctx, __FILE__, __LINE__, func, PDS_ERR_ARG, "unknown %s '%s'; known: %s", kind, name, known);
+}

@@ -50,6 +50,12 @@ struct pds_header {
 PDS_INTERN int pds_error(pds_ctx ctx, const char *file, int line, const char *func, int code, const char *fmt, ...)
     PDS_PRINTF(6, 7);
 
+/* Raise PDS_ERR_ARG for a name missing from a registry table (entries start with their name). */
+PDS_INTERN int pds_error_unknown_name(pds_ctx ctx, const char *func, const char *kind, const char *name,
+                                      const void *table, size_t n, size_t stride);
+#define PDS_ERROR_UNKNOWN(ctx, kind, name, table) \
+  pds_error_unknown_name((ctx), __func__, (kind), (name), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+
 #define PDS_CALL(...)                  \
   do {                                 \
     int pds_ierr_ = (__VA_ARGS__);     \
