@@ -32,24 +32,9 @@
 
 #include "pdesolve.h"
 #include "backend/cuda/cuda_common.h"
+#include "gpu_bench_util.cuh"
 
 // ---- checks -------------------------------------------------------------------------------------------------
-#define CK(call)                                                                                        \
-  do {                                                                                                  \
-    cudaError_t e_ = (call);                                                                            \
-    if (e_ != cudaSuccess) {                                                                            \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));            \
-      exit(2);                                                                                          \
-    }                                                                                                   \
-  } while (0)
-#define CKS(call)                                                                                       \
-  do {                                                                                                  \
-    cusparseStatus_t e_ = (call);                                                                       \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) {                                                                \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cusparseGetErrorString(e_));        \
-      exit(2);                                                                                          \
-    }                                                                                                   \
-  } while (0)
 #define CKB(call)                                                                                       \
   do {                                                                                                  \
     cublasStatus_t e_ = (call);                                                                         \
@@ -83,10 +68,6 @@ static double g_copy_bw = 0;     // bytes/s, GPU, measured below
 static double g_cpu_copy_bw = 0; // bytes/s, /cpu/omp
 static FILE  *g_json;
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 // device time of f (its launches go to the legacy default stream or to the library's blocking stream, which
 // orders with it), events around each repetition
@@ -156,33 +137,6 @@ static void report(const char *sec, const char *be, const char *kernel, const st
 }
 
 // ---- small device helpers -------------------------------------------------------------------------------------
-__global__ void fill_k(long long n, double *a, unsigned long long seed) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-
-  if (i < n) {
-    unsigned long long z = (unsigned long long)i * 0x9e3779b97f4a7c15ull + seed;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    a[i] = (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-  }
-}
-static void dev_fill(double *a, long long n, unsigned long long seed) {
-  fill_k<<<(unsigned)((n + 255) / 256), 256>>>(n, a, seed);
-  CK(cudaGetLastError());
-}
-// row-major blocks -> column-major blocks, or -> element-interleaved (entry e of block k at e * nnzb + k)
-__global__ void relayout_k(long long nnzb, int bs, int layout, const double *in, double *out) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  int       bb = bs * bs;
-
-  if (i >= nnzb * bb) return;
-  long long k = i / bb;
-  int       e = (int)(i - k * bb), r = e / bs, c = e - r * bs;
-
-  if (layout == PDS_CUDA_BSR_COL) out[k * bb + c * bs + r] = in[i];
-  else out[(long long)e * nnzb + k] = in[i];
-}
 static double max_rel_diff(const double *da, const double *db, long long n) {
   std::vector<double> a(n), b(n);
   double              m = 0, s = 0;
