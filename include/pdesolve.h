@@ -79,6 +79,11 @@ PDS_EXTERN int pds_vec_norm_inf(pds_vec x, pds_real *nrm);                /* max
    on a GPU is one small device-to-host copy. Same bits as pds_vec_dot / pds_vec_dot2. */
 PDS_EXTERN int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i);             /* s_i = x^T y */
 PDS_EXTERN int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i); /* s_i = x^T y, s_i+1 = x^T z */
+/* Block Gram-Schmidt (GMRES's CGS2), results and coefficients in backend memory (s, c: scalar vectors):
+   mdot_into: s_{offset+i} = V_i^T w for i < k, each with the bits of pds_vec_dot(V_i, w);
+   maxpy_dev: w = w - sum_{i<k} c_{offset+i} V_i, the bits of k successive pds_vec_axpy(w, -c_{offset+i}, V_i) */
+PDS_EXTERN int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset);
+PDS_EXTERN int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset);
 /* Fused steps of CG and BiCGSTAB (one pass over the vectors instead of two or three); each gives the bits of
    the unfused sequence on the same backend. s: the scalar vector above (length >= 2, or 6 for bicgstab_r). */
 /* a = rz / s_0 if s_0 > 0, else 0; r = r - a q; s_1 = r^T r */

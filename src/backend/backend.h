@@ -57,6 +57,16 @@ struct pds_kernels {
   int (*vec_dot_into)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d);  /* d[0] = x . y */
   int (*vec_dot2_into)(pds_ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
                        pds_real *d);                                       /* d[0] = x . y, d[1] = x . z */
+  /* Block Gram-Schmidt steps for GMRES (CGS2), V: a host array of k backend pointers to n-vectors (k >= 1, up to
+     the restart length + 1), s and c: backend memory (host memory on the CPU backends).
+     vec_mdot_into:  s[i] = V_i . w for i < k; each s[i] has exactly the bits of vec_dot(V_i, w) on the same
+                     backend (same chunks / grid, same tree). Bytes 8n (w) + 8kn (V), 2kn flops: w is read once per
+                     pass (CUDA: one pass per batch of PDS_CUDA_MDOT_BATCH vectors).
+     vec_maxpy_dev:  w = w - sum_i c[i] V_i, per entry t = w_j; for i = 0..k-1: t = (-c[i]) V_i,j + 1 t; w_j = t:
+                     the bits of k successive vec_axpby(-c[i], V_i, 1, w). Bytes 16n (w) + 8kn (V), 3kn flops
+                     (CUDA: w read and written once per batch). */
+  int (*vec_mdot_into)(pds_ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w, pds_real *s);
+  int (*vec_maxpy_dev)(pds_ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c, pds_real *w);
   /* fused Krylov steps (Ginkgo's cg step_1/step_2 idea): one pass instead of two or three. s is a backend array
      of scalars written by the reductions above; every expression is the one the unfused solver evaluates, so a
      backend that composes these from its own kernels (ref does) gives the unfused bits.

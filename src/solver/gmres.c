@@ -1,6 +1,12 @@
 /* src/solver/gmres.c: restarted GMRES(m) with right preconditioning, and flexible FGMRES(m) (Saad 1993).
- *   Arnoldi on A M^-1 with modified Gram-Schmidt: w = A M^-1 v_j (FGMRES keeps z_j = M^-1 v_j), h_ij = (w, v_i),
- *   w -= h_ij v_i; Givens rotations keep the least-squares residual |g_{j+1}| = ||b - A x_j||_2 without forming x.
+ *   Arnoldi on A M^-1 with classical Gram-Schmidt and one reorthogonalization (CGS2): w = A M^-1 v_k (FGMRES
+ *   keeps z_k = M^-1 v_k); s = V^T w; w -= V s; s2 = V^T w; w -= V s2; ww = w^T w, all reductions kept in the
+ *   backend scalar vector S = [s (k+1) | s2 (k+1) | ww] and read with ONE pds_vec_get_values per iteration (one
+ *   small device-to-host copy on a GPU); then h_i = s_i + s2_i, h_{k+1} = sqrt(ww). Traffic of iteration k
+ *   (n-vectors, 8n bytes each, beside the product and the preconditioner): two mdots (k+2 vectors each), two
+ *   maxpys (k+3 each), one dot (1) and the scale (2): about 4k + 13 vector passes, against 3(k+1) + 3 for MGS,
+ *   but 4 kernel sequences whose reductions stay on the device instead of k+2 host round trips.
+ *   Givens rotations keep the least-squares residual |g_{j+1}| = ||b - A x_j||_2 without forming x.
  *   At the end of a cycle: y = H^-1 g; x += M^-1 V y (GMRES) or x += Z y (FGMRES, M may change per iteration).
  * h_{j+1,j} = 0 is a lucky breakdown: the Krylov space holds the solution; the cycle ends there.
  * The infinity-norm test (if on) runs when x is formed: at the end of each cycle. */
@@ -13,7 +19,9 @@ struct gmres {
   int       flexible;
   int       m;          /* restart length the work space was made for */
   pds_vec  *V, *Z;      /* m+1 Krylov vectors; m preconditioned vectors (FGMRES) */
+  pds_vec   S;          /* 2m+3 backend scalars: the Gram-Schmidt coefficients and w^T w of one iteration */
   pds_real *H, *cs, *sn, *g, *y; /* H is (m+1) x m, column-major */
+  pds_real *sh;         /* host copy of S */
 };
 
 static int gmres_free(pds_solver s) {
@@ -31,6 +39,8 @@ static int gmres_free(pds_solver s) {
   pds_free(ctx, PDS_MEM_HOST, &G->sn);
   pds_free(ctx, PDS_MEM_HOST, &G->g);
   pds_free(ctx, PDS_MEM_HOST, &G->y);
+  pds_free(ctx, PDS_MEM_HOST, &G->sh);
+  pds_vec_destroy(&G->S);
   G->m = 0;
   return PDS_OK;
 }
@@ -54,6 +64,8 @@ static int gmres_setup(pds_solver s) {
   PDS_CALL(PDS_NEW(ctx, m, &G->sn));
   PDS_CALL(PDS_NEW(ctx, m + 1, &G->g));
   PDS_CALL(PDS_NEW(ctx, m, &G->y));
+  PDS_CALL(PDS_NEW(ctx, 2 * m + 3, &G->sh));
+  PDS_CALL(pds_vec_create(ctx, 2 * m + 3, &G->S));
   return pds_solver_work(s, 2);
 }
 
@@ -108,11 +120,15 @@ static int gmres_solve(pds_solver s, pds_vec b, pds_vec x) {
 
       PDS_CALL(pds_solver_pc_apply(s, G->V[k], z)); /* z = M^-1 v_k */
       PDS_CALL(pds_mat_apply(s->A, z, w));          /* w = A z */
-      for (int i = 0; i <= k; i++) {                /* modified Gram-Schmidt */
-        PDS_CALL(pds_vec_dot(w, G->V[i], &h[i]));
-        PDS_CALL(pds_vec_axpy(w, -h[i], G->V[i]));
-      }
-      PDS_CALL(pds_vec_norm2(w, &hn));
+      /* CGS2: s = V^T w, w -= V s, s2 = V^T w, w -= V s2, ww = w^T w; one copy of S to the host */
+      PDS_CALL(pds_vec_mdot_into(w, k + 1, G->V, G->S, 0));
+      PDS_CALL(pds_vec_maxpy_dev(w, k + 1, G->V, G->S, 0));
+      PDS_CALL(pds_vec_mdot_into(w, k + 1, G->V, G->S, k + 1));
+      PDS_CALL(pds_vec_maxpy_dev(w, k + 1, G->V, G->S, k + 1));
+      PDS_CALL(pds_vec_dot_into(w, w, G->S, 2 * k + 2));
+      PDS_CALL(pds_vec_get_values(G->S, G->sh, PDS_MEM_HOST));
+      for (int i = 0; i <= k; i++) h[i] = G->sh[i] + G->sh[k + 1 + i];
+      hn       = sqrt(G->sh[2 * k + 2]);
       h[k + 1] = hn;
       /* apply the previous rotations to the new column, then make and apply the k-th */
       for (int i = 0; i < k; i++) {
@@ -149,7 +165,7 @@ static int gmres_solve(pds_solver s, pds_vec b, pds_vec x) {
 }
 
 static int gmres_view(pds_solver s, FILE *f) {
-  fprintf(f, "  restart %d, modified Gram-Schmidt, right preconditioning%s\n", s->restart,
+  fprintf(f, "  restart %d, classical Gram-Schmidt with reorthogonalization (CGS2), right preconditioning%s\n", s->restart,
           ((struct gmres *)s->data)->flexible ? " (flexible)" : "");
   return PDS_OK;
 }

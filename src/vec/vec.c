@@ -368,6 +368,75 @@ int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
   return VEC_CTX(x)->k->vec_dot2_into(VEC_CTX(x), x->n, a, b, c, d + i);
 }
 
+/* Gather the device arrays of V[0..k) (each checked against w) into a host array of pointers: *P is buf when k
+   fits, else a heap array the caller frees (P != buf). */
+#define MV_STACK 64
+static int vec_gather(pds_vec w, int k, const pds_vec *V, pds_vec other, const pds_real **buf, const pds_real ***P) {
+  pds_ctx ctx = VEC_CTX(w);
+
+  *P = buf;
+  if (k > MV_STACK) PDS_CALL(PDS_NEW(ctx, (size_t)k, P));
+  for (int i = 0; i < k; i++) {
+    int ierr = PDS_OK;
+
+    if (!V[i] || V[i]->hdr.classid != PDS_CLASSID_VEC || VEC_CTX(V[i]) != ctx || V[i]->n != w->n || V[i] == w ||
+        V[i] == other)
+      ierr = PDS_ERROR(ctx, V[i] && V[i]->hdr.classid == PDS_CLASSID_VEC && VEC_CTX(V[i]) == ctx && V[i]->n != w->n
+                                ? PDS_ERR_SIZE : PDS_ERR_ARG,
+                       "V[%d] is not a vector of w's context and length, distinct from w and the scalar vector", i);
+    if (!ierr) ierr = pds_vec_dev_read(V[i], &(*P)[i]);
+    if (ierr) {
+      if (*P != buf) pds_free(ctx, PDS_MEM_HOST, P);
+      return ierr;
+    }
+  }
+  return PDS_OK;
+}
+
+int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset) {
+  const pds_real *buf[MV_STACK], **P, *a;
+  pds_real       *c;
+  pds_ctx         ctx;
+  int             ierr;
+
+  PDS_VALID(w, PDS_CLASSID_VEC, "w");
+  ctx = VEC_CTX(w);
+  PDS_CHECK(k >= 0 && offset >= 0, ctx, PDS_ERR_ARG, "k = %d and offset = %d must not be negative", k, offset);
+  PDS_CHECK(V || !k, ctx, PDS_ERR_ARG, "vector array V is NULL");
+  VEC_SCALARS(w, s, (pds_size)offset + k);
+  PDS_CHECK(s != w, ctx, PDS_ERR_ARG, "s must differ from w");
+  if (!k) return PDS_OK;
+  PDS_KERNEL(ctx, vec_mdot_into);
+  PDS_CALL(vec_gather(w, k, V, s, buf, &P));
+  ierr = pds_vec_dev_read(w, &a);
+  if (!ierr) ierr = pds_vec_dev_write(s, &c);
+  if (!ierr) ierr = ctx->k->vec_mdot_into(ctx, w->n, k, P, a, c + offset);
+  if (P != buf) pds_free(ctx, PDS_MEM_HOST, &P);
+  return ierr;
+}
+
+int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset) {
+  const pds_real *buf[MV_STACK], **P, *ca;
+  pds_real       *a;
+  pds_ctx         ctx;
+  int             ierr;
+
+  PDS_VALID(w, PDS_CLASSID_VEC, "w");
+  ctx = VEC_CTX(w);
+  PDS_CHECK(k >= 0 && offset >= 0, ctx, PDS_ERR_ARG, "k = %d and offset = %d must not be negative", k, offset);
+  PDS_CHECK(V || !k, ctx, PDS_ERR_ARG, "vector array V is NULL");
+  VEC_SCALARS(w, c, (pds_size)offset + k);
+  PDS_CHECK(c != w, ctx, PDS_ERR_ARG, "c must differ from w");
+  if (!k) return PDS_OK;
+  PDS_KERNEL(ctx, vec_maxpy_dev);
+  PDS_CALL(vec_gather(w, k, V, c, buf, &P));
+  ierr = pds_vec_dev_read(c, &ca);
+  if (!ierr) ierr = pds_vec_dev_write(w, &a);
+  if (!ierr) ierr = ctx->k->vec_maxpy_dev(ctx, w->n, k, P, ca + offset, a);
+  if (P != buf) pds_free(ctx, PDS_MEM_HOST, &P);
+  return ierr;
+}
+
 int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s) {
   const pds_real *a;
   pds_real       *b, *c;

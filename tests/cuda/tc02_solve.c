@@ -56,10 +56,10 @@ static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int
         memcmp(x1, x_out, (size_t)nr * sizeof *x1))
       TEST_FAIL("%s + %s (bsr %d): a second solve differs (iterations %d vs %d)", solver, pc, bsr, r2.iterations,
                 r.iterations);
-    if (!strcmp(solver, "cg") || !strcmp(solver, "bicgstab"))
-      if (d1 - d0 > r2.iterations + 6)
-        TEST_FAIL("%s + %s (bsr %d): %lld device-to-host copies for %d iterations", solver, pc, bsr, d1 - d0,
-                  r2.iterations);
+    /* CG, BiCGSTAB: one copy per iteration; GMRES: one per iteration plus the residual norm of each restart */
+    if (d1 - d0 > r2.iterations + 2 * (r2.iterations / 30) + 6)
+      TEST_FAIL("%s + %s (bsr %d): %lld device-to-host copies for %d iterations", solver, pc, bsr, d1 - d0,
+                r2.iterations);
     if (m1 != m0) TEST_FAIL("%s + %s: the pool grew from %zu to %zu bytes in a repeated solve", solver, pc, m0, m1);
     free(x1);
   } else TEST_CALL(pds_vec_get_values(x, x_out, PDS_MEM_HOST));
@@ -73,7 +73,7 @@ static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int
 }
 
 int main(int argc, char **argv) {
-  const char *solvers[] = {"cg", "bicgstab"}, *pcs[] = {"none", "jacobi", "pbjacobi"};
+  const char *solvers[] = {"cg", "bicgstab", "gmres", "fgmres"}, *pcs[] = {"none", "jacobi", "pbjacobi"};
   int         small = getenv("PDS_TEST_SMALL") != NULL; /* smaller solves, for compute-sanitizer (each kernel
                                                                   still meets a size that selects it) */
   int         n = small ? 8 : 20, nn = n * n * n;
@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
 
   ctx = test_init(argc, argv);
   TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
-  for (int si = 0; si < 2; si++)
+  for (int si = 0; si < 4; si++)
     for (int pi = 0; pi < 3; pi++)
       for (int bsr = 0; bsr < 2; bsr++) {
         outcome oc = solve(ctx, solvers[si], pcs[pi], bsr, n, xc, 1);

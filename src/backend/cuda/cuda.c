@@ -43,6 +43,7 @@ struct cuda_be {
   cudaStream_t        stream;
   cudaMemPool_t       pool;
   pds_cuda_red        red;
+  pds_real           *mdot_partial; /* device: [PDS_CUDA_MDOT_BATCH][PDS_CUDA_RED_MAXBLOCK], vec_mdot_into's partials */
   pds_real           *dscal; /* device: results of reductions that go to the host */
   unsigned long long *dstat; /* device: integer results (plan statistics, singular block) */
   pds_real           *hscal; /* pinned mirrors */
@@ -332,6 +333,18 @@ static int vec_norm_inf_cuda(pds_ctx ctx, pds_size n, const pds_real *x, pds_rea
   return fetch_scalars(ctx, be, 1, d);
 }
 /* results stay on the device */
+static int vec_mdot_into_cuda(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
+                              pds_real *d) {
+  struct cuda_be *be  = enter(ctx);
+  pds_cuda_red    red = {be->mdot_partial, be->red.counter};
+
+  LAUNCH(ctx, pds_cuda_vec_mdot(be->stream, red, n, k, V, w, d));
+}
+static int vec_maxpy_dev_cuda(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c,
+                              pds_real *w) {
+  if (n <= 0 || k <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_maxpy(s_, n, k, V, c, w));
+}
 static int vec_dot_into_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
   struct cuda_be *be = enter(ctx);
 
@@ -559,6 +572,7 @@ static int destroy_cuda(pds_ctx ctx) {
   }
   raw_free(be, be->red.partial);
   raw_free(be, be->red.counter);
+  raw_free(be, be->mdot_partial);
   raw_free(be, be->dscal);
   raw_free(be, be->dstat);
   if (be->stream) (void)cudaStreamSynchronize(be->stream);
@@ -632,6 +646,8 @@ static int init_device(pds_ctx ctx, struct cuda_be *be) {
   }
   PDS_CALL(dev_alloc(ctx, be, (size_t)PDS_CUDA_RED_MAXOUT * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real),
                      (void **)&be->red.partial));
+  PDS_CALL(dev_alloc(ctx, be, (size_t)PDS_CUDA_MDOT_BATCH * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real),
+                     (void **)&be->mdot_partial));
   PDS_CALL(dev_alloc(ctx, be, sizeof(unsigned), (void **)&be->red.counter));
   PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->red.counter, 0, sizeof(unsigned), be->stream));
   PDS_CALL(dev_alloc(ctx, be, 8 * sizeof(pds_real), (void **)&be->dscal));
@@ -689,6 +705,8 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->vec_dot2       = vec_dot2_cuda;
   k->vec_dot_into   = vec_dot_into_cuda;
   k->vec_dot2_into  = vec_dot2_into_cuda;
+  k->vec_mdot_into  = vec_mdot_into_cuda;
+  k->vec_maxpy_dev  = vec_maxpy_dev_cuda;
   k->cg_update_r    = cg_update_r_cuda;
   k->cg_update_xp   = cg_update_xp_cuda;
   k->bicg_update_s  = bicg_update_s_cuda;

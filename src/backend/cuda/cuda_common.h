@@ -27,6 +27,13 @@
 #define PDS_CUDA_RED_BLOCKS(n) \
   ((unsigned)((n) <= 0 ? 1 : ((n) + 2047) / 2048 > PDS_CUDA_RED_MAXBLOCK ? PDS_CUDA_RED_MAXBLOCK : ((n) + 2047) / 2048))
 
+/* Block Gram-Schmidt (vec_mdot_into, vec_maxpy_dev): the kernels take the pointers of up to PDS_CUDA_MDOT_BATCH
+   basis vectors by value (a kernel parameter: no pointer upload, no copy) and the launchers loop over batches. */
+#define PDS_CUDA_MDOT_BATCH 8
+typedef struct {
+  const pds_real *v[PDS_CUDA_MDOT_BATCH];
+} pds_cuda_ptrs;
+
 /* Device scratch of the reductions, owned by the context (one stream: launches never overlap). */
 typedef struct {
   pds_real *partial; /* [PDS_CUDA_RED_MAXOUT][PDS_CUDA_RED_MAXBLOCK] */
@@ -77,6 +84,14 @@ cudaError_t pds_cuda_vec_dot(cudaStream_t s, pds_cuda_red red, pds_size n, const
 cudaError_t pds_cuda_vec_dot2(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
                               const pds_real *z, pds_real *out);
 cudaError_t pds_cuda_vec_norm_inf(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, pds_real *out);
+/* out[i] = V[i] . w for i < k (V: host array of k device pointers; out: device), each with pds_cuda_vec_dot's
+   grid and tree, so its bits; red.partial must hold PDS_CUDA_MDOT_BATCH * PDS_CUDA_RED_MAXBLOCK reals.
+   One kernel per batch of PDS_CUDA_MDOT_BATCH vectors (w read once per batch). */
+cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int k, const pds_real *const *V,
+                              const pds_real *w, pds_real *out);
+/* w = w - sum_{i<k} c[i] V[i], per entry i ascending (c: device); one kernel per batch; n > 0 */
+cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real *const *V, const pds_real *c,
+                               pds_real *w);
 /* fused Krylov steps (semantics in src/backend/backend.h); sc is the device scalar array */
 cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
                                  pds_real *r, pds_real *sc);

@@ -4,6 +4,7 @@
 // Byte and flop models (n entries, 8-byte reals; a kernel's GB/s in bench/gpu counts exactly these bytes):
 //   set 8n B, 0 flops | copy 16n | scale 16n, n | axpby 24n, 3n (16n, n when b = 0) | waxpby 24n, 3n
 //   pmult / pdiv 24n, n | axpbypcz 32n, 5n | dot 16n, 2n | dot2 24n, 4n | norm_inf 8n
+//   mdot (k vectors) 8kn + 8n per batch of PDS_CUDA_MDOT_BATCH, 2kn | maxpy 8kn + 16n per batch, 2kn
 //   cg_update_r 24n, 4n (r read and written, q read; (r,r) in the same pass)
 //   cg_update_xp 40n, 4n (x, p read and written, z read)
 //   bicg_update_s 24n, 4n | bicg_update_r 32n, 6n | bicg_update_xp 56n, 9n (x, p read and written; ph, sh, r, v
@@ -118,6 +119,33 @@ __global__ void __launch_bounds__(RT) norm_inf_k(pds_size n, const double *__res
   grid_red<1, MaxAbsOp>(v, red, out);
 }
 
+// out[o] = V_o . w for o < NOUT: dot_k's loop and grid_red per output, so each out[o] has dot_k's bits
+template <int NOUT>
+__global__ void __launch_bounds__(RT) mdot_k(pds_size n, pds_cuda_ptrs V, const double *__restrict__ w,
+                                              pds_cuda_red red, double *out) {
+  double v[NOUT];
+
+#pragma unroll
+  for (int o = 0; o < NOUT; o++) v[o] = 0.0;
+  RED_FOR(n, {
+    const double wi = w[i];
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) v[o] += wi * V.v[o][i];
+  });
+  grid_red<NOUT, SumOp>(v, red, out);
+}
+
+// w = w - sum_o c[o] V_o, o ascending per entry (axpby_k's expression with a = -c[o], b = 1)
+__global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs V, const double *__restrict__ c,
+                                                 double *__restrict__ w) {
+  EW_FOR(n) {
+    double t = w[i];
+
+    for (int o = 0; o < k; o++) t = -c[o] * V.v[o][i] + 1.0 * t;
+    w[i] = t;
+  }
+}
+
 // a = rz / sc[0] if sc[0] > 0 else 0; r = -a q + 1 r; sc[1] = (r, r)
 __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, double rz, const double *__restrict__ q,
                                               double *__restrict__ r, pds_cuda_red red, double *sc) {
@@ -195,6 +223,37 @@ cudaError_t pds_cuda_vec_dot2(cudaStream_t s, pds_cuda_red red, pds_size n, cons
 }
 cudaError_t pds_cuda_vec_norm_inf(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, pds_real *out) {
   RED_LAUNCH(norm_inf_k, n, x, red, out);
+}
+cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int k, const pds_real *const *V,
+                              const pds_real *w, pds_real *out) {
+  for (int i0 = 0; i0 < k; i0 += PDS_CUDA_MDOT_BATCH) {
+    const int     nb = k - i0 < PDS_CUDA_MDOT_BATCH ? k - i0 : PDS_CUDA_MDOT_BATCH;
+    pds_cuda_ptrs P;
+    cudaError_t   e;
+
+    for (int o = 0; o < PDS_CUDA_MDOT_BATCH; o++) P.v[o] = o < nb ? V[i0 + o] : NULL;
+    switch (nb) {
+#define MDOT_CASE(N)                                                                      \
+  case N: mdot_k<N><<<PDS_CUDA_RED_BLOCKS(n), RT, 0, s>>>(n, P, w, red, out + i0); break;
+      MDOT_CASE(1) MDOT_CASE(2) MDOT_CASE(3) MDOT_CASE(4) MDOT_CASE(5) MDOT_CASE(6) MDOT_CASE(7) MDOT_CASE(8)
+#undef MDOT_CASE
+    }
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real *const *V, const pds_real *c,
+                               pds_real *w) {
+  for (int i0 = 0; i0 < k; i0 += PDS_CUDA_MDOT_BATCH) {
+    const int     nb = k - i0 < PDS_CUDA_MDOT_BATCH ? k - i0 : PDS_CUDA_MDOT_BATCH;
+    pds_cuda_ptrs P;
+    cudaError_t   e;
+
+    for (int o = 0; o < PDS_CUDA_MDOT_BATCH; o++) P.v[o] = o < nb ? V[i0 + o] : NULL;
+    maxpy_k<<<ew_blocks(n), EW_T, 0, s>>>(n, nb, P, c + i0, w);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  return cudaSuccess;
 }
 cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
                                  pds_real *r, pds_real *sc) {

@@ -149,6 +149,56 @@ static int vec_dot_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_rea
   return PDS_OK;
 }
 
+/* s[i] = V_i . w for i < k: 8(k+1) bytes, 2k flops per entry. Each chunk of w (2048 entries, cache resident) is
+   dotted with the k vectors' chunks by chunk_dot, the partials go to part[i * nc + c] and each s[i] adds its
+   partials in chunk order: vec_dot's tree, so each s[i] has ref's bits of vec_dot(V_i, w). */
+static int vec_mdot_into_omp(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
+                             pds_real *s) {
+  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  pds_real *part;
+
+  if (n < OMP_MIN_N) {
+    for (int i = 0; i < k; i++) {
+      pds_real t = 0;
+
+      for (pds_size c = 0; c < nc; c++)
+        t += chunk_dot(V[i], w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
+      s[i] = t;
+    }
+    return PDS_OK;
+  }
+  PDS_CALL(pds_ctx_work(ctx, (size_t)nc * (size_t)k, &part));
+#pragma omp parallel for schedule(static)
+  for (pds_size c = 0; c < nc; c++)
+    for (int i = 0; i < k; i++)
+      part[(pds_size)i * nc + c] = chunk_dot(V[i], w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
+  for (int i = 0; i < k; i++) {
+    pds_real t = 0;
+
+    for (pds_size c = 0; c < nc; c++) t += part[(pds_size)i * nc + c];
+    s[i] = t;
+  }
+  return PDS_OK;
+}
+
+/* w -= sum_i c[i] V_i: 8(k+2) bytes, 3k flops per entry; per entry i ascending, vec_axpby's expression (ref's
+   bits), static partition of the entries */
+static int vec_maxpy_dev_omp(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c,
+                             pds_real *w) {
+  (void)ctx;
+  OMP_PARTS(n, i0, i1, for (pds_size j = i0; j < i1; j++) {
+    pds_real t = w[j];
+
+    for (int i = 0; i < k; i++) {
+      pds_real a = -c[i], b = 1.0;
+
+      t = a * V[i][j] + b * t;
+    }
+    w[j] = t;
+  });
+  return PDS_OK;
+}
+
 /* z = a x + b y + c z: 32 bytes, 5 flops per entry (ref's expression, so ref's bits) */
 static int vec_axpbypcz_omp(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
                             pds_real c, pds_real *z) {
@@ -547,6 +597,8 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   k->vec_norm_inf  = vec_norm_inf_omp;
   k->vec_axpbypcz  = vec_axpbypcz_omp;
   k->vec_dot2      = vec_dot2_omp;
+  k->vec_mdot_into = vec_mdot_into_omp;
+  k->vec_maxpy_dev = vec_maxpy_dev_omp;
   k->csr_spmv      = csr_spmv_omp;
   k->csr_spmv_t    = csr_spmv_t_omp;
   k->bsr_spmv      = bsr_spmv_omp;

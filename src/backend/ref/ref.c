@@ -230,6 +230,30 @@ static int vec_dot2_into_ref(pds_ctx ctx, pds_size n, const pds_real *x, const p
   return ctx->k->vec_dot2(ctx, n, x, y, z, d);
 }
 
+/* s[i] = V_i . w: vec_dot of the context's table, one vector at a time (its bits by construction) */
+static int vec_mdot_into_ref(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
+                             pds_real *s) {
+  for (int i = 0; i < k; i++) PDS_CALL(ctx->k->vec_dot(ctx, n, V[i], w, &s[i]));
+  return PDS_OK;
+}
+
+/* w -= sum_i c[i] V_i, per entry with i ascending: vec_axpby's expression (a = -c[i], b = 1), so its bits */
+static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c,
+                             pds_real *w) {
+  (void)ctx;
+  for (pds_size j = 0; j < n; j++) {
+    pds_real t = w[j];
+
+    for (int i = 0; i < k; i++) {
+      pds_real a = -c[i], b = 1.0;
+
+      t = a * V[i][j] + b * t;
+    }
+    w[j] = t;
+  }
+  return PDS_OK;
+}
+
 static int cg_update_r_ref(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
   pds_real a = s[0] > 0 ? rz / s[0] : 0;
 
@@ -277,6 +301,8 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->csr_spmv_dot   = csr_spmv_dot_ref;
   k->vec_dot_into   = vec_dot_into_ref;
   k->vec_dot2_into  = vec_dot2_into_ref;
+  k->vec_mdot_into  = vec_mdot_into_ref;
+  k->vec_maxpy_dev  = vec_maxpy_dev_ref;
   k->cg_update_r    = cg_update_r_ref;
   k->cg_update_xp   = cg_update_xp_ref;
   k->bicg_update_s  = bicg_update_s_ref;
