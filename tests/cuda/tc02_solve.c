@@ -81,7 +81,9 @@ int main(int argc, char **argv) {
 
   ctx = test_init(argc, argv);
   TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
-  for (int si = 0; si < 4; si++)
+  /* under compute-sanitizer (small): the flexible variant is left out to fit the tool's time; its kernels are
+     GMRES's */
+  for (int si = 0; si < (small ? 3 : 4); si++)
     for (int pi = 0; pi < 3; pi++)
       for (int bsr = 0; bsr < 2; bsr++) {
         outcome oc = solve(ctx, solvers[si], pcs[pi], bsr, n, xc, 1);
