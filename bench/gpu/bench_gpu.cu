@@ -69,30 +69,7 @@ static double g_cpu_copy_bw = 0; // bytes/s, /cpu/omp
 static FILE  *g_json;
 
 
-// device time of f (its launches go to the legacy default stream or to the library's blocking stream, which
-// orders with it), events around each repetition
-template <class F> static double time_gpu(F f, int reps = g_reps) {
-  cudaEvent_t a, b;
-  std::vector<double> t;
-
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < g_warm; i++) f();
-  CK(cudaDeviceSynchronize());
-  for (int i = 0; i < reps; i++) {
-    float ms;
-
-    CK(cudaEventRecord(a, 0));
-    f();
-    CK(cudaEventRecord(b, 0));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(1e-3 * ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median(t);
-}
+template <class F> static double time_gpu(F f, int reps = g_reps) { return gpu_event_median(f, g_warm, reps); }
 template <class F> static double time_host(F f, int reps = g_reps, bool gpu = false) {
   std::vector<double> t;
 

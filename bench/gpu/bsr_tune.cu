@@ -40,28 +40,7 @@ static int         g_reps = 20, g_warm = 3;
 static FILE       *g_json;
 static double      g_copy_bw;
 
-template <class F> static double time_gpu(F f) {
-  cudaEvent_t         a, b;
-  std::vector<double> t;
-
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < g_warm; i++) f();
-  CK(cudaDeviceSynchronize());
-  for (int i = 0; i < g_reps; i++) {
-    float ms;
-
-    CK(cudaEventRecord(a, 0));
-    f();
-    CK(cudaEventRecord(b, 0));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(1e-3 * ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median(t);
-}
+template <class F> static double time_gpu(F f) { return gpu_event_median(f, g_warm, g_reps); }
 
 static void host_relayout(const std::vector<double> &in, std::vector<double> &out, long long nnzb, int bs, int layout) {
   const int bb = bs * bs;

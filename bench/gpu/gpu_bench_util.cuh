@@ -61,3 +61,28 @@ __global__ void relayout_k(long long nnzb, int bs, int layout, const double *in,
   if (layout == PDS_CUDA_BSR_COL) out[k * bb + c * bs + r] = in[i];
   else out[(long long)e * nnzb + k] = in[i];
 }
+
+// median device time of f over reps runs after warm runs, with events around each run (f's launches go to the
+// legacy default stream or to a blocking stream that orders with it)
+template <class F> static double gpu_event_median(F f, int warm, int reps) {
+  cudaEvent_t         a, b;
+  std::vector<double> t;
+
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < warm; i++) f();
+  CK(cudaDeviceSynchronize());
+  for (int i = 0; i < reps; i++) {
+    float ms;
+
+    CK(cudaEventRecord(a, 0));
+    f();
+    CK(cudaEventRecord(b, 0));
+    CK(cudaEventSynchronize(b));
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(1e-3 * ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return median(t);
+}

@@ -393,18 +393,28 @@ static int vec_gather(pds_vec w, int k, const pds_vec *V, pds_vec other, const p
   return PDS_OK;
 }
 
-int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset) {
-  const pds_real *buf[MV_STACK], **P, *a;
-  pds_real       *c;
-  pds_ctx         ctx;
-  int             ierr;
+/* The argument checks of the multi-vector operations: w valid, k and offset not negative, V given, the scalar
+   vector s of w's context holding entries offset..offset+k and distinct from w. */
+static int vec_multi_check(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset) {
+  pds_ctx ctx;
 
   PDS_VALID(w, PDS_CLASSID_VEC, "w");
   ctx = VEC_CTX(w);
   PDS_CHECK(k >= 0 && offset >= 0, ctx, PDS_ERR_ARG, "k = %d and offset = %d must not be negative", k, offset);
   PDS_CHECK(V || !k, ctx, PDS_ERR_ARG, "vector array V is NULL");
   VEC_SCALARS(w, s, (pds_size)offset + k);
-  PDS_CHECK(s != w, ctx, PDS_ERR_ARG, "s must differ from w");
+  PDS_CHECK(s != w, ctx, PDS_ERR_ARG, "the scalar vector must differ from w");
+  return PDS_OK;
+}
+
+int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset) {
+  const pds_real *buf[MV_STACK], **P, *a;
+  pds_real       *c;
+  pds_ctx         ctx;
+  int             ierr;
+
+  PDS_CALL(vec_multi_check(w, k, V, s, offset));
+  ctx = VEC_CTX(w);
   if (!k) return PDS_OK;
   PDS_KERNEL(ctx, vec_mdot_into);
   PDS_CALL(vec_gather(w, k, V, s, buf, &P));
@@ -421,12 +431,8 @@ int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset)
   pds_ctx         ctx;
   int             ierr;
 
-  PDS_VALID(w, PDS_CLASSID_VEC, "w");
+  PDS_CALL(vec_multi_check(w, k, V, c, offset));
   ctx = VEC_CTX(w);
-  PDS_CHECK(k >= 0 && offset >= 0, ctx, PDS_ERR_ARG, "k = %d and offset = %d must not be negative", k, offset);
-  PDS_CHECK(V || !k, ctx, PDS_ERR_ARG, "vector array V is NULL");
-  VEC_SCALARS(w, c, (pds_size)offset + k);
-  PDS_CHECK(c != w, ctx, PDS_ERR_ARG, "c must differ from w");
   if (!k) return PDS_OK;
   PDS_KERNEL(ctx, vec_maxpy_dev);
   PDS_CALL(vec_gather(w, k, V, c, buf, &P));
