@@ -273,6 +273,8 @@ typedef struct {
                              (the element matrices and loads, 72 bytes per triangle, kept for re-assembly) */
   double   t_create;      /* seconds pds_fem2d_create took (pattern and gather maps) */
   double   t_assemble;    /* seconds the last pds_fem2d_assemble took (0 before the first) */
+  double   t_upload;      /* of which copying to a device (/gpu/cuda: the mesh's coordinates and flags on every
+                             assembly, the pattern and gather maps on the first; 0 on the CPU backends) */
 } pds_fem2d_info;
 /* Pattern and gather maps for a mesh (checks that it has triangles, no node outside them, and fits the
    32-bit indices: 9 * triangles < 2^31). The problem is "paper" until set. */

@@ -27,6 +27,19 @@ struct pds_bsr {
   pds_real *vals;    /* [nnzb][bs][bs], row-major blocks */
 };
 
+/* P1 assembly maps as kernels see them (src/disc/disc_impl.h describes them): pattern and gather maps. */
+struct pds_fem2d_maps {
+  pds_int   n, ntri;
+  pds_size  nnz;
+  pds_size *rowptr; /* [n+1] */
+  pds_int  *colidx; /* [nnz] */
+  pds_size *gptr;   /* [nnz+1]: entry p sums Ke[gidx[q]], q in [gptr[p], gptr[p+1]) */
+  pds_int  *gidx;   /* [9 ntri] */
+  pds_size *nptr;   /* [n+1]: b_i sums fe[nidx[q]], q in [nptr[i], nptr[i+1]) */
+  pds_int  *nidx;   /* [3 ntri] */
+  pds_int  *tri;    /* [3 ntri] */
+};
+
 struct pds_kernels {
   const char *name;
   /* memory: NULL means host malloc/free (CPU backends) */
@@ -97,6 +110,19 @@ struct pds_kernels {
   int (*bsr_spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
   int (*csr_diag)(pds_ctx, const struct pds_csr *A, pds_real *d);                 /* d_i = a_ii */
   int (*bsr_diag)(pds_ctx, const struct pds_bsr *A, pds_real *d);                 /* scalar diagonal */
+
+  /* P1 assembly (src/disc/fem2d.c drives it; every backend runs the functions of src/backend/fem2d_kernels.h, so
+     all give the same bits). Arrays in backend memory.
+     fem2d_element: fem2d_element() for every triangle: Ke [6 ntri], fe [3 ntri] from xy [2 n]; kv (per-triangle
+                    k) and fm (source at the edge midpoints, 3 per triangle) may be NULL (then the constants k, f).
+                    *bad (host) = the smallest triangle fem2d_element() rejects, or -1.
+     fem2d_gather:  fem2d_gather_row() for every row: vals [nnz], b [n]; isd [n] marks Dirichlet nodes, g [n] their
+                    values (NULL: gc for all); symmetric: PDS_DIRICHLET_SYMMETRIC. */
+  int (*fem2d_element)(pds_ctx, const struct pds_fem2d_maps *m, const pds_real *xy, pds_real k, const pds_real *kv,
+                       pds_real f, const pds_real *fm, pds_real *Ke, pds_real *fe, pds_int *bad);
+  int (*fem2d_gather)(pds_ctx, const struct pds_fem2d_maps *m, const pds_real *Ke, const pds_real *fe,
+                      const unsigned char *isd, const pds_real *g, pds_real gc, int symmetric, pds_real *vals,
+                      pds_real *b);
 
   /* point-block Jacobi: invert nb dense bs x bs row-major blocks in place by Gauss-Jordan with partial
      pivoting; on a singular block set *bad to its index and return PDS_OK (the caller raises the error).

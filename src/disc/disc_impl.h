@@ -3,6 +3,7 @@
 #ifndef PDS_DISC_IMPL_H
 #define PDS_DISC_IMPL_H
 
+#include "../backend/backend.h"
 #include "../mat/mat_impl.h"
 
 #define PDS_CLASSID_FEM2D 0x70644605u
@@ -28,12 +29,15 @@ struct pds_fem2d_s {
   pds_int          *nidx;      /* [3 ntri] */
   unsigned char    *onbnd;     /* [nnodes] 1: the node is on an edge of one triangle (the mesh's boundary) */
   pds_int           maxdeg;    /* most triangles around one node */
-  pds_real         *Ke, *fe;   /* assembly workspace: element matrices [6 ntri] and loads [3 ntri] (first assembly
-                                  on; kept, so that re-assembly takes no page faults) */
+  pds_real         *Ke, *fe;   /* assembly workspace in backend memory: element matrices [6 ntri] and loads
+                                  [3 ntri] (first assembly on; kept, so that re-assembly takes no page faults) */
+  struct pds_fem2d_maps dm;    /* device backends: the pattern, gather maps and triangles in device memory (uploaded
+                                  by the first assembly, kept; freed with the object) */
+  int               dm_ready;
   char              name[16];  /* "paper", "manufactured", "user" */
   pds_fem2d_problem prob;
   int               square;    /* the exact solution needs the unit square (paper) */
-  double            t_create, t_assemble;
+  double            t_create, t_assemble, t_upload;
 };
 
 /* w(x, y) with -lap w = 1 in the unit square, w = 0 on its boundary (paper 004's u = 10 + 10 w), by the single

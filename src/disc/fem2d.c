@@ -8,10 +8,15 @@
  * ascending in e; for each node the list 3 e + l of its triangles (the load). Both lists are built row by row,
  * independently (row i's matrix contributions start at 3 nptr[i]), so create is row-parallel as well.
  *
- * Assembly (values):
- *   1. element kernel, one triangle at a time (fem2d_kernels.h): Ke[6 e .. 6 e + 6) and fe[3 e .. 3 e + 3);
+ * Assembly (values), by the backend's kernels (ctx->k->fem2d_element, fem2d_gather; src/backend/fem2d_kernels.h):
+ *   0. on the host: Dirichlet flags and the callbacks' values (k at centroids, f at edge midpoints, g at marked
+ *      nodes), only for the callbacks the problem has (constants go to the kernels as scalars); on a device
+ *      backend these, the coordinates, and on the first assembly the maps, are uploaded (info.t_upload);
+ *   1. element kernel, one triangle at a time: Ke[6 e .. 6 e + 6) and fe[3 e .. 3 e + 3);
  *   2. gather, one row at a time: a_p = sum of Ke over p's list, b_i = sum of fe over i's list, in list order;
  *      Dirichlet rows (and in symmetric mode Dirichlet columns) as fem2d_gather_row says.
+ * On /gpu/cuda the values stay on the device: the matrix is created from device arrays and its host copy is made
+ * only if something asks for it (pds_mat_csr_get_arrays, Matrix Market output).
  * No value is written by two threads and every sum has one fixed order (ascending triangle, as a serial
  * triangle-by-triangle scatter assembly would add them), so the result is bitwise the same for any thread count
  * and on any device running the same kernels, with no atomics.
@@ -33,11 +38,12 @@
 #include <omp.h>
 #endif
 
+#include "../backend/fem2d_kernels.h"
 #include "disc_impl.h"
-#include "fem2d_kernels.h"
 
-/* An uninitialized host array of n elements of *pp. */
+/* An uninitialized array of n elements of *pp, in host or backend memory. */
 #define PDS_NEW_HOST_ARRAY(ctx, n, pp) pds_malloc((ctx), PDS_MEM_HOST, (size_t)(n) * sizeof(**(pp)), (pp))
+#define PDS_NEW_BACKEND_ARRAY(ctx, n, pp) pds_malloc((ctx), PDS_MEM_DEVICE, (size_t)(n) * sizeof(**(pp)), (pp))
 
 #define FEM_L2_CHUNK 1024 /* triangles per partial sum of the L2 error (fixed: same bits for any thread count) */
 
@@ -127,8 +133,18 @@ static void fem_free_maps(pds_fem2d fem) {
   pds_free(ctx, PDS_MEM_HOST, &fem->nptr);
   pds_free(ctx, PDS_MEM_HOST, &fem->nidx);
   pds_free(ctx, PDS_MEM_HOST, &fem->onbnd);
-  pds_free(ctx, PDS_MEM_HOST, &fem->Ke);
-  pds_free(ctx, PDS_MEM_HOST, &fem->fe);
+  pds_free(ctx, PDS_MEM_DEVICE, &fem->Ke);
+  pds_free(ctx, PDS_MEM_DEVICE, &fem->fe);
+  if (ctx->k->mem_alloc) { /* the device copies of the maps (on CPU backends dm points at the host arrays) */
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.rowptr);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.colidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.gptr);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.gidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.nptr);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.nidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.tri);
+  }
+  fem->dm_ready = 0;
 }
 
 /* Node -> triangle incidence, in ascending triangle order per node. */
@@ -377,8 +393,35 @@ static int fem_mesh_arrays(pds_fem2d fem, const pds_real **xy, const pds_int **t
   return PDS_OK;
 }
 
-static pds_real fem_g(const pds_fem2d_problem *p, pds_real x, pds_real y) {
-  return p->gfn ? p->gfn(p->user, x, y) : p->g;
+/* A device copy of a host array (device backends only). */
+static int fem_upload(pds_ctx ctx, const void *h, size_t bytes, void *d) {
+  return pds_dup_array(ctx, PDS_MEM_DEVICE, h, PDS_MEM_HOST, bytes, d);
+}
+
+/* The maps as the kernels see them: the host arrays on CPU backends; device copies, made once, on a device. */
+static int fem_backend_maps(pds_fem2d fem, const pds_int *tri, struct pds_fem2d_maps *m) {
+  pds_ctx                ctx = fem->hdr.ctx;
+  struct pds_fem2d_maps *d   = &fem->dm;
+  size_t                 n1 = (size_t)fem->nnodes + 1, nz = (size_t)fem->nnz, t = (size_t)fem->ntri;
+
+  if (!ctx->k->mem_alloc) {
+    *m = (struct pds_fem2d_maps){fem->nnodes, fem->ntri, fem->nnz, fem->rowptr, fem->colidx, fem->gptr,
+                                 fem->gidx, fem->nptr, fem->nidx, (pds_int *)tri};
+    return PDS_OK;
+  }
+  if (!fem->dm_ready) {
+    d->n = fem->nnodes, d->ntri = fem->ntri, d->nnz = fem->nnz;
+    PDS_CALL(fem_upload(ctx, fem->rowptr, n1 * sizeof(pds_size), &d->rowptr));
+    PDS_CALL(fem_upload(ctx, fem->colidx, nz * sizeof(pds_int), &d->colidx));
+    PDS_CALL(fem_upload(ctx, fem->gptr, (nz + 1) * sizeof(pds_size), &d->gptr));
+    PDS_CALL(fem_upload(ctx, fem->gidx, 9 * t * sizeof(pds_int), &d->gidx));
+    PDS_CALL(fem_upload(ctx, fem->nptr, n1 * sizeof(pds_size), &d->nptr));
+    PDS_CALL(fem_upload(ctx, fem->nidx, 3 * t * sizeof(pds_int), &d->nidx));
+    PDS_CALL(fem_upload(ctx, tri, 3 * t * sizeof(pds_int), &d->tri));
+    fem->dm_ready = 1;
+  }
+  *m = *d;
+  return PDS_OK;
 }
 
 int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_vec *b) {
@@ -386,13 +429,19 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   const pds_real          *xy;
   const pds_int           *tri, *marker;
   const pds_fem2d_problem *pr;
-  pds_int                  n, ntri, bad_node = PDS_INT_MAX, bad_elem = PDS_INT_MAX, bad_g = PDS_INT_MAX;
-  pds_real                *Ke, *fe, *g = NULL, *vals = NULL, *bh = NULL;
+  struct pds_fem2d_maps    m;
+  pds_int                  n, ntri, bad_node = PDS_INT_MAX, bad_elem = -1, bad_g = PDS_INT_MAX;
+  pds_real                *g = NULL, *kv = NULL, *fm = NULL, *vals = NULL, *ba;
+  /* what the kernels read: the host arrays on CPU backends, device copies on a device backend */
+  const pds_real          *xy_b, *g_b, *kv_b, *fm_b;
+  const unsigned char     *isd_b;
+  pds_real                *dxy = NULL, *dg = NULL, *dkv = NULL, *dfm = NULL;
+  unsigned char           *disd = NULL;
   pds_size                *rp = NULL;
   pds_int                 *ci = NULL;
   unsigned char           *isd = NULL;
-  int                      nt, sym, ierr;
-  double                   t0 = pds_wtime();
+  int                      nt, sym, dev, ierr;
+  double                   t0 = pds_wtime(), tu = 0.0;
 
   FEM_VALID(fem);
   ctx = fem->hdr.ctx;
@@ -400,13 +449,16 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   *A = NULL, *b = NULL;
   PDS_CHECK(mode == PDS_DIRICHLET_ROW || mode == PDS_DIRICHLET_SYMMETRIC, ctx, PDS_ERR_ARG,
             "Dirichlet mode %d is neither PDS_DIRICHLET_ROW nor PDS_DIRICHLET_SYMMETRIC", (int)mode);
+  PDS_KERNEL(ctx, fem2d_element);
+  PDS_KERNEL(ctx, fem2d_gather);
   PDS_CALL(fem_mesh_arrays(fem, &xy, &tri, &marker, true));
   n = fem->nnodes, ntri = fem->ntri, pr = &fem->prob, nt = fem_threads(ctx), sym = mode == PDS_DIRICHLET_SYMMETRIC;
+  dev = ctx->k->mem_alloc != NULL;
   (void)nt; /* unused without OpenMP */
 
-  /* Dirichlet nodes: every marked node; a boundary node without a marker has no data */
+  /* 0. on the host: Dirichlet nodes (every marked node; a boundary node without a marker has no data) and the
+        callbacks' values */
   PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (size_t)n, &isd));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, n, &g));
   for (pds_int i = 0; i < n; i++) {
     isd[i] = marker[i] > 0;
     if (fem->onbnd[i] && !isd[i] && i < bad_node) bad_node = i;
@@ -419,48 +471,67 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
                      bad_node, xy[2 * (size_t)bad_node], xy[2 * (size_t)bad_node + 1]);
     goto done;
   }
+  if (pr->gfn) {
+    PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, n, &g));
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(min : bad_g)
 #endif
-  for (pds_int i = 0; i < n; i++)
-    if (isd[i]) {
-      g[i] = fem_g(pr, xy[2 * (size_t)i], xy[2 * (size_t)i + 1]);
-      if (!isfinite(g[i]) && i < bad_g) bad_g = i;
+    for (pds_int i = 0; i < n; i++)
+      if (isd[i]) {
+        g[i] = pr->gfn(pr->user, xy[2 * (size_t)i], xy[2 * (size_t)i + 1]);
+        if (!isfinite(g[i]) && i < bad_g) bad_g = i;
+      }
+    if (bad_g != PDS_INT_MAX) {
+      ierr = PDS_ERROR(ctx, PDS_ERR_ARG,
+                       "boundary value g(%.17g, %.17g) = %g at node %" PDS_INT_FMT " is not finite",
+                       xy[2 * (size_t)bad_g], xy[2 * (size_t)bad_g + 1], g[bad_g], bad_g);
+      goto done;
     }
-  if (bad_g != PDS_INT_MAX) {
-    ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "boundary value g(%.17g, %.17g) = %g at node %" PDS_INT_FMT " is not finite",
-                     xy[2 * (size_t)bad_g], xy[2 * (size_t)bad_g + 1], g[bad_g], bad_g);
-    goto done;
+  }
+  if (pr->kfn) PDS_CALL_GOTO(ierr, done, PDS_NEW_HOST_ARRAY(ctx, ntri, &kv));
+  if (pr->ffn) PDS_CALL_GOTO(ierr, done, PDS_NEW_HOST_ARRAY(ctx, 3 * (size_t)ntri, &fm));
+  if (kv || fm) {
+    /* k at the centroid, f at the edge midpoints (each midpoint computed alike from both its triangles) */
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#endif
+    for (pds_int e = 0; e < ntri; e++) {
+      const pds_int  *t  = tri + 3 * (size_t)e;
+      const pds_real *p0 = xy + 2 * (size_t)t[0], *p1 = xy + 2 * (size_t)t[1], *p2 = xy + 2 * (size_t)t[2];
+
+      if (kv) kv[e] = pr->kfn(pr->user, (p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0);
+      if (fm) {
+        pds_real *F = fm + 3 * (size_t)e;
+
+        F[0] = pr->ffn(pr->user, (p0[0] + p1[0]) * 0.5, (p0[1] + p1[1]) * 0.5);
+        F[1] = pr->ffn(pr->user, (p1[0] + p2[0]) * 0.5, (p1[1] + p2[1]) * 0.5);
+        F[2] = pr->ffn(pr->user, (p2[0] + p0[0]) * 0.5, (p2[1] + p0[1]) * 0.5);
+      }
+    }
+  }
+
+  /* the kernels' inputs in backend memory */
+  {
+    double tu0 = pds_wtime();
+
+    PDS_CALL_GOTO(ierr, done, fem_backend_maps(fem, tri, &m));
+    xy_b = xy, isd_b = isd, g_b = g, kv_b = kv, fm_b = fm;
+    if (dev) {
+      PDS_CALL_GOTO(ierr, done, fem_upload(ctx, xy, 2 * (size_t)n * sizeof *xy, &dxy));
+      PDS_CALL_GOTO(ierr, done, fem_upload(ctx, isd, (size_t)n, &disd));
+      if (g) PDS_CALL_GOTO(ierr, done, fem_upload(ctx, g, (size_t)n * sizeof *g, &dg));
+      if (kv) PDS_CALL_GOTO(ierr, done, fem_upload(ctx, kv, (size_t)ntri * sizeof *kv, &dkv));
+      if (fm) PDS_CALL_GOTO(ierr, done, fem_upload(ctx, fm, 3 * (size_t)ntri * sizeof *fm, &dfm));
+      xy_b = dxy, isd_b = disd, g_b = dg, kv_b = dkv, fm_b = dfm;
+      tu = pds_wtime() - tu0;
+    }
   }
 
   /* 1. element values (into the object's workspace: kept for the next assembly, whose page faults it saves) */
-  if (!fem->Ke) PDS_CALL_GOTO(ierr, done, PDS_NEW_HOST_ARRAY(ctx, 6 * (size_t)ntri, &fem->Ke));
-  if (!fem->fe) PDS_CALL_GOTO(ierr, done, PDS_NEW_HOST_ARRAY(ctx, 3 * (size_t)ntri, &fem->fe));
-  Ke = fem->Ke, fe = fem->fe;
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1) reduction(min : bad_elem)
-#endif
-  for (pds_int e = 0; e < ntri; e++) {
-    const pds_int  *t = tri + 3 * (size_t)e;
-    const pds_real *p0 = xy + 2 * (size_t)t[0], *p1 = xy + 2 * (size_t)t[1], *p2 = xy + 2 * (size_t)t[2];
-    pds_real        k  = pr->kfn ? pr->kfn(pr->user, (p0[0] + p1[0] + p2[0]) / 3.0, (p0[1] + p1[1] + p2[1]) / 3.0)
-                                 : pr->k;
-    pds_real       *K = Ke + 6 * (size_t)e, *F = fe + 3 * (size_t)e;
-    pds_real        twoA = fem2d_element_stiffness(p0[0], p0[1], p1[0], p1[1], p2[0], p2[1], k, K);
-    bool            ok   = twoA > 0 && k > 0 && isfinite(k);
-
-    if (pr->ffn) {
-      pds_real f01 = pr->ffn(pr->user, (p0[0] + p1[0]) * 0.5, (p0[1] + p1[1]) * 0.5);
-      pds_real f12 = pr->ffn(pr->user, (p1[0] + p2[0]) * 0.5, (p1[1] + p2[1]) * 0.5);
-      pds_real f20 = pr->ffn(pr->user, (p2[0] + p0[0]) * 0.5, (p2[1] + p0[1]) * 0.5);
-
-      fem2d_element_load_mid(twoA, f01, f12, f20, F);
-    } else fem2d_element_load_const(twoA, pr->f, F);
-    for (int s = 0; s < 6 && ok; s++) ok = isfinite(K[s]);
-    for (int s = 0; s < 3 && ok; s++) ok = isfinite(F[s]);
-    if (!ok && e < bad_elem) bad_elem = e;
-  }
-  if (bad_elem != PDS_INT_MAX) {
+  if (!fem->Ke) PDS_CALL_GOTO(ierr, done, PDS_NEW_BACKEND_ARRAY(ctx, 6 * (size_t)ntri, &fem->Ke));
+  if (!fem->fe) PDS_CALL_GOTO(ierr, done, PDS_NEW_BACKEND_ARRAY(ctx, 3 * (size_t)ntri, &fem->fe));
+  PDS_CALL_GOTO(ierr, done, ctx->k->fem2d_element(ctx, &m, xy_b, pr->k, kv_b, pr->f, fm_b, fem->Ke, fem->fe, &bad_elem));
+  if (bad_elem >= 0) {
     const pds_int  *t  = tri + 3 * (size_t)bad_elem;
     const pds_real *p0 = xy + 2 * (size_t)t[0], *p1 = xy + 2 * (size_t)t[1], *p2 = xy + 2 * (size_t)t[2];
 
@@ -471,27 +542,23 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
     goto done;
   }
 
-  /* 2. gather, row by row */
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (size_t)fem->nnz * sizeof(pds_real), &vals));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (size_t)n * sizeof(pds_real), &bh));
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-#endif
-  for (pds_int i = 0; i < n; i++)
-    fem2d_gather_row(i, fem->rowptr, fem->colidx, fem->gptr, fem->gidx, Ke, fem->nptr, fem->nidx, fe, isd, g, sym,
-                     vals, bh);
+  /* 2. gather, row by row, into the matrix's values and b (backend memory) */
+  PDS_CALL_GOTO(ierr, done, PDS_NEW_BACKEND_ARRAY(ctx, fem->nnz, &vals));
+  PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, n, b));
+  PDS_CALL_GOTO(ierr, done, pds_vec_dev_write(*b, &ba));
+  PDS_CALL_GOTO(ierr, done,
+                ctx->k->fem2d_gather(ctx, &m, fem->Ke, fem->fe, isd_b, g_b, pr->g, sym, vals, ba));
 
-  /* the objects: the matrix owns copies of the pattern */
-  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_HOST, fem->rowptr, PDS_MEM_HOST,
+  /* the matrix owns copies of the pattern (in backend memory, copied there from the maps) */
+  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, m.rowptr, PDS_MEM_DEVICE,
                                           ((size_t)n + 1) * sizeof(pds_size), &rp));
-  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_HOST, fem->colidx, PDS_MEM_HOST,
+  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, m.colidx, PDS_MEM_DEVICE,
                                           (size_t)fem->nnz * sizeof(pds_int), &ci));
-  ierr = pds_mat_csr_from_host_owned(ctx, n, n, rp, ci, vals, A);
+  ierr = pds_mat_csr_from_device_owned(ctx, n, n, fem->nnz, rp, ci, vals, A);
   rp = NULL, ci = NULL, vals = NULL; /* the matrix's now (or freed) */
   if (ierr) goto done;
-  PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, n, b));
-  PDS_CALL_GOTO(ierr, done, pds_vec_set_values(*b, bh, PDS_MEM_HOST));
   fem->t_assemble = pds_wtime() - t0;
+  fem->t_upload   = tu;
 done:
   if (ierr) {
     pds_mat_destroy(A);
@@ -499,10 +566,16 @@ done:
   }
   pds_free(ctx, PDS_MEM_HOST, &isd);
   pds_free(ctx, PDS_MEM_HOST, &g);
-  pds_free(ctx, PDS_MEM_HOST, &vals);
-  pds_free(ctx, PDS_MEM_HOST, &bh);
-  pds_free(ctx, PDS_MEM_HOST, &rp);
-  pds_free(ctx, PDS_MEM_HOST, &ci);
+  pds_free(ctx, PDS_MEM_HOST, &kv);
+  pds_free(ctx, PDS_MEM_HOST, &fm);
+  pds_free(ctx, PDS_MEM_DEVICE, &dxy);
+  pds_free(ctx, PDS_MEM_DEVICE, &disd);
+  pds_free(ctx, PDS_MEM_DEVICE, &dg);
+  pds_free(ctx, PDS_MEM_DEVICE, &dkv);
+  pds_free(ctx, PDS_MEM_DEVICE, &dfm);
+  pds_free(ctx, PDS_MEM_DEVICE, &vals);
+  pds_free(ctx, PDS_MEM_DEVICE, &rp);
+  pds_free(ctx, PDS_MEM_DEVICE, &ci);
   return ierr;
 }
 
@@ -649,6 +722,7 @@ int pds_fem2d_get_info(pds_fem2d fem, pds_fem2d_info *info) {
   info->bytes      = ((size_t)fem->nnodes + 1) * sizeof(pds_size) * 2 + (size_t)fem->nnz * sizeof(pds_int) +
                 ((size_t)fem->nnz + 1) * sizeof(pds_size) + 12 * (size_t)fem->ntri * sizeof(pds_int) +
                 (size_t)fem->nnodes + (fem->Ke ? 9 * (size_t)fem->ntri * sizeof(pds_real) : 0);
+  info->t_upload   = fem->t_upload;
   info->t_create   = fem->t_create;
   info->t_assemble = fem->t_assemble;
   return PDS_OK;

@@ -232,6 +232,7 @@ int pds_mat_detect_block_size(pds_mat A, int *bs) {
     *bs = A->bs;
     return PDS_OK;
   }
+  PDS_CALL(pds_mat_csr_host_sync(A));
   return detect_bs(A->hdr.ctx, pds_mat_host_csr(A), bs);
 }
 
@@ -256,6 +257,7 @@ int pds_mat_convert_to_bsr(pds_mat A, int bs, pds_mat *B) {
     *B = A;
     return PDS_OK;
   }
+  PDS_CALL(pds_mat_csr_host_sync(A));
   h = pds_mat_host_csr(A);
   if (bs == 0) PDS_CALL(detect_bs(ctx, h, &bs));
   PDS_CHECK(bs >= 1, ctx, PDS_ERR_ARG, "block size %d must be at least 1 (0 = detect)", bs);

@@ -41,6 +41,7 @@ static int csr_get_diagonal(pds_mat A, pds_vec d) {
 static int csr_get_block_diagonal(pds_mat A, int bs, pds_real *blocks) {
   const struct pds_csr *h = &CSR(A)->h;
 
+  PDS_CALL(pds_mat_csr_host_sync(A));
   memset(blocks, 0, (size_t)A->nrows * bs * sizeof *blocks);
   for (pds_int i = 0; i < h->nrows; i++) {
     pds_int   b = i / bs, r = i % bs;
@@ -285,6 +286,59 @@ done:
   return ierr;
 }
 
+int pds_mat_csr_from_device_owned(pds_ctx ctx, pds_int nrows, pds_int ncols, pds_size nnz, pds_size *rowptr,
+                                  pds_int *colidx, pds_real *vals, pds_mat *A) {
+  pds_mat             M = NULL;
+  struct pds_mat_csr *c = NULL;
+  int                 ierr;
+
+  if (ctx->k->mem_alloc == NULL) return pds_mat_csr_from_host_owned(ctx, nrows, ncols, rowptr, colidx, vals, A);
+  ierr = pds_mat_alloc(ctx, "csr", nrows, ncols, &M);
+  if (!ierr) ierr = PDS_NEW(ctx, 1, &c);
+  if (ierr) {
+    free(M);
+    pds_free(ctx, PDS_MEM_DEVICE, &rowptr), pds_free(ctx, PDS_MEM_DEVICE, &colidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &vals);
+    return ierr;
+  }
+  M->data = c;
+  csr_set_ops(M);
+  c->d         = (struct pds_csr){nrows, ncols, nnz, rowptr, colidx, vals};
+  c->h         = (struct pds_csr){nrows, ncols, nnz, NULL, NULL, NULL};
+  c->own_d     = 1;
+  c->h_missing = 1;
+  M->nnz       = nnz;
+  *A           = M;
+  return PDS_OK;
+}
+
+int pds_mat_csr_host_sync(pds_mat A) {
+  struct pds_mat_csr *c;
+  pds_ctx             ctx;
+  struct pds_csr      h;
+  int                 ierr;
+
+  if (!A || strcmp(A->type, "csr") || !CSR(A)->h_missing) return PDS_OK;
+  c = CSR(A), ctx = A->hdr.ctx, h = c->h;
+  h.rowptr = NULL, h.colidx = NULL, h.vals = NULL;
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)h.nrows + 1, &h.rowptr));
+  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, (size_t)h.nnz * sizeof *h.colidx, &h.colidx));
+  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, (size_t)h.nnz * sizeof *h.vals, &h.vals));
+  PDS_CALL_GOTO(ierr, fail, pds_memcpy(ctx, h.rowptr, PDS_MEM_HOST, c->d.rowptr, PDS_MEM_DEVICE,
+                                       ((size_t)h.nrows + 1) * sizeof *h.rowptr));
+  PDS_CALL_GOTO(ierr, fail, pds_memcpy(ctx, h.colidx, PDS_MEM_HOST, c->d.colidx, PDS_MEM_DEVICE,
+                                       (size_t)h.nnz * sizeof *h.colidx));
+  PDS_CALL_GOTO(ierr, fail, pds_memcpy(ctx, h.vals, PDS_MEM_HOST, c->d.vals, PDS_MEM_DEVICE,
+                                       (size_t)h.nnz * sizeof *h.vals));
+  c->h         = h;
+  c->own_h     = 1;
+  c->h_missing = 0;
+  return PDS_OK;
+fail:
+  pds_free(ctx, PDS_MEM_HOST, &h.rowptr), pds_free(ctx, PDS_MEM_HOST, &h.colidx), pds_free(ctx, PDS_MEM_HOST, &h.vals);
+  return ierr;
+}
+
 const struct pds_csr *pds_mat_host_csr(pds_mat A) {
   return A && A->hdr.classid == PDS_CLASSID_MAT && !strcmp(A->type, "csr") ? &CSR(A)->h : NULL;
 }
@@ -293,6 +347,7 @@ int pds_mat_csr_get_arrays(pds_mat A, const pds_size **rowptr, const pds_int **c
   const struct pds_csr *h;
 
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CALL(pds_mat_csr_host_sync(A));
   h = pds_mat_host_csr(A);
   PDS_CHECK(h, A->hdr.ctx, PDS_ERR_ARG, "matrix is %s, not csr; use pds_mat_convert_to_csr", A->type);
   if (rowptr) *rowptr = h->rowptr;

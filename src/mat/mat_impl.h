@@ -31,6 +31,8 @@ struct pds_mat_s {
 struct pds_mat_csr {
   struct pds_csr h, d;
   int            own_h, own_d, unified;
+  int            h_missing; /* born on the device (pds_mat_csr_from_device_owned): h's arrays are NULL until the
+                               first host use downloads them (pds_mat_csr_host_sync) */
 };
 struct pds_mat_bsr {
   struct pds_bsr h, d;
@@ -43,7 +45,13 @@ PDS_INTERN int pds_mat_csr_from_host_owned(pds_ctx ctx, pds_int nrows, pds_int n
                                            pds_int *colidx, pds_real *vals, pds_mat *A);
 PDS_INTERN int pds_mat_bsr_from_host_owned(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr,
                                            pds_int *bcolidx, pds_real *vals, pds_mat *A);
-/* Host CSR/BSR arrays of a matrix (NULL if it is not of that type). */
+/* Build a csr matrix that takes ownership of backend arrays (device memory on a device backend); no host copy is
+   made until one is needed. */
+PDS_INTERN int pds_mat_csr_from_device_owned(pds_ctx ctx, pds_int nrows, pds_int ncols, pds_size nnz,
+                                             pds_size *rowptr, pds_int *colidx, pds_real *vals, pds_mat *A);
+/* Make a csr matrix's host arrays exist (one download for a matrix born on the device); a no-op otherwise. */
+PDS_INTERN int pds_mat_csr_host_sync(pds_mat A);
+/* Host CSR/BSR arrays of a matrix (NULL if it is not of that type; csr: after pds_mat_csr_host_sync). */
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 

@@ -3,7 +3,7 @@
  * scatter assembly, run after run, on this backend and on /cpu/ref; the interior rows of the stiffness sum to
  * zero; the same mesh written to Gmsh and read back assembles to the same bits; a node of 100 triangles; the
  * generic generator "fem2d" gives the fem2d API's matrix. */
-#include "disc/fem2d_kernels.h"
+#include "backend/fem2d_kernels.h"
 #include <stdbool.h>
 
 #include "test.h"

@@ -37,7 +37,9 @@ set(PDS_HAVE_CUDA 1)
 set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
-  src/backend/cuda/cuda_transpose.cu)
+  src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu)
+# the assembly kernels must round as ref does: no multiply-add contraction (cuda_fem2d.cu says why)
+set_source_files_properties(src/backend/cuda/cuda_fem2d.cu PROPERTIES COMPILE_OPTIONS -fmad=false)
 set(PDS_CUDA_LIBS CUDA::cudart_static)
 set(PDS_CUDA_FLAGS -Xcompiler=-Wall -Xcompiler=-Wextra -Xcompiler=-Wno-unused-parameter)
 if(PDS_WERROR)

@@ -145,6 +145,33 @@ cudaError_t pds_cuda_blocks_invert(cudaStream_t s, pds_size nb, int bs, pds_real
 cudaError_t pds_cuda_blocks_apply(cudaStream_t s, pds_size nb, int bs, const pds_real *inv, const pds_real *x,
                                   pds_real *y);
 
+/* ---- P1 FEM assembly (cuda_fem2d.cu; the arithmetic of src/backend/fem2d_kernels.h, compiled without FMA
+   contraction, so the bits are ref's) --------------------------------------------------------------------------- */
+/* Launch configuration of the two assembly kernels; pds_cuda_fem2d_auto fills pdesolve's choice (the rule is in
+   cuda_fem2d.cu), bench/gpu/bench_fem2d_gpu sweeps the others. */
+typedef struct {
+  int elem_threads;   /* threads per block of the element kernel: a multiple of 32 in [32, 1024] */
+  int gather_lanes;   /* lanes per row of the gather kernel: 1, 2, 4, 8, 16 or 32 */
+  int gather_threads; /* threads per block of the gather kernel: a multiple of 32 in [32, 1024] */
+} pds_cuda_fem2d_cfg;
+void pds_cuda_fem2d_auto(pds_int nrows, pds_size nnz, pds_cuda_fem2d_cfg *cfg);
+/* Element kernel, one thread per triangle: Ke[6e..6e+6) and fe[3e..3e+3) of triangle tri[3e..3e+3) (coordinates
+   xy[2 node..]), conductivity kv[e] (or k when kv is NULL), source values at the edge midpoints fm[3e..3e+3) (or
+   the constant f when fm is NULL). *bad (device; the launcher sets it to ntri first) becomes the smallest e whose
+   2A <= 0 or whose k or values are not finite. cfg NULL: the auto choice. ntri > 0. */
+cudaError_t pds_cuda_fem2d_element(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg, pds_int ntri, const pds_int *tri,
+                                   const pds_real *xy, pds_real k, const pds_real *kv, pds_real f, const pds_real *fm,
+                                   pds_real *Ke, pds_real *fe, unsigned long long *bad);
+/* Gather, gather_lanes lanes per row: vals[rowptr[i]..rowptr[i+1]) and b[i] from Ke and fe through the gather maps
+   (fem2d_gather_row's arithmetic and order); isd[i] != 0 marks Dirichlet nodes, whose value is g[i] (or gc for
+   every node when g is NULL); symmetric != 0 also moves the Dirichlet columns to b. n > 0. cfg NULL: the auto
+   choice for nnz = 7 n (a triangle mesh); cuda.c passes pds_cuda_fem2d_auto's with the true nnz. */
+cudaError_t pds_cuda_fem2d_gather(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg, pds_int n, const pds_size *rowptr,
+                                  const pds_int *colidx, const pds_size *gptr, const pds_int *gidx, const pds_real *Ke,
+                                  const pds_size *nptr, const pds_int *nidx, const pds_real *fe,
+                                  const unsigned char *isd, const pds_real *g, pds_real gc, int symmetric,
+                                  pds_real *vals, pds_real *b);
+
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, and the bytes the memory pool holds. */
 struct pds_ctx_s;
 int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved);

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../fem2d_kernels.h"
 #include "../kernel_bodies.h"
 
 static int vec_set_ref(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
@@ -296,6 +297,27 @@ static int csr_spmv_dot_ref(pds_ctx ctx, const struct pds_csr *A, const pds_real
   return w2 ? ctx->k->vec_dot2(ctx, A->nrows, y, w1, w2, d) : ctx->k->vec_dot(ctx, A->nrows, y, w1, d);
 }
 
+/* P1 assembly: the functions of fem2d_kernels.h over all triangles, then all rows */
+static int fem2d_element_ref(pds_ctx ctx, const struct pds_fem2d_maps *m, const pds_real *xy, pds_real k,
+                             const pds_real *kv, pds_real f, const pds_real *fm, pds_real *Ke, pds_real *fe,
+                             pds_int *bad) {
+  (void)ctx;
+  *bad = -1;
+  for (pds_int e = 0; e < m->ntri; e++)
+    if (fem2d_element(e, m->tri, xy, k, kv, f, fm, Ke, fe) && *bad < 0) *bad = e;
+  return PDS_OK;
+}
+
+static int fem2d_gather_ref(pds_ctx ctx, const struct pds_fem2d_maps *m, const pds_real *Ke, const pds_real *fe,
+                            const unsigned char *isd, const pds_real *g, pds_real gc, int symmetric, pds_real *vals,
+                            pds_real *b) {
+  (void)ctx;
+  for (pds_int i = 0; i < m->n; i++)
+    fem2d_gather_row(i, m->rowptr, m->colidx, m->gptr, m->gidx, Ke, m->nptr, m->nidx, fe, isd, g, gc, symmetric,
+                     vals, b);
+  return PDS_OK;
+}
+
 void pds_kernels_fill_ref(struct pds_kernels *k) {
   memset(k, 0, sizeof *k);
   k->csr_spmv_dot   = csr_spmv_dot_ref;
@@ -327,6 +349,8 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->bsr_diag      = bsr_diag_ref;
   k->blocks_invert = blocks_invert_ref;
   k->blocks_apply  = blocks_apply_ref;
+  k->fem2d_element = fem2d_element_ref;
+  k->fem2d_gather  = fem2d_gather_ref;
 }
 
 int pds_backend_init_ref(pds_ctx ctx, const char *resource, struct pds_kernels *k) {

@@ -1,7 +1,8 @@
-/* src/disc/fem2d_kernels.h: the arithmetic of P1 assembly, as pure functions of plain arrays: the element
- * kernel (3x3 stiffness and load of one triangle) and the row gather (one CSR row and b_i from the element
- * values through the gather maps). The CPU path (fem2d.c) runs them over all triangles and rows, one thread
- * per range on /cpu/omp; a GPU version runs the same functions one thread per triangle and per row.
+/* src/backend/fem2d_kernels.h: the arithmetic of P1 assembly, as pure functions of plain arrays, shared by every
+ * backend's fem2d_element and fem2d_gather kernels (src/disc/fem2d.c drives them): the element kernel (3x3
+ * stiffness and load of one triangle) and the row gather (one CSR row and b_i from the element values through
+ * the gather maps). ref runs them over all triangles and rows, omp over thread ranges, cuda one thread per
+ * triangle and a few lanes per row (cuda_fem2d.cu), so all three give the same bits.
  *
  * Bits: every value is a fixed sequence of IEEE +, -, *, / (no library call, no data-dependent order), so any
  * correctly rounded machine gives the same bits, provided the compiler contracts nothing into FMAs (C11 with
@@ -12,6 +13,8 @@
  * 4 = K12, 5 = K02; fem2d_slot(li, lj) gives the slot of a local pair. */
 #ifndef PDS_FEM2D_KERNELS_H
 #define PDS_FEM2D_KERNELS_H
+
+#include <math.h>
 
 #include "pdesolve.h"
 
@@ -66,23 +69,44 @@ PDS_FEM_HD void fem2d_element_load_mid(pds_real twoA, pds_real f01, pds_real f12
   fe[2] = (f12 + f20) * w;
 }
 
+/* Triangle e of the mesh (tri, xy): Ke[6e..6e+6) and fe[3e..3e+3); conductivity kv[e] (or k when kv is NULL),
+ * source at the edge midpoints fm[3e..3e+3) (or the constant f when fm is NULL: f A/3 per node). Returns 0 when
+ * 2A > 0, k > 0 and every value is finite, else 1 (a degenerate or clockwise triangle, or bad data).
+ * Bytes: 12 (tri) + 48 (xy, gathered) [+ 8 kv + 24 fm] read, 72 written; 30 flops and a division. */
+PDS_FEM_HD int fem2d_element(pds_int e, const pds_int *tri, const pds_real *xy, pds_real k, const pds_real *kv,
+                             pds_real f, const pds_real *fm, pds_real *Ke, pds_real *fe) {
+  const pds_int  *t  = tri + 3 * (size_t)e;
+  const pds_real *p0 = xy + 2 * (size_t)t[0], *p1 = xy + 2 * (size_t)t[1], *p2 = xy + 2 * (size_t)t[2];
+  pds_real       *K = Ke + 6 * (size_t)e, *F = fe + 3 * (size_t)e;
+  pds_real        ke   = kv ? kv[e] : k;
+  pds_real        twoA = fem2d_element_stiffness(p0[0], p0[1], p1[0], p1[1], p2[0], p2[1], ke, K);
+  int             ok   = twoA > 0 && ke > 0 && isfinite(ke);
+
+  if (fm) fem2d_element_load_mid(twoA, fm[3 * (size_t)e], fm[3 * (size_t)e + 1], fm[3 * (size_t)e + 2], F);
+  else fem2d_element_load_const(twoA, f, F);
+  for (int s = 0; s < 6; s++) ok = ok && isfinite(K[s]);
+  for (int s = 0; s < 3; s++) ok = ok && isfinite(F[s]);
+  return !ok;
+}
+
 /* Row i of A and b_i, from the element matrices Ke (6 per triangle) and loads fe (3 per triangle):
  *   not Dirichlet (isd[i] = 0): a_ip = sum_q Ke[gidx[q]] over the entry's contributions (ascending triangle),
  *     b_i = sum_q fe[nidx[q]] over the node's triangles (ascending); symmetric mode: for each column j (in
  *     column order) with isd[j], b_i -= a_ij g_j, then a_ij = 0;
- *   Dirichlet: the row is e_i^T (zeros stay stored), b_i = g_i.
+ *   Dirichlet: the row is e_i^T (zeros stay stored), b_i = g_i;
+ * g_j is g[j], or gc for every node when g is NULL.
  * Bytes per row of a interior node with r entries and d triangles: 8 (rowptr) + r (4 colidx + 8 gptr + 8 vals)
  * + 3d (4 gidx + 8 Ke) + d (4 nidx + 8 fe) + 16 (nptr) + 8 (b) [+ r (1 isd) in symmetric mode];
  * flops: 3d + d additions. */
 PDS_FEM_HD void fem2d_gather_row(pds_int i, const pds_size *rowptr, const pds_int *colidx, const pds_size *gptr,
                                  const pds_int *gidx, const pds_real *Ke, const pds_size *nptr,
                                  const pds_int *nidx, const pds_real *fe, const unsigned char *isd,
-                                 const pds_real *g, int symmetric, pds_real *vals, pds_real *b) {
+                                 const pds_real *g, pds_real gc, int symmetric, pds_real *vals, pds_real *b) {
   pds_size p0 = rowptr[i], p1 = rowptr[i + 1];
 
   if (isd[i]) {
     for (pds_size p = p0; p < p1; p++) vals[p] = colidx[p] == i ? 1.0 : 0.0;
-    b[i] = g[i];
+    b[i] = g ? g[i] : gc;
     return;
   }
   {
@@ -95,7 +119,7 @@ PDS_FEM_HD void fem2d_gather_row(pds_int i, const pds_size *rowptr, const pds_in
 
       for (pds_size q = gptr[p]; q < gptr[p + 1]; q++) s += Ke[gidx[q]];
       if (symmetric && isd[j]) {
-        bi -= s * g[j];
+        bi -= s * (g ? g[j] : gc);
         s = 0.0;
       }
       vals[p] = s;
