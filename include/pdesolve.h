@@ -242,8 +242,9 @@ PDS_EXTERN int pds_mesh_write_vtk(pds_mesh m, const char *path, int nfields, con
    (element-parallel), then sums each entry over its list in that order (row-parallel). No two threads write
    the same value, no atomics, and the bits equal a serial triangle-by-triangle assembly on every backend and
    thread count. The mesh must outlive the fem2d object and keep its triangles (reorder it before create;
-   assembling after the mesh changed is PDS_ERR_STATE). Assembly runs on the host (threads on /cpu/omp) and
-   the matrix and vectors are created on the context's backend. */
+   assembling after the mesh changed is PDS_ERR_STATE). Assembly runs on the context's backend (threads on
+   /cpu/omp; on /gpu/cuda one thread per triangle and a few per row, with the pattern and maps uploaded on the
+   first assembly and A, b left on the device; callbacks k, f, g are evaluated on the host and uploaded). */
 typedef struct pds_fem2d_s *pds_fem2d;
 typedef enum {
   PDS_DIRICHLET_ROW       = 0, /* paper 004: row i of a marked node becomes e_i^T, b_i = g_i (nonsymmetric:
@@ -252,7 +253,7 @@ typedef enum {
                                   symmetric positive definite, so cg applies */
 } pds_dirichlet_mode;
 /* A coefficient, source, boundary value or exact solution as a function of the point; user is the problem's.
-   The callbacks may be called from several threads at once (on /cpu/omp): they must be thread-safe. */
+   The callbacks run on the host, possibly from several threads at once (on /cpu/omp): they must be thread-safe. */
 typedef pds_real (*pds_fem2d_fn)(void *user, pds_real x, pds_real y);
 typedef struct {
   pds_real     k;    /* conductivity (> 0), used when kfn is NULL */
