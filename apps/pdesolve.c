@@ -193,7 +193,7 @@ typedef struct {
   char     source[200];
   const fem_opts *fo;
   pds_int  nnodes, ntri, nbedge, ndirichlet;
-  double   min_angle, max_aspect, t_create, t_assemble;
+  double   min_angle, max_aspect, t_create, t_assemble, t_upload;
   bool     have_err;
   double   err_l2, err_pct; /* err_pct < 0: not reported (u may vanish) */
 } fem_report;
@@ -272,6 +272,7 @@ static int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d 
   fr->ndirichlet = in.ndirichlet;
   fr->t_create   = in.t_create;
   fr->t_assemble = in.t_assemble;
+  fr->t_upload   = in.t_upload;
   if (fo->mesh) snprintf(fr->source, sizeof fr->source, "fem2d %s on %s%s, Dirichlet %s", fo->fem, fo->mesh,
                          fo->rcm ? " (rcm)" : "", fo->dirichlet);
   else snprintf(fr->source, sizeof fr->source, "fem2d %s on %s (%d nodes asked, seed %d)%s, Dirichlet %s", fo->fem,
@@ -279,8 +280,10 @@ static int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d 
   printf("mesh: %" PDS_INT_FMT " nodes, %" PDS_INT_FMT " triangles, %" PDS_INT_FMT " boundary edges, %" PDS_INT_FMT
          " Dirichlet nodes, min angle %.2f deg, max aspect %.3f\n", fr->nnodes, fr->ntri, fr->nbedge, fr->ndirichlet,
          fr->min_angle, fr->max_aspect);
-  printf("assembly: %s; nnz %" PDS_SIZE_FMT ", pattern and gather maps %.4f s, values %.4f s\n", fr->source, in.nnz,
+  printf("assembly: %s; nnz %" PDS_SIZE_FMT ", pattern and gather maps %.4f s, values %.4f s", fr->source, in.nnz,
          fr->t_create, fr->t_assemble);
+  if (fr->t_upload > 0) printf(" (of which %.4f s copying the mesh and maps to the device)", fr->t_upload);
+  printf("\n");
   {
     int ierr = pds_fem2d_exact(*fem, u);
 
@@ -509,6 +512,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_real(&j, "max_aspect", fr->max_aspect);
     pds_json_real(&j, "t_create", fr->t_create);
     pds_json_real(&j, "t_assemble", fr->t_assemble);
+    pds_json_real(&j, "t_upload", fr->t_upload);
     if (fr->have_err) {
       pds_json_real(&j, "err_l2", fr->err_l2);
       if (in->have_u) pds_json_real(&j, "err_inf", in->disc_err);

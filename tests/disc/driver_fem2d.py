@@ -59,7 +59,7 @@ def main():
         rep = json.load(f)
     fem = rep.get("fem2d", {})
     for k in ("problem", "dirichlet", "domain", "nodes", "triangles", "boundary_edges", "dirichlet_nodes",
-              "min_angle_deg", "max_aspect", "t_create", "t_assemble", "err_l2", "err_inf", "err_pct"):
+              "min_angle_deg", "max_aspect", "t_create", "t_assemble", "t_upload", "err_l2", "err_inf", "err_pct"):
         ensure(k in fem, f"-json: fem2d.{k} missing: {fem}")
     ensure(fem["nodes"] == int(r["n"]) and fem["min_angle_deg"] > 10 and abs(fem["err_pct"] - r["err_pct"]) <= 1e-6 *
            r["err_pct"], f"-json: {fem} vs {r}")
