@@ -47,9 +47,18 @@
 
 #define FEM_L2_CHUNK 1024 /* triangles per partial sum of the L2 error (fixed: same bits for any thread count) */
 
-/* Threads of host loops: the context's on /cpu/omp, else 1 (ref is the sequential oracle). */
+/* Threads of the host loops (pattern and maps, Dirichlet data, callbacks, L2 error): the context's on /cpu/omp; all
+   the host's on a device backend, whose host cores are otherwise idle (on an H200 host, pattern and maps of the
+   1.7M-node grid took 0.85 s on one core, 0.18 s on 16); 1 on /cpu/ref, the sequential oracle. Every result is the
+   same for any thread count. */
 static int fem_threads(pds_ctx ctx) {
-  return strcmp(ctx->backend, "/cpu/omp") ? 1 : (ctx->nthreads > 0 ? ctx->nthreads : 1);
+  if (!strcmp(ctx->backend, "/cpu/ref")) return 1;
+  if (!strcmp(ctx->backend, "/cpu/omp")) return ctx->nthreads > 0 ? ctx->nthreads : 1;
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
 }
 static int fem_thread_id(void) {
 #if defined(_OPENMP)

@@ -380,13 +380,11 @@ static int bicg_update_r_cuda(pds_ctx ctx, pds_size n, const pds_real *w, const 
    statistics kernel finds longer than long_len. One small copy, once per structure. */
 static int csr_plan_build(pds_ctx ctx, struct cuda_be *be, pds_int nrows, pds_size nnz, const pds_size *rowptr,
                           pds_cuda_csr_plan *pl) {
-  double             half = nrows > 0 ? 0.5 * (double)nnz / (double)nrows : 0;
   unsigned long long st[2] = {0, 0};
   int                cap;
 
   memset(pl, 0, sizeof *pl);
-  pl->width = 1;
-  while (pl->width < 32 && half >= 1.41421356 * pl->width) pl->width *= 2; /* nearest power of two to avg/2 */
+  pl->width    = pds_cuda_lanes_per_row(nrows > 0 ? (double)nnz / (double)nrows : 0);
   pl->long_len = 64 * (pds_size)pl->width > 256 ? 64 * (pds_size)pl->width : 256;
   if (nrows <= 0 || nnz <= PDS_CUDA_STREAM_MAXROW) { /* no row can be long */
     pl->stream = nrows >= PDS_CUDA_STREAM_MINROWS;

@@ -14,10 +14,12 @@
 //   rows with more than long_len = max(256, 64 * width) entries go to the row-splitting kernels: each is cut into
 //           segments of seg entries (4096, or more so that no row has over 64 segments), one 256-thread block
 //           sums a segment in a fixed tree, and one warp per row adds its segments in order.
-// Measured on an H200 (bench/gpu, poisson7 256^3, copy 4.16 TB/s): stream 88% of the copy bandwidth (1.33x
-// cuSPARSE) where the sub-warp kernels reach 62% (4 lanes) and thread per row 36%: short rows need many independent
-// loads in flight, which staging gives. On small matrices (a few thousand rows) the stream kernel has too few CTAs
-// and the sub-warp kernels are 2x faster (launch-bound, about 7 us).
+// Measured on an H200 (bench/gpu, copy 4.19 TB/s): poisson7 256^3, stream 88% of the copy bandwidth (1.32x
+// cuSPARSE), thread per row 84%, sub-warp 72% (2 lanes) and 67% (4 lanes); paper 004's 1.7M-node P1 matrix
+// (bench/gpu/bench_fem2d_gpu): stream 56 us, thread per row 61, 4 lanes 66; 46k nodes (below the stream threshold):
+// 4 lanes 5.2 us, thread per row 6.7, stream 7.0. On small matrices the stream kernel has too few CTAs. The thread
+// and sub-warp kernels load through the cache without evict-first hints: their threads come back to the sectors
+// they touched (with __ldcs thread per row was 36% of copy on poisson7 and 1.9x slower on the P1 matrix).
 // All kernels write disjoint entries of y and sum each row in a fixed order: the result does not depend on timing.
 // The stream kernel also takes the Krylov methods' dots of y (pds_vec_fused_apply_dot); other plans run the product
 // and then a dot kernel.
@@ -43,7 +45,10 @@ __global__ void __launch_bounds__(CSR_T) csr_thread_k(pds_int nrows, const pds_s
   const pds_size k0 = rp[i], k1 = rp[i + 1];
   if (k1 - k0 > long_len) return; // the row-splitting kernels own it
   double s = 0;
-  for (pds_size k = k0; k < k1; k++) s += csr_val<PERM>(v, perm, k) * __ldg(&x[__ldcs(&ci[k])]);
+  // plain cached loads here, no evict-first hints: a thread reads its row's entries one by one, so the rest of each
+  // 32-byte sector must survive in L1 until its next load (with __ldcs the kernel was 1.9x slower on paper 004's
+  // 1.7M-node grid, H200)
+  for (pds_size k = k0; k < k1; k++) s += (PERM ? __ldg(&v[__ldg(&perm[k])]) : __ldg(&v[k])) * __ldg(&x[__ldg(&ci[k])]);
   y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
 }
 
@@ -63,7 +68,9 @@ __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size
   const pds_size k0 = rp[i], k1 = rp[i + 1];
   if (k1 - k0 > long_len) return;
   double s = 0;
-  for (pds_size k = k0 + lane; k < k1; k += W) s += csr_val<PERM>(v, perm, k) * __ldg(&x[__ldcs(&ci[k])]);
+  // cached loads (as csr_thread_k): a row's next pass reads the rest of the sectors this pass touched
+  for (pds_size k = k0 + lane; k < k1; k += W)
+    s += (PERM ? __ldg(&v[__ldg(&perm[k])]) : __ldg(&v[k])) * __ldg(&x[__ldg(&ci[k])]);
 #pragma unroll
   for (int o = W / 2; o > 0; o >>= 1) s += __shfl_down_sync(mask, s, o, W);
   if (lane == 0) y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;

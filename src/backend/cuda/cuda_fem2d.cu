@@ -16,9 +16,13 @@
 // generator's, or pds_mesh_reorder_rcm) each is read from DRAM about once.
 //
 // Launch configuration (pds_cuda_fem2d_auto): the element kernel 256 threads per block; the gather kernel 256
-// threads per block and W lanes per row, W = the smallest power of two >= the average row length (8 for the
-// 6-7 entries of a triangle mesh), at most 32: every lane of a row takes one entry per pass, so an average row takes
-// one pass with few idle lanes, and a warp reads a run of 32 / W consecutive rows' entries (coalesced).
+// threads per block and W lanes per row, W = pds_cuda_lanes_per_row (the power of two nearest half the average row
+// length, as the CSR product: 4 for the ~7 entries of a triangle mesh), so each lane sums about two entries and a
+// warp reads the runs of 8 consecutive rows. Measured on an H200 (bench/gpu/bench_fem2d_gpu sweeps elem_threads,
+// gather_lanes and gather_threads), paper 004's grids 5 and 6 (0.43M, 1.7M nodes): 4 lanes are 1.27x and 1.36x
+// faster than 8 (the diagonal entry's ~6 contributions dominate a row; fewer, busier lanes keep more rows in
+// flight), 2 lanes 2-5% slower than 4, and 128, 256 or 512 threads per block within 2% of each other; the element
+// kernel within 3% for 64..256 threads.
 #include "cuda_common.h"
 
 #include "../fem2d_kernels.h"
@@ -92,12 +96,8 @@ __global__ void fem_gather_k(pds_int n, const pds_size *__restrict__ rowptr, con
 }
 
 extern "C" void pds_cuda_fem2d_auto(pds_int nrows, pds_size nnz, pds_cuda_fem2d_cfg *cfg) {
-  const double avg = nrows > 0 ? (double)nnz / (double)nrows : 1.0;
-  int          w   = 1;
-
-  while (w < 32 && w < avg) w *= 2;
   cfg->elem_threads   = 256;
-  cfg->gather_lanes   = w;
+  cfg->gather_lanes   = pds_cuda_lanes_per_row(nrows > 0 ? (double)nnz / (double)nrows : 7.0);
   cfg->gather_threads = 256;
 }
 
