@@ -6,10 +6,14 @@
 #      verification tests with -backend /gpu/cuda), and, at the same time, the CUDA tests under compute-sanitizer
 #      (memcheck, racecheck, synccheck),
 #   3. the GPU benchmarks (bench/gpu/bench_gpu: cuSPARSE / cuBLAS peers, /cpu/omp on the same problems),
-#   4. a short summary table at the end.
-# Logs and the benchmark's JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
+#   4. paper 004's FEM benchmark (bench/gpu/bench_fem2d_gpu: assembly, SpMV against the paper's kernels and
+#      cuSPARSE, BiCGSTAB and the whole code against /cpu/ref and /cpu/omp on the paper's six grid sizes; its
+#      JSON lines in fem2d.jsonl, bench/scripts/plot_fem2d.py makes the figures),
+#   5. a short summary table at the end.
+# Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
-# GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left.
+# GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
+# GPU_CHECK_FEM2D_S seconds (default 100; an H200 run takes about 50) of it to bench_fem2d_gpu.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/gpu-check-out}
@@ -46,7 +50,7 @@ timeout "$(left 400)" cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYP
   -DPDS_PYTHON="$(command -v python3)" \
   > "$OUT/build.log" 2>&1 && timeout "$(left 380)" cmake --build "$BUILD" -j "$JOBS" "${KEEP[@]}" >> "$OUT/build.log" 2>&1
 BUILD_RC=$?
-if [ -x "$BUILD/bench/bench_gpu" ] && [ -x "$BUILD/tests/cuda/tc02_solve" ]; then
+if [ -x "$BUILD/bench/bench_gpu" ] && [ -x "$BUILD/tests/cuda/tc02_solve" ] && [ -x "$BUILD/tests/cuda/tc03_fem2d" ]; then
   note build "rc $BUILD_RC ($((SECONDS - t0)) s)$( [ $BUILD_RC -ne 0 ] && echo ': some targets failed, see build.log')"
 else
   note build "FAILED ($((SECONDS - t0)) s): see build.log"
@@ -80,11 +84,12 @@ T=$BUILD/tests
 san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-tc01.txt"
 (
   { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
-    san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"; } > "$OUT/san-memcheck.txt" &
+    san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
+    san memcheck "$T/cuda/tc03_fem2d"; } > "$OUT/san-memcheck.txt" &
   { san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
-    san racecheck "$T/equiv/equiv_pbjacobi"; } > "$OUT/san-racecheck.txt" &
+    san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"; } > "$OUT/san-racecheck.txt" &
   { san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
-    san synccheck "$T/equiv/equiv_pbjacobi"; } > "$OUT/san-synccheck.txt" &
+    san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"; } > "$OUT/san-synccheck.txt" &
   wait
 ) &
 SANPID=$!
@@ -104,22 +109,62 @@ note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l
 
 # ---- 3. benchmarks ------------------------------------------------------------------------------------------------
 t0=$SECONDS
-OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left 15)" \
+FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
+OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + 15)))" \
   "$BUILD/bench/bench_gpu" -shared "$SHARED" -json "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
 BR=$?
 note "bench_gpu" "rc $BR ($((SECONDS - t0)) s)"
 
-# ---- 4. summary -----------------------------------------------------------------------------------------------------
+# ---- 4. paper 004's FEM benchmark ------------------------------------------------------------------------------------
+t0=$SECONDS
+if [ -x "$BUILD/bench/bench_fem2d_gpu" ]; then
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left 10)" \
+    "$BUILD/bench/bench_fem2d_gpu" > "$OUT/fem2d.jsonl" 2> "$OUT/fem2d.log"
+  FR=$?
+else
+  FR=127; echo "bench_fem2d_gpu was not built" > "$OUT/fem2d.log"
+fi
+note "bench_fem2d_gpu" "rc $FR ($((SECONDS - t0)) s)$( [ $FR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_FEM2D_S)')"
+# key ratios of the two largest grids measured (python3 reads the JSON lines; without it, see fem2d.log)
+if [ -s "$OUT/fem2d.jsonl" ] && command -v python3 >/dev/null 2>&1; then
+  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/fem2d.jsonl" <<'PY'
+import json, sys
+R = []
+for line in open(sys.argv[1]):
+    try:
+        R.append(json.loads(line))
+    except ValueError:
+        pass
+def one(case, **kv):
+    return {r["n"]: r for r in R if r.get("case") == case and all(r.get(k) == v for k, v in kv.items())}
+pd, bg, ak = one("spmv", variant="pdesolve"), one("bicgstab", backend="/gpu/cuda"), one("assembly_kernels", phase="both")
+pl, asw, wr, wo = one("spmv_plan_summary"), one("assembly_sweep_summary"), one("whole", backend="/cpu/ref"), one("whole", backend="/cpu/omp")
+f = lambda d, n, k, s="{:.2f}": s.format(d[n][k]) if n in d and d[n].get(k) is not None else "-"
+x = lambda d, n: f(d, n, "gpu_speedup", "{:.1f}") + ("*" if d.get(n, {}).get("extrapolated") else "")
+for n in sorted(pd)[-2:]:
+    g = "fem2d n=%d" % n
+    print(g + " spmv\tpdesolve/cuSPARSE %sx, %s of copy bw, plan auto/best %s" % (f(pd, n, "vs_cusparse"), f(pd, n, "frac_copy"), f(pl, n, "auto_over_best", "{:.3f}")))
+    print(g + " bicgstab\t%s its, per-it/floor %s, per-it x ref %s, x omp %s" % (f(bg, n, "iterations", "{}"), f(bg, n, "per_it_over_floor"), f(bg, n, "speedup_per_it_vs_ref", "{:.1f}"), f(bg, n, "speedup_per_it_vs_omp", "{:.1f}")))
+    print(g + " assembly\tkernels %s of copy bw, auto/best %s" % (f(ak, n, "frac_copy"), f(asw, n, "auto_over_best", "{:.3f}")))
+    print(g + " whole code\tGPU x ref %s, x omp %s (*: CPU solve extrapolated)" % (x(wr, n), x(wo, n)))
+PY
+)
+fi
+
+# ---- 5. summary -----------------------------------------------------------------------------------------------------
 echo
 echo "==================== gpu-check summary ($GPU) ===================="
 grep -E '^(vec|csr|bsr|solver|sec) ' "$OUT/bench.log" | grep -v '^vec    omp' | cut -c1-150
 grep -E '^copy bandwidth' "$OUT/bench.log"
 sed -n '/^GPU (\/gpu\/cuda) vs/,$p' "$OUT/bench.log" | cut -c1-130
 [ $BR -ne 0 ] && tail -5 "$OUT/bench.log"
+echo "-- bench_fem2d_gpu (paper 004)"
+sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
+[ "$FR" -ne 0 ] && tail -5 "$OUT/fem2d.log"
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt"
 echo "-- failed tests"
 cat "$OUT/ctest-failed.txt"
 echo "--"
 printf '%s\n' "${SUMMARY[@]}"
-echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl"
+echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl fem2d.log fem2d.jsonl"
