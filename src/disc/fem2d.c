@@ -132,6 +132,20 @@ static pds_size find_col(const pds_int *colidx, pds_size p0, pds_size p1, pds_in
   return p0;
 }
 
+/* The device copies of the maps (device backends only: elsewhere dm is never filled). */
+static void fem_free_dev_maps(pds_fem2d fem) {
+  pds_ctx                ctx = fem->hdr.ctx;
+  struct pds_fem2d_maps *d   = &fem->dm;
+
+  if (ctx->k->mem_alloc) {
+    pds_free(ctx, PDS_MEM_DEVICE, &d->rowptr), pds_free(ctx, PDS_MEM_DEVICE, &d->colidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &d->gptr), pds_free(ctx, PDS_MEM_DEVICE, &d->gidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &d->nptr), pds_free(ctx, PDS_MEM_DEVICE, &d->nidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &d->tri);
+  }
+  fem->dm_ready = 0;
+}
+
 static void fem_free_maps(pds_fem2d fem) {
   pds_ctx ctx = fem->hdr.ctx;
 
@@ -144,16 +158,7 @@ static void fem_free_maps(pds_fem2d fem) {
   pds_free(ctx, PDS_MEM_HOST, &fem->onbnd);
   pds_free(ctx, PDS_MEM_DEVICE, &fem->Ke);
   pds_free(ctx, PDS_MEM_DEVICE, &fem->fe);
-  if (ctx->k->mem_alloc) { /* the device copies of the maps (on CPU backends dm points at the host arrays) */
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.rowptr);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.colidx);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.gptr);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.gidx);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.nptr);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.nidx);
-    pds_free(ctx, PDS_MEM_DEVICE, &fem->dm.tri);
-  }
-  fem->dm_ready = 0;
+  fem_free_dev_maps(fem);
 }
 
 /* Node -> triangle incidence, in ascending triangle order per node. */
@@ -419,15 +424,22 @@ static int fem_backend_maps(pds_fem2d fem, const pds_int *tri, struct pds_fem2d_
     return PDS_OK;
   }
   if (!fem->dm_ready) {
+    int ierr = PDS_OK;
+
     d->n = fem->nnodes, d->ntri = fem->ntri, d->nnz = fem->nnz;
-    PDS_CALL(fem_upload(ctx, fem->rowptr, n1 * sizeof(pds_size), &d->rowptr));
-    PDS_CALL(fem_upload(ctx, fem->colidx, nz * sizeof(pds_int), &d->colidx));
-    PDS_CALL(fem_upload(ctx, fem->gptr, (nz + 1) * sizeof(pds_size), &d->gptr));
-    PDS_CALL(fem_upload(ctx, fem->gidx, 9 * t * sizeof(pds_int), &d->gidx));
-    PDS_CALL(fem_upload(ctx, fem->nptr, n1 * sizeof(pds_size), &d->nptr));
-    PDS_CALL(fem_upload(ctx, fem->nidx, 3 * t * sizeof(pds_int), &d->nidx));
-    PDS_CALL(fem_upload(ctx, tri, 3 * t * sizeof(pds_int), &d->tri));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->rowptr, n1 * sizeof(pds_size), &d->rowptr));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->colidx, nz * sizeof(pds_int), &d->colidx));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->gptr, (nz + 1) * sizeof(pds_size), &d->gptr));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->gidx, 9 * t * sizeof(pds_int), &d->gidx));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->nptr, n1 * sizeof(pds_size), &d->nptr));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, fem->nidx, 3 * t * sizeof(pds_int), &d->nidx));
+    PDS_CALL_GOTO(ierr, fail, fem_upload(ctx, tri, 3 * t * sizeof(pds_int), &d->tri));
     fem->dm_ready = 1;
+  fail:
+    if (ierr) { /* nothing half-uploaded stays: the next assembly starts over */
+      fem_free_dev_maps(fem);
+      return ierr;
+    }
   }
   *m = *d;
   return PDS_OK;

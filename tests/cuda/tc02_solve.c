@@ -47,9 +47,9 @@ static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int
 
     TEST_CALL(pds_vec_get_values(x, x1, PDS_MEM_HOST));
     TEST_CALL(pds_vec_set(x, 0.0));
-    TEST_CALL(pds_cuda_counters(c, &d0, &m0));
+    TEST_CALL(pds_cuda_counters(c, &d0, &m0, NULL));
     TEST_CALL(pds_solver_solve(s, p.b, x));
-    TEST_CALL(pds_cuda_counters(c, &d1, &m1));
+    TEST_CALL(pds_cuda_counters(c, &d1, &m1, NULL));
     TEST_CALL(pds_solver_get_result(s, &r2));
     TEST_CALL(pds_vec_get_values(x, x_out, PDS_MEM_HOST));
     if (r2.iterations != r.iterations || memcmp(&r2.rnorm, &r.rnorm, sizeof r.rnorm) ||

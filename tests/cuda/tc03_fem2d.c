@@ -2,7 +2,9 @@
  * /cpu/ref's for a variable conductivity and source (the callbacks' values are uploaded) in both Dirichlet modes,
  * also with lane counts that split rows (a node of 60 triangles); the values stay on the device (one small
  * device-to-host copy per assembly: the bad-triangle flag; the host copy of the matrix is made only when asked
- * for); the maps are uploaded once (t_upload); the device-assembled system solves as ref's does. */
+ * for); the maps are uploaded once (t_upload); the device-assembled system solves as ref's does; an allocation
+ * that fails anywhere in a device assembly is PDS_ERR_MEM, leaves no device memory behind, and the object
+ * recovers. */
 #include <math.h>
 
 #include "test.h"
@@ -118,9 +120,9 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_fem2d_create(ref, meshes[0], &fr));
     TEST_CALL(pds_fem2d_set_problem(fg, "manufactured"));
     TEST_CALL(pds_fem2d_set_problem(fr, "manufactured"));
-    TEST_CALL(pds_cuda_counters(ctx, &d0, &m0));
+    TEST_CALL(pds_cuda_counters(ctx, &d0, &m0, NULL));
     TEST_CALL(pds_fem2d_assemble(fg, PDS_DIRICHLET_SYMMETRIC, &A, &b));
-    TEST_CALL(pds_cuda_counters(ctx, &d1, &m0));
+    TEST_CALL(pds_cuda_counters(ctx, &d1, &m0, NULL));
     if (d1 - d0 != 1) TEST_FAIL("assembly made %lld device-to-host copies, expected 1 (the bad-triangle flag)", d1 - d0);
     TEST_CALL(pds_fem2d_assemble(fr, PDS_DIRICHLET_SYMMETRIC, &Ar, &br));
     TEST_CALL(pds_mat_get_size(A, &n, NULL));
@@ -160,6 +162,43 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_vec_destroy(&br));
     TEST_CALL(pds_fem2d_destroy(&fg));
     TEST_CALL(pds_fem2d_destroy(&fr));
+  }
+  /* allocation failures in the device assembly (the maps' upload, the uploads of each call, the element workspace,
+     the matrix and b): each is PDS_ERR_MEM, the next call starts over, and no device memory stays allocated */
+  {
+    size_t used0, used1;
+    long   k;
+
+    TEST_CALL(pds_cuda_counters(ctx, NULL, NULL, &used0));
+    for (k = 0; k < 1000; k++) {
+      pds_fem2d fg;
+      pds_mat   A = NULL;
+      pds_vec   b = NULL;
+      int       ierr;
+
+      TEST_CALL(pds_fem2d_create(ctx, meshes[0], &fg));
+      TEST_CALL(pds_fem2d_set_problem(fg, k % 2 ? "manufactured" : "paper"));
+      pds_ctx_set_alloc_fail(ctx, k);
+      ierr = pds_fem2d_assemble(fg, PDS_DIRICHLET_SYMMETRIC, &A, &b);
+      pds_ctx_set_alloc_fail(ctx, -1);
+      if (ierr == PDS_OK) {
+        /* a failed first attempt leaves nothing half-uploaded: assemble again on the same object */
+        TEST_CALL(pds_mat_destroy(&A));
+        TEST_CALL(pds_vec_destroy(&b));
+        TEST_CALL(pds_fem2d_destroy(&fg));
+        break;
+      }
+      if (ierr != PDS_ERR_MEM) TEST_FAIL("allocation failure %ld gave %s", k, pds_error_name(ierr));
+      TEST_ASSERT(A == NULL && b == NULL);
+      pds_ctx_clear_error(ctx);
+      TEST_CALL(pds_fem2d_assemble(fg, PDS_DIRICHLET_SYMMETRIC, &A, &b)); /* the same object recovers */
+      TEST_CALL(pds_mat_destroy(&A));
+      TEST_CALL(pds_vec_destroy(&b));
+      TEST_CALL(pds_fem2d_destroy(&fg));
+      TEST_CALL(pds_cuda_counters(ctx, NULL, NULL, &used1));
+      if (used1 != used0) TEST_FAIL("allocation failure %ld: %zu device bytes in use, %zu before", k, used1, used0);
+    }
+    TEST_ASSERT(k > 5 && k < 1000);
   }
   TEST_CALL(pds_mesh_destroy(&meshes[0]));
   TEST_CALL(pds_mesh_destroy(&meshes[1]));

@@ -570,16 +570,21 @@ static int fem2d_gather_cuda(pds_ctx ctx, const struct pds_fem2d_maps *m, const 
                                     isd, g, gc, symmetric, vals, b));
 }
 
-/* Internal, for tests/cuda: device-to-host copies so far, and the bytes the pool holds from the driver. */
-int pds_cuda_counters(pds_ctx ctx, long long *d2h, size_t *reserved) {
+/* Internal, for tests/cuda: device-to-host copies so far, the bytes the pool holds from the driver, and the bytes
+   of it handed out (live allocations; 0 without a pool). Any output may be NULL. */
+int pds_cuda_counters(pds_ctx ctx, long long *d2h, size_t *reserved, size_t *used) {
   struct cuda_be *be;
-  uint64_t        r = 0;
+  uint64_t        r = 0, u = 0;
 
   PDS_CHECK(!strcmp(ctx->backend, "/gpu/cuda"), ctx, PDS_ERR_ARG, "pds_cuda_counters needs a /gpu/cuda context");
   be = enter(ctx);
-  *d2h = be->n_d2h;
-  if (be->use_pool) PDS_CUDA_CALL(ctx, cudaMemPoolGetAttribute(be->pool, cudaMemPoolAttrReservedMemCurrent, &r));
-  *reserved = (size_t)r;
+  if (be->use_pool) {
+    PDS_CUDA_CALL(ctx, cudaMemPoolGetAttribute(be->pool, cudaMemPoolAttrReservedMemCurrent, &r));
+    PDS_CUDA_CALL(ctx, cudaMemPoolGetAttribute(be->pool, cudaMemPoolAttrUsedMemCurrent, &u));
+  }
+  if (d2h) *d2h = be->n_d2h;
+  if (reserved) *reserved = (size_t)r;
+  if (used) *used = (size_t)u;
   return PDS_OK;
 }
 

@@ -181,9 +181,10 @@ cudaError_t pds_cuda_fem2d_gather(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg,
                                   const unsigned char *isd, const pds_real *g, pds_real gc, int symmetric,
                                   pds_real *vals, pds_real *b);
 
-/* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, and the bytes the memory pool holds. */
+/* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
+   bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;
-int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved);
+int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved, size_t *used);
 
 #ifdef __cplusplus
 }
