@@ -83,4 +83,25 @@ static inline const char *test_shared_path(const char *rel, char *buf, size_t le
 #endif
 }
 
+/* A fan of nt counter-clockwise triangles around node 0 at the origin (the nodes 1..nt on the unit circle), every
+   rim edge a boundary edge tagged 1: node 0's row has nt + 1 entries. */
+static inline pds_mesh test_mesh_fan(pds_ctx ctx, int nt) {
+  pds_real *xy  = malloc(sizeof(pds_real) * 2 * (size_t)(nt + 1));
+  pds_int  *tri = malloc(sizeof(pds_int) * 3 * (size_t)nt), *be = malloc(sizeof(pds_int) * 2 * (size_t)nt);
+  pds_int  *tag = malloc(sizeof(pds_int) * (size_t)nt);
+  pds_mesh  m;
+
+  if (!xy || !tri || !be || !tag) TEST_FAIL("out of host memory");
+  xy[0] = xy[1] = 0.0;
+  for (int j = 0; j < nt; j++) {
+    xy[2 * (j + 1)]     = cos(2 * 3.141592653589793 * j / nt);
+    xy[2 * (j + 1) + 1] = sin(2 * 3.141592653589793 * j / nt);
+    tri[3 * j] = 0, tri[3 * j + 1] = 1 + j, tri[3 * j + 2] = 1 + (j + 1) % nt;
+    be[2 * j] = 1 + j, be[2 * j + 1] = 1 + (j + 1) % nt, tag[j] = 1;
+  }
+  TEST_CALL(pds_mesh_create_tri(ctx, nt + 1, xy, nt, tri, nt, be, tag, &m));
+  free(xy), free(tri), free(be), free(tag);
+  return m;
+}
+
 #endif

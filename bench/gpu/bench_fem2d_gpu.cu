@@ -173,30 +173,12 @@ template <class F> static double time_gpu(F f, int reps = 0, int warm = -1) {
 }
 // wall clock of a host call (sync: a device synchronize after each call, for API calls on /gpu/cuda)
 template <class F> static double time_host(F f, int reps, int warm, bool sync) {
-  std::vector<double> t;
-
-  for (int i = 0; i < warm; i++) f();
-  if (sync) CK(cudaDeviceSynchronize());
-  for (int i = 0; i < reps; i++) {
-    double t0 = pds_wtime();
-
-    f();
-    if (sync) CK(cudaDeviceSynchronize());
-    t.push_back(pds_wtime() - t0);
-  }
-  return median(t);
+  return host_median(f, warm, reps, sync);
 }
 // repetitions of a host-timed case whose single call takes about t1 seconds: at most ~1 s in all, 3..reps
 static int host_reps(double t1) { return std::max(3, std::min(g_reps, (int)(1.0 / std::max(t1, 1e-6)))); }
 
 // ---- device arrays ----------------------------------------------------------------------------------------------
-template <class T> static T *dev_upload(const T *h, size_t count) {
-  T *d;
-
-  CK(cudaMalloc(&d, count * sizeof(T) + 16));
-  if (count) CK(cudaMemcpy(d, h, count * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
 template <class T> static T *dev_alloc(size_t count) {
   T *d;
 
@@ -321,42 +303,6 @@ struct Launch {
 static std::string cfg_name(Launch l) { return std::to_string(l.bpg) + "x" + std::to_string(l.tpb); }
 
 // ---- CSR on the device (the ref matrix's arrays: bitwise the GPU assembly's) ----------------------------------------
-struct CsrDev {
-  int       n;
-  long long nnz;
-  pds_size *rp64;
-  int      *rp32, *ci;
-  double   *v;
-  int       maxrow;
-};
-static CsrDev csr_upload(pds_ctx ctx, pds_mat A) {
-  const pds_size *rp;
-  const pds_int  *ci;
-  const pds_real *v;
-  pds_int         nr, nc;
-  pds_size        nnz;
-  CsrDev          d;
-
-  PK(ctx, pds_mat_csr_get_arrays(A, &rp, &ci, &v));
-  PK(ctx, pds_mat_get_size(A, &nr, &nc));
-  PK(ctx, pds_mat_get_nnz(A, &nnz));
-  std::vector<int> rp32(nr + 1);
-  d.maxrow = 0;
-  for (int i = 0; i <= nr; i++) rp32[i] = (int)rp[i];
-  for (int i = 0; i < nr; i++) d.maxrow = std::max(d.maxrow, (int)(rp[i + 1] - rp[i]));
-  d.n = nr, d.nnz = nnz;
-  d.rp64 = dev_upload(rp, nr + 1);
-  d.rp32 = dev_upload(rp32.data(), nr + 1);
-  d.ci   = dev_upload(ci, nnz);
-  d.v    = dev_upload(v, nnz);
-  return d;
-}
-static void csr_free(CsrDev &d) {
-  CK(cudaFree(d.rp64));
-  CK(cudaFree(d.rp32));
-  CK(cudaFree(d.ci));
-  CK(cudaFree(d.v));
-}
 static double spmv_bytes(long long n, long long nnz) { return 12.0 * nnz + 8.0 * (n + 1) + 16.0 * n; }
 
 // cuSPARSE SpMV y = A x, CUSPARSE_SPMV_ALG_DEFAULT and CUSPARSE_SPMV_CSR_ALG2, the better taken. pdesolve's matrices
@@ -620,8 +566,8 @@ static void bench_spmv(Backend &ref, Backend &omp, Backend &gpu, Summary &S) {
   long long           n = g_cur.n, nnz = g_cur.nnz;
   double              bytes = spmv_bytes(n, nnz);
   std::vector<double> x = host_x(n), yref = api_product(ref, x);
-  CsrDev              d  = csr_upload(ref.ctx, ref.A);
-  double             *xs = dev_upload(x.data(), n), *yv = dev_alloc<double>(n), *c = dev_alloc<double>(nnz);
+  CsrDev              d  = csr_upload(ref.A);
+  double             *xs = dev_copy(x.data(), n), *yv = dev_alloc<double>(n), *c = dev_alloc<double>(nnz);
 
   // CPU backends (wall clock, median)
   S.spmv_ref = api_spmv_time(ref, x, NULL);
@@ -769,12 +715,12 @@ static void bench_assembly_kernels(Backend &ref, Summary &S) {
   std::vector<unsigned char> isd(n);
   for (long long i = 0; i < n; i++) isd[i] = marker[i] > 0;
   // upload the fem object's host maps and the mesh, once
-  pds_size      *rowptr = dev_upload(f->rowptr, n + 1), *gptr = dev_upload(f->gptr, nnz + 1);
-  pds_size      *nptr   = dev_upload(f->nptr, n + 1);
-  pds_int       *colidx = dev_upload(f->colidx, nnz), *gidx = dev_upload(f->gidx, 9 * t);
-  pds_int       *nidx = dev_upload(f->nidx, 3 * t), *dtri = dev_upload(tri, 3 * t);
-  pds_real      *dxy = dev_upload(xy, 2 * n);
-  unsigned char *disd = dev_upload(isd.data(), n);
+  pds_size      *rowptr = dev_copy(f->rowptr, n + 1), *gptr = dev_copy(f->gptr, nnz + 1);
+  pds_size      *nptr   = dev_copy(f->nptr, n + 1);
+  pds_int       *colidx = dev_copy(f->colidx, nnz), *gidx = dev_copy(f->gidx, 9 * t);
+  pds_int       *nidx = dev_copy(f->nidx, 3 * t), *dtri = dev_copy(tri, 3 * t);
+  pds_real      *dxy = dev_copy(xy, 2 * n);
+  unsigned char *disd = dev_copy(isd.data(), n);
   double        *Ke = dev_alloc<double>(6 * t), *fe = dev_alloc<double>(3 * t), *vals = dev_alloc<double>(nnz);
   double        *b = dev_alloc<double>(n);
   unsigned long long *bad = dev_alloc<unsigned long long>(1), *cnt = dev_alloc<unsigned long long>(1);
@@ -783,7 +729,7 @@ static void bench_assembly_kernels(Backend &ref, Summary &S) {
   std::vector<pds_int>  c0;
   std::vector<double>   v0, b0;
   host_system(ref, rp0, c0, v0, b0);
-  double *vref = dev_upload(v0.data(), nnz), *bref = dev_upload(b0.data(), n);
+  double *vref = dev_copy(v0.data(), nnz), *bref = dev_copy(b0.data(), n);
 
   // element phase: t (12 tri + 48 xy + 72 Ke, fe); gather phase: the model in the file header
   double eb = 132.0 * t;
@@ -978,8 +924,8 @@ static void renumbered_spmv(Backend &gpu, Backend &ref, pds_mesh m, const char *
   PK(R.ctx, pds_fem2d_assemble(R.fem, PDS_DIRICHLET_ROW, &R.A, &R.b));
   validate_assembly(R, G);
   std::vector<double> x = host_x(g_cur.n), yref = api_product(R, x);
-  CsrDev              d = csr_upload(R.ctx, R.A);
-  double             *xs = dev_upload(x.data(), g_cur.n), *yv = dev_alloc<double>(g_cur.n);
+  CsrDev              d = csr_upload(R.A);
+  double             *xs = dev_copy(x.data(), g_cur.n), *yv = dev_alloc<double>(g_cur.n);
   const pds_size     *rp;
   const pds_int      *ci;
   PK(R.ctx, pds_mat_csr_get_arrays(R.A, &rp, &ci, NULL));

@@ -71,18 +71,7 @@ static FILE  *g_json;
 
 template <class F> static double time_gpu(F f, int reps = g_reps) { return gpu_event_median(f, g_warm, reps); }
 template <class F> static double time_host(F f, int reps = g_reps, bool gpu = false) {
-  std::vector<double> t;
-
-  for (int i = 0; i < g_warm; i++) f();
-  if (gpu) CK(cudaDeviceSynchronize());
-  for (int i = 0; i < reps; i++) {
-    double t0 = pds_wtime();
-
-    f();
-    if (gpu) CK(cudaDeviceSynchronize());
-    t.push_back(pds_wtime() - t0);
-  }
-  return median(t);
+  return host_median(f, g_warm, reps, gpu);
 }
 
 struct Row {
@@ -122,13 +111,6 @@ static double max_rel_diff(const double *da, const double *db, long long n) {
   CK(cudaMemcpy(b.data(), db, n * sizeof(double), cudaMemcpyDeviceToHost));
   for (long long i = 0; i < n; i++) m = std::max(m, std::fabs(a[i] - b[i])), s = std::max(s, std::fabs(b[i]));
   return s > 0 ? m / s : m;
-}
-template <class T> static T *dev_copy(const T *h, size_t count) {
-  T *d;
-
-  CK(cudaMalloc(&d, count * sizeof(T) + 8));
-  CK(cudaMemcpy(d, h, count * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
 }
 static double *dev_vec(long long n, unsigned long long seed) {
   double *d;
@@ -302,39 +284,6 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
 }
 
 // ---- CSR --------------------------------------------------------------------------------------------------------
-struct CsrDev { // cuSPARSE's copy (int32 row offsets) and a copy with 64-bit row pointers for the kernel variants
-  int       n, ncols;
-  long long nnz;
-  int      *rp32, *ci;
-  pds_size  *rp64;
-  double   *v;
-};
-static CsrDev csr_upload(pds_mat A) {
-  const pds_size *rp;
-  const pds_int  *ci;
-  const pds_real *v;
-  pds_int         nr, nc;
-  pds_size        nnz;
-  CsrDev          d;
-
-  PK(pds_mat_csr_get_arrays(A, &rp, &ci, &v));
-  PK(pds_mat_get_size(A, &nr, &nc));
-  PK(pds_mat_get_nnz(A, &nnz));
-  std::vector<int> rp32(nr + 1);
-  for (int i = 0; i <= nr; i++) rp32[i] = (int)rp[i];
-  d.n = nr, d.ncols = nc, d.nnz = nnz;
-  d.rp32 = dev_copy(rp32.data(), nr + 1);
-  d.rp64 = dev_copy(rp, nr + 1);
-  d.ci   = dev_copy(ci, nnz);
-  d.v    = dev_copy(v, nnz);
-  return d;
-}
-static void csr_free(CsrDev &d) {
-  CK(cudaFree(d.rp32));
-  CK(cudaFree(d.rp64));
-  CK(cudaFree(d.ci));
-  CK(cudaFree(d.v));
-}
 
 // cuSPARSE SpMV y = A x, the better of ALG1 and ALG2; returns its time, y holds its result
 static double cusparse_spmv(const CsrDev &d, double *x, double *y, const char **alg) {

@@ -68,14 +68,6 @@ static double max_rel_diff(const double *da, const double *db, long long n) {
   }
   return s > 0 ? m / s : m;
 }
-template <class T> static T *dev_copy(const T *h, size_t count, size_t extra = 0) {
-  T *d;
-
-  CK(cudaMalloc(&d, (count + extra) * sizeof(T) + 16));
-  if (count) CK(cudaMemcpy(d + extra, h, count * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 // ---- perf ---------------------------------------------------------------------------------------------------------
 struct Res {
   int         run, m, bs, kern, lay;

@@ -1,5 +1,5 @@
-// bench/gpu/gpu_bench_util.cuh: helpers shared by the GPU benchmarks (bench_gpu, bsr_tune): CUDA and cuSPARSE
-// error checks that end the program, the median, a reproducible device fill, and BSR block relayout.
+// bench/gpu/gpu_bench_util.cuh: helpers shared by the GPU benchmarks (bench_gpu, bsr_tune, bench_fem2d_gpu): CUDA and cuSPARSE
+// error checks that end the program, the median, host and device timing, a reproducible device fill, BSR relayout.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "pdesolve.h"
 #include "backend/cuda/cuda_common.h"
 
 #define CK(call)                                                                                        \
@@ -32,6 +33,58 @@
 static double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// a device copy of count host elements, placed extra elements into the allocation (a shifted start, for alignment
+// tests), with a few bytes of padding (count 0 is fine); ends the program on failure
+template <class T> static T *dev_copy(const T *h, size_t count, size_t extra = 0) {
+  T *d;
+
+  CK(cudaMalloc(&d, (count + extra) * sizeof(T) + 16));
+  if (count) CK(cudaMemcpy(d + extra, h, count * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// a csr matrix's arrays on the device, for the peers and the forced kernel variants: int32 row offsets for
+// cuSPARSE (it takes no 64-bit offsets with 32-bit columns), pdesolve's 64-bit row pointers, columns, values
+struct CsrDev {
+  int       n, ncols, maxrow;
+  long long nnz;
+  int      *rp32, *ci;
+  pds_size *rp64;
+  double   *v;
+};
+static CsrDev csr_upload(pds_mat A) {
+  const pds_size *rp;
+  const pds_int  *ci;
+  const pds_real *v;
+  pds_int         nr, nc;
+  pds_size        nnz;
+  CsrDev          d;
+  int             e = pds_mat_csr_get_arrays(A, &rp, &ci, &v);
+
+  if (!e) e = pds_mat_get_size(A, &nr, &nc);
+  if (!e) e = pds_mat_get_nnz(A, &nnz);
+  if (e) {
+    fprintf(stderr, "csr_upload: %s\n", pds_error_name(e));
+    exit(2);
+  }
+  std::vector<int> rp32(nr + 1);
+  d.maxrow = 0;
+  for (int i = 0; i <= nr; i++) rp32[i] = (int)rp[i];
+  for (int i = 0; i < nr; i++) d.maxrow = std::max(d.maxrow, (int)(rp[i + 1] - rp[i]));
+  d.n = nr, d.ncols = nc, d.nnz = nnz;
+  d.rp32 = dev_copy(rp32.data(), nr + 1);
+  d.rp64 = dev_copy(rp, nr + 1);
+  d.ci   = dev_copy(ci, nnz);
+  d.v    = dev_copy(v, nnz);
+  return d;
+}
+static void csr_free(CsrDev &d) {
+  CK(cudaFree(d.rp32));
+  CK(cudaFree(d.rp64));
+  CK(cudaFree(d.ci));
+  CK(cudaFree(d.v));
 }
 
 __global__ void fill_k(long long n, double *a, unsigned long long seed) {
@@ -60,6 +113,23 @@ __global__ void relayout_k(long long nnzb, int bs, int layout, const double *in,
 
   if (layout == PDS_CUDA_BSR_COL) out[k * bb + c * bs + r] = in[i];
   else out[(long long)e * nnzb + k] = in[i];
+}
+
+// median wall time of f over reps calls after warm calls; sync: a device synchronize after each call (API calls
+// whose work runs on the device)
+template <class F> static double host_median(F f, int warm, int reps, bool sync) {
+  std::vector<double> t;
+
+  for (int i = 0; i < warm; i++) f();
+  if (sync) CK(cudaDeviceSynchronize());
+  for (int i = 0; i < reps; i++) {
+    double t0 = pds_wtime();
+
+    f();
+    if (sync) CK(cudaDeviceSynchronize());
+    t.push_back(pds_wtime() - t0);
+  }
+  return median(t);
 }
 
 // median device time of f over reps runs after warm runs, with events around each run (f's launches go to the

@@ -40,25 +40,6 @@ static void system_of(pds_fem2d fem, pds_dirichlet_mode dm, pds_real **v, pds_re
   TEST_CALL(pds_vec_destroy(&bv));
 }
 
-/* a fan of nt triangles around node 0 (a disc), boundary nodes marked */
-static pds_mesh fan(pds_ctx ctx, int nt) {
-  pds_real *xy  = malloc(sizeof(pds_real) * 2 * (size_t)(nt + 1));
-  pds_int  *tri = malloc(sizeof(pds_int) * 3 * (size_t)nt), *be = malloc(sizeof(pds_int) * 2 * (size_t)nt);
-  pds_int  *tag = malloc(sizeof(pds_int) * (size_t)nt);
-  pds_mesh  m;
-
-  xy[0] = xy[1] = 0.0;
-  for (int j = 0; j < nt; j++) {
-    xy[2 * (j + 1)]     = cos(2.0 * 3.14159265358979 * j / nt);
-    xy[2 * (j + 1) + 1] = sin(2.0 * 3.14159265358979 * j / nt);
-    tri[3 * j] = 0, tri[3 * j + 1] = 1 + j, tri[3 * j + 2] = 1 + (j + 1) % nt;
-    be[2 * j] = 1 + j, be[2 * j + 1] = 1 + (j + 1) % nt, tag[j] = 1;
-  }
-  TEST_CALL(pds_mesh_create_tri(ctx, nt + 1, xy, nt, tri, nt, be, tag, &m));
-  free(xy), free(tri), free(be), free(tag);
-  return m;
-}
-
 int main(int argc, char **argv) {
   pds_ctx           ctx = test_init(argc, argv), ref;
   pds_fem2d_problem pv = {0};
@@ -68,7 +49,7 @@ int main(int argc, char **argv) {
   TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
   pv.kfn = k_var, pv.ffn = f_var, pv.gfn = g_var;
   TEST_CALL(pds_mesh_generate(ref, "hole", 20000, 3, &meshes[0]));
-  meshes[1] = fan(ref, 60);
+  meshes[1] = test_mesh_fan(ref, 60);
   for (int mi = 0; mi < 2; mi++)
     for (int pb = 0; pb < 3; pb++)
       for (int mode = 0; mode < 2; mode++) {

@@ -169,18 +169,9 @@ int main(int argc, char **argv) {
   /* a fan of 100 triangles around one node (a row of 101 entries: the long-row path of the pattern build) */
   {
     enum { NF = 100 };
-    pds_real xy[2 * (NF + 1)];
-    pds_int  tri[3 * NF], be[2 * NF], bt[NF];
-    sys_t    s1;
+    sys_t s1;
 
-    xy[0] = 0, xy[1] = 0;
-    for (int k = 0; k < NF; k++) {
-      xy[2 * (k + 1)]     = cos(2 * 3.141592653589793 * k / NF);
-      xy[2 * (k + 1) + 1] = sin(2 * 3.141592653589793 * k / NF);
-      tri[3 * k] = 0, tri[3 * k + 1] = 1 + k, tri[3 * k + 2] = 1 + (k + 1) % NF;
-      be[2 * k] = 1 + k, be[2 * k + 1] = 1 + (k + 1) % NF, bt[k] = 1;
-    }
-    TEST_CALL(pds_mesh_create_tri(ctx, NF + 1, xy, NF, tri, NF, be, bt, &m));
+    m = test_mesh_fan(ctx, NF);
     s1 = assemble(ctx, m, "paper", PDS_DIRICHLET_ROW);
     TEST_ASSERT(s1.rp[1] - s1.rp[0] == NF + 1 && s1.nnz == (NF + 1) + 2 * 2 * NF);
     check_scatter(m, &s1);
