@@ -1,5 +1,6 @@
 /* tests/equiv/equiv_vec.c: the vector kernels of the backend under test against /cpu/ref: set, copy, scale,
- * axpby, waxpby, axpbypcz, pointwise mult/div, dot, dot2, infinity norm, on random data and edge cases (n = 0,
+ * axpby, waxpby, axpbypcz, pointwise mult/div, dot, dot2, infinity norm, the fused Krylov steps that end in a
+ * reduction, on random data and edge cases (n = 0,
  * 1, around the reduction chunk and the threading threshold, ~1e6; zeros, NaN, Inf, aliasing), plus determinism
  * (same bits twice; on /cpu/omp the same bits for 1, 2, 3 and 4 threads). */
 #include "equiv.h"
@@ -208,6 +209,52 @@ static void test_reductions(vset *v) {
   }
 }
 
+/* The fused Krylov steps that end in a reduction (cg_update_r, bicg_update_s, bicg_update_r: one pass on omp and
+   cuda, ref composes them from its kernels) against ref, the scalars in backend memory as the solvers keep them;
+   on /cpu/omp with 1 to 4 threads (bitwise ref each time). */
+static void test_fused(vset *v) {
+  struct pds_kernels *kb = E.be->k, *kr = E.ref->k;
+  pds_size            n = v->n;
+  size_t              b = (size_t)n * sizeof(pds_real), sb = 6 * sizeof(pds_real);
+  const pds_real      hs[6] = {1.25, 0, -0.75, 2.5, 0, 0};
+  pds_real            gs[6], rs[6], *bs, *br, *rr = eq_xmalloc(b ? b : 8), mag;
+  int                 t0 = eq_threads_get();
+
+  for (int t = 1; t <= (E.omp ? 4 : 1); t++) {
+    if (E.omp) eq_threads_set(t);
+    /* r = -(rz / s0) q + r, s1 = (r, r); q = x, r = y */
+    vset_reset(v);
+    bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
+    TEST_CALL(kb->cg_update_r(E.be, n, 0.6, v->bx, v->by, bs));
+    TEST_CALL(kr->cg_update_r(E.ref, n, 0.6, v->rx, v->ry, rs));
+    eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
+    vcheck(v, "cg_update_r: r", v->by, v->ry, 0.6 / 1.25, v->hx, 1.0, v->hy);
+    scheck("cg_update_r: (r, r)", n, gs[1], rs[1], rs[1], (double)n);
+    /* w = -(rho / s0) v + r, s1 = (w, w); r = x, v = y */
+    vset_reset(v);
+    bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
+    TEST_CALL(kb->bicg_update_s(E.be, n, -0.8, v->bx, v->by, v->bw, bs));
+    TEST_CALL(kr->bicg_update_s(E.ref, n, -0.8, v->rx, v->ry, v->rw, rs));
+    eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
+    vcheck(v, "bicg_update_s: w", v->bw, v->rw, 0.8 / 1.25, v->hy, 1.0, v->hx);
+    scheck("bicg_update_s: (w, w)", n, gs[1], rs[1], rs[1], (double)n);
+    /* r = -(s2 / s3) t + w, s4 = (r, rhat), s5 = (r, r); w = x, t = y, rhat = w's array */
+    vset_reset(v);
+    bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb), br = eq_dev(E.be, v->hx, b);
+    TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs));
+    TEST_CALL(kr->bicg_update_r(E.ref, n, v->rx, v->ry, v->rw, rr, rs));
+    eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
+    vcheck(v, "bicg_update_r: r", br, rr, 0.75 / 2.5, v->hy, 1.0, v->hx);
+    eq_dfree(E.be, &br);
+    mag = 0;
+    for (pds_size i = 0; i < n; i++) mag += fabs(rr[i] * v->hw[i]);
+    scheck("bicg_update_r: (r, rhat)", n, gs[4], rs[4], mag, (double)n);
+    scheck("bicg_update_r: (r, r)", n, gs[5], rs[5], rs[5], (double)n);
+  }
+  if (E.omp) eq_threads_set(t0);
+  free(rr);
+}
+
 /* /cpu/omp: results must not depend on the number of threads (nor on the run) */
 static void test_thread_counts(vset *v) {
   struct pds_kernels *kb = E.be->k;
@@ -275,6 +322,7 @@ int main(int argc, char **argv) {
     vset_create(&v, sizes[s]);
     test_elementwise(&v);
     test_reductions(&v);
+    test_fused(&v);
     if (E.omp) test_thread_counts(&v);
     vset_destroy(&v);
   }

@@ -235,6 +235,59 @@ static int vec_dot2_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_re
   return PDS_OK;
 }
 
+/* The fused Krylov steps that end in a reduction, in one pass: w = a x + b y chunk by chunk (ref's expression per
+   entry), each chunk dotted while it is in cache (nd = 1: d[0] = w . z1; nd = 2: d[0] = w . z1, d[1] = w . z2, by
+   chunk_dot / chunk_dot2), the chunk partials added in chunk order. The bits of ref's two passes (vec_waxpby then
+   vec_dot / vec_dot2: the same entries, the same chunk sums, the same order), with w written once and read from
+   cache: 24 + 8 nd bytes per entry instead of 24 + 8 (nd + 1). w may be y (an update in place); z1, z2 may be w. */
+static void chunk_waxpby_dot(pds_real a, const pds_real *x, pds_real b, const pds_real *y, pds_real *w,
+                             const pds_real *z1, const pds_real *z2, int nd, pds_size i0, pds_size i1, pds_real *p) {
+  for (pds_size i = i0; i < i1; i++) w[i] = a * x[i] + b * y[i];
+  if (nd == 1) p[0] = chunk_dot(w, z1, i0, i1);
+  else chunk_dot2(w, z1, z2, i0, i1, &p[0], &p[1]);
+}
+static int waxpby_dot_omp(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                          pds_real *w, const pds_real *z1, const pds_real *z2, int nd, pds_real *d) {
+  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  pds_real *part, s[2] = {0, 0}, loc[2];
+
+  if (n < OMP_MIN_N) {
+    for (pds_size c = 0; c < nc; c++) {
+      chunk_waxpby_dot(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n,
+                       loc);
+      for (int k = 0; k < nd; k++) s[k] += loc[k];
+    }
+  } else {
+    PDS_CALL(pds_ctx_work(ctx, (size_t)nd * nc, &part));
+#pragma omp parallel for schedule(static)
+    for (pds_size c = 0; c < nc; c++)
+      chunk_waxpby_dot(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n,
+                       part + (size_t)nd * c);
+    for (pds_size c = 0; c < nc; c++)
+      for (int k = 0; k < nd; k++) s[k] += part[(size_t)nd * c + k];
+  }
+  for (int k = 0; k < nd; k++) d[k] = s[k];
+  return PDS_OK;
+}
+/* semantics in backend.h; the scalars as ref computes them */
+static int cg_update_r_omp(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
+  pds_real a = s[0] > 0 ? rz / s[0] : 0;
+
+  return waxpby_dot_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &s[1]);
+}
+static int bicg_update_s_omp(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
+                             pds_real *s) {
+  pds_real a = s[0] != 0 && isfinite(s[0]) ? rho / s[0] : 0;
+
+  return waxpby_dot_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &s[1]);
+}
+static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
+                             pds_real *r, pds_real *s) {
+  pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
+
+  return waxpby_dot_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &s[4]);
+}
+
 /* max |x_i| over [i0,i1) as chunk_norm_inf computes it, without its branches (ref's loop runs ~10 ns per entry
    on random signs: a mispredicted branch for |x| each time). Without NaN, the maximum is exact, so 4 running
    maxima combined give ref's value, bits included (all start at +0 and only a larger value replaces one, so a
@@ -633,6 +686,9 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   k->bsr_diag      = bsr_diag_omp;
   k->blocks_invert = blocks_invert_omp;
   k->blocks_apply  = blocks_apply_omp;
+  k->cg_update_r   = cg_update_r_omp;
+  k->bicg_update_s = bicg_update_s_omp;
+  k->bicg_update_r = bicg_update_r_omp;
   k->fem2d_element = fem2d_element_omp;
   k->fem2d_gather  = fem2d_gather_omp;
   ctx->nthreads    = omp_get_max_threads();
