@@ -58,6 +58,9 @@ typedef struct {
   pds_int  *lphys;     /* [nline] */
   struct gm_tagidx *curve_phys; /* 4.1: (curve entity tag, its first physical tag), sorted */
   size_t    ncurves;
+  struct gm_tagidx *pcurve_phys; /* 4.1 partitioned files: (partitioned curve tag, its physical tag or its parent
+                                    curve's), sorted; the elements of such files lie on these */
+  size_t    npcurves;
   int       have_nodes, have_elements;
   size_t    nlines_untagged; /* lines in no physical group (not kept) */
 } gm_mesh;
@@ -248,7 +251,7 @@ static void gm_mesh_free(pds_ctx ctx, gm_mesh *g) {
   pds_free(ctx, PDS_MEM_HOST, &g->sorted), pds_free(ctx, PDS_MEM_HOST, &g->ttag);
   pds_free(ctx, PDS_MEM_HOST, &g->tnode), pds_free(ctx, PDS_MEM_HOST, &g->ltag);
   pds_free(ctx, PDS_MEM_HOST, &g->lnode), pds_free(ctx, PDS_MEM_HOST, &g->lphys);
-  pds_free(ctx, PDS_MEM_HOST, &g->curve_phys);
+  pds_free(ctx, PDS_MEM_HOST, &g->curve_phys), pds_free(ctx, PDS_MEM_HOST, &g->pcurve_phys);
 }
 
 /* Room for more triangles and lines (capacities double). */
@@ -508,13 +511,34 @@ static int gm_nodes_v4(gm_reader *r, gm_mesh *g) {
   return gm_expect(r, "$EndNodes", "after the node blocks");
 }
 
-/* $Entities of MSH 4.1: the first physical tag of each curve (for its lines). */
-static int gm_entities(gm_reader *r, gm_mesh *g) {
-  uint64_t cnt[4];
-  size_t   nc = 0;
+/* $Entities of MSH 4.1: the first physical tag of each curve (for its lines). $PartitionedEntities (partitioned
+   files, part = 1): the ghost entities and partition lists are skipped; a partitioned curve whose parent is a curve
+   takes its own first physical tag, or else its parent's from $Entities; a curve between partitions (its parent a
+   surface) takes none, though Gmsh lists the surface's group on it: its lines are interior, not boundary. */
+static int gm_entities(gm_reader *r, gm_mesh *g, int part) {
+  const char        *sec = part ? "$PartitionedEntities" : "$Entities";
+  struct gm_tagidx **map = part ? &g->pcurve_phys : &g->curve_phys;
+  uint64_t           cnt[4];
+  size_t             nc = 0;
 
-  PDS_CHECK(!g->curve_phys, r->ctx, PDS_ERR_FORMAT, "'%s': more than one $Entities section", r->path);
+  PDS_CHECK(!*map, r->ctx, PDS_ERR_FORMAT, "'%s': more than one %s section", r->path, sec);
   if (r->binary) PDS_CALL(gm_binary_start(r));
+  if (part) { /* the number of partitions, then the ghost entities (tag, partition) */
+    uint64_t nghost;
+
+    if (r->binary) {
+      PDS_CALL(gm_bcount(r, "the number of partitions", UINT32_MAX, &nghost));
+      PDS_CALL(gm_bcount(r, "the number of ghost entities", 1u << 24, &nghost));
+      PDS_CALL(gm_need(r, (size_t)nghost * 8, "the ghost entities"));
+      r->pos += 8 * (size_t)nghost;
+    } else {
+      int64_t v;
+
+      PDS_CALL(gm_int(r, "the number of partitions", 0, UINT32_MAX, &v));
+      PDS_CALL(gm_int(r, "the number of ghost entities", 0, 1 << 24, &v));
+      for (int64_t k = 0; k < 2 * v; k++) PDS_CALL(gm_int(r, "a ghost entity", INT32_MIN, INT32_MAX, &v));
+    }
+  }
   for (int d = 0; d < 4; d++) {
     if (r->binary) PDS_CALL(gm_bcount(r, "an entity count", UINT32_MAX, &cnt[d]));
     else {
@@ -524,15 +548,22 @@ static int gm_entities(gm_reader *r, gm_mesh *g) {
       cnt[d] = (uint64_t)v;
     }
   }
-  PDS_CALL(pds_malloc(r->ctx, PDS_MEM_HOST, (size_t)cnt[1] * sizeof *g->curve_phys, &g->curve_phys));
+  PDS_CALL(pds_malloc(r->ctx, PDS_MEM_HOST, (size_t)(cnt[1] ? cnt[1] : 1) * sizeof **map, map));
   for (int d = 0; d < 4; d++)
     for (uint64_t e = 0; e < cnt[d]; e++) {
-      int64_t  tag, phys = 0, v;
-      uint64_t np, nbnd = 0;
+      int64_t  tag, phys = 0, pdim = -1, ptag = 0, v;
+      uint64_t np, nbnd = 0, npart;
 
       if (r->binary) {
-        PDS_CALL(gm_need(r, 4 + (d ? 48 : 24), "an entity"));
+        PDS_CALL(gm_need(r, part ? 12 : 4, "an entity"));
         tag = gm_i32(r);
+        if (part) {
+          pdim = gm_i32(r), ptag = gm_i32(r);
+          PDS_CALL(gm_bcount(r, "the number of partitions of an entity", 1u << 24, &npart));
+          PDS_CALL(gm_need(r, (size_t)npart * 4, "the partitions of an entity"));
+          r->pos += 4 * (size_t)npart;
+        }
+        PDS_CALL(gm_need(r, d ? 48 : 24, "the coordinates of an entity"));
         r->pos += d ? 48 : 24;
         PDS_CALL(gm_bcount(r, "the number of physical tags of an entity", 1u << 20, &np));
         PDS_CALL(gm_need(r, (size_t)np * 4, "the physical tags of an entity"));
@@ -549,8 +580,15 @@ static int gm_entities(gm_reader *r, gm_mesh *g) {
       } else {
         double x;
 
-        if (gm_at_marker(r)) return GM_FAIL(r, "$Entities declares more entities than it holds (wrong count)");
+        if (gm_at_marker(r)) return GM_FAIL(r, "%s declares more entities than it holds (wrong count)", sec);
         PDS_CALL(gm_int(r, "an entity tag", INT32_MIN, INT32_MAX, &tag));
+        if (part) {
+          PDS_CALL(gm_int(r, "the parent dimension of an entity", -1, 3, &pdim));
+          PDS_CALL(gm_int(r, "the parent tag of an entity", INT32_MIN, INT32_MAX, &ptag));
+          PDS_CALL(gm_int(r, "the number of partitions of an entity", 0, 1 << 24, &v));
+          npart = (uint64_t)v;
+          for (uint64_t k = 0; k < npart; k++) PDS_CALL(gm_int(r, "a partition tag", INT32_MIN, INT32_MAX, &v));
+        }
         for (int k = 0; k < (d ? 6 : 3); k++) PDS_CALL(gm_real(r, "an entity coordinate", &x));
         PDS_CALL(gm_int(r, "the number of physical tags of an entity", 0, 1 << 20, &v));
         np = (uint64_t)v;
@@ -565,11 +603,18 @@ static int gm_entities(gm_reader *r, gm_mesh *g) {
         }
         PDS_CALL(gm_end_line(r, "an entity line"));
       }
-      if (d == 1) g->curve_phys[nc].tag = (uint64_t)(uint32_t)tag, g->curve_phys[nc++].idx = phys;
+      if (d == 1 && part && pdim != 1) phys = 0; /* between partitions: Gmsh gives it the surface's group */
+      if (d == 1 && part && !np && pdim == 1) {  /* the parent curve's group */
+        int64_t q = gm_lookup(g->curve_phys, g->ncurves, (uint64_t)(uint32_t)(ptag < 0 ? -ptag : ptag));
+
+        phys = q < 0 ? 0 : q;
+      }
+      if (d == 1) (*map)[nc].tag = (uint64_t)(uint32_t)tag, (*map)[nc++].idx = phys;
     }
-  g->ncurves = nc;
-  qsort(g->curve_phys, nc, sizeof *g->curve_phys, gm_tagidx_cmp);
-  return gm_expect(r, "$EndEntities", "after the entities");
+  qsort(*map, nc, sizeof **map, gm_tagidx_cmp);
+  if (part) g->npcurves = nc;
+  else g->ncurves = nc;
+  return gm_expect(r, part ? "$EndPartitionedEntities" : "$EndEntities", "after the entities");
 }
 
 /* One element's tag and node tags: ASCII tokens or binary ints (MSH 2) / size_t (MSH 4). */
@@ -697,8 +742,10 @@ static int gm_elements_v4(gm_reader *r, gm_mesh *g) {
     if (u > n - done)
       return gm_fail_at(r, at, __LINE__, __func__, "the element blocks hold more elements than the %" PRIu64
                         " declared", n);
-    if (type == 1) {
-      int64_t q = gm_lookup(g->curve_phys, g->ncurves, (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_));
+    if (type == 1) { /* a partitioned file's elements lie on partitioned entities */
+      int64_t q = g->pcurve_phys
+                      ? gm_lookup(g->pcurve_phys, g->npcurves, (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_))
+                      : gm_lookup(g->curve_phys, g->ncurves, (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_));
 
       phys = q < 0 ? 0 : q;
     }
@@ -951,7 +998,10 @@ static int gm_read(gm_reader *r, gm_mesh *g, pds_mesh *m) {
       if (g->have_elements) return GM_FAIL(r, "more than one $Elements section");
       PDS_CALL(r->major == 2 ? gm_elements_v2(r, g) : gm_elements_v4(r, g));
     } else if (gm_is(s, n, "$Entities") && r->major == 4) {
-      PDS_CALL(gm_entities(r, g));
+      PDS_CALL(gm_entities(r, g, 0));
+    } else if (gm_is(s, n, "$PartitionedEntities") && r->major == 4) {
+      if (g->have_elements) return GM_FAIL(r, "$PartitionedEntities comes after $Elements");
+      PDS_CALL(gm_entities(r, g, 1));
     } else if (n >= 4 && !memcmp(s, "$End", 4)) {
       return GM_FAIL(r, "unexpected '%.*s' (no such section is open)", gm_show(n), s);
     } else {

@@ -1,5 +1,6 @@
 # tests/mesh/gmsh_files.cmake (cmake -DGEO=... -DOUT=... -P): the ctest fixture of t902_gmsh: meshes GEO with the gmsh
-# program into OUT as MSH 2.2 and 4.1, ASCII and binary. gmsh must be on PATH: without it this fails, it does not skip.
+# program into OUT as MSH 2.2 and 4.1, ASCII and binary, and as partitioned MSH 4.1. gmsh must be on PATH: without it
+# this fails, it does not skip.
 find_program(GMSH gmsh)
 if(NOT GMSH)
   message(FATAL_ERROR "gmsh is not on PATH: install it (Debian/Ubuntu: apt-get install gmsh) so that the Gmsh reader "
@@ -19,4 +20,17 @@ foreach(fmt msh22 msh41)
       message(FATAL_ERROR "gmsh ${GEO} ${args} -o ${out} failed (${rc}):\n${log}")
     endif()
   endforeach()
+endforeach()
+# the same square cut into 3 partitions (MSH 4.1: $PartitionedEntities, elements on partitioned entities)
+foreach(bin ascii bin)
+  set(out ${OUT}/square_msh41_part_${bin}.msh)
+  set(args -2 -format msh41 -nt 1 -part 3)
+  if(bin STREQUAL "bin")
+    list(APPEND args -bin)
+  endif()
+  file(REMOVE ${out})
+  execute_process(COMMAND ${GMSH} ${GEO} ${args} -o ${out} RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${out})
+    message(FATAL_ERROR "gmsh ${GEO} ${args} -o ${out} failed (${rc}):\n${log}")
+  endif()
 endforeach()

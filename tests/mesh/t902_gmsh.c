@@ -165,6 +165,20 @@ static void test_gmsh_program(pds_ctx ctx) {
     if (k) mt_assert_same(m[0], m[k], names[k]); /* the same mesh from the four formats */
   }
   roundtrip(ctx, m[3], "gmsh_roundtrip.msh");
+  /* partitioned by gmsh (3 parts): the same nodes, triangles and boundary; the lines gmsh puts between partitions
+     (tagged with the surface's group) are interior, not boundary */
+  for (int k = 0; k < 2; k++) {
+    pds_mesh pm;
+    mt_view  v, w = mt_get(m[0]);
+
+    snprintf(p, sizeof p, "%s/square_msh41_part_%s.msh", PDS_GMSH_DIR, k ? "bin" : "ascii");
+    pm = read_ok(ctx, p);
+    v  = mt_get(pm);
+    TEST_ASSERT(v.nn == w.nn && v.nt == w.nt && v.nb == 80);
+    for (pds_int t = 1; t <= 4; t++) TEST_ASSERT(count_tag(pm, t) == 20);
+    mt_check_topology(pm, 1);
+    TEST_CALL(pds_mesh_destroy(&pm));
+  }
   for (int k = 0; k < 4; k++) TEST_CALL(pds_mesh_destroy(&m[k]));
 
   /* binary files cut short, or with a wrong byte-order int */
@@ -200,6 +214,19 @@ static const char *sq41 =
   "$Entities\n0 1 1 0\n1 0 0 0 1 0 0 1 5 2 1 -2\n1 0 0 0 1 1 0 0 0\n$EndEntities\n" /* lines 4-8 */
   "$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n"   /* lines 9-20 */
   "$Elements\n2 3 1 3\n1 1 1 1\n1 1 2\n2 1 2 2\n2 1 2 3\n3 1 3 4\n$EndElements\n"; /* lines 21-28 */
+
+/* sq41 cut into 2 partitions: the bottom line on partitioned curve 11 (its group from its parent curve 1), the
+   diagonal on curve 12 between the partitions (gmsh lists the surface's group 10 there: not a boundary line), one
+   triangle on each partitioned surface */
+static const char *sq41p =
+  "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"                                   /* lines 1-3 */
+  "$Entities\n0 1 1 0\n1 0 0 0 1 0 0 1 5 2 1 -2\n1 0 0 0 1 1 0 1 10 0\n$EndEntities\n" /* lines 4-8 */
+  "$PartitionedEntities\n2\n0\n0 2 2 0\n"                                    /* lines 9-12 */
+  "11 1 1 1 1 0 0 0 1 0 0 0 0\n12 2 1 2 1 2 0 0 0 1 1 0 1 10 0\n"              /* lines 13-14 */
+  "21 2 1 1 1 0 0 0 1 1 0 1 10 0\n22 2 1 1 2 0 0 0 1 1 0 1 10 0\n$EndPartitionedEntities\n" /* lines 15-17 */
+  "$Nodes\n1 4 1 4\n2 21 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n"  /* lines 18-29 */
+  "$Elements\n4 4 1 4\n1 11 1 1\n1 1 2\n1 12 1 1\n2 1 3\n2 21 2 1\n3 1 2 3\n2 22 2 1\n4 1 3 4\n"
+  "$EndElements\n";
 
 /* The MSH 2.2 and 4.1 squares above as binary files, in native or swapped byte order. */
 typedef struct {
@@ -317,6 +344,20 @@ static void test_small(pds_ctx ctx) {
   TEST_ASSERT(v.nt == 2);
   mt_check_topology_(a, 1, 0);
   TEST_CALL(pds_mesh_destroy(&a));
+
+  /* partitioned MSH 4.1: the group of a line comes from its partitioned curve or that curve's parent */
+  write_file(out("sq41p.msh"), sq41p, strlen(sq41p));
+  a = read_ok(ctx, out("sq41p.msh"));
+  v = mt_get(a);
+  TEST_ASSERT(v.nt == 2 && v.nb == 1 && v.btag[0] == 5);
+  mt_check_topology_(a, 1, 0);
+  TEST_CALL(pds_mesh_destroy(&a));
+  expect_fail(ctx, "sq41p_count.msh", subst(sq41p, "0 2 2 0\n", "0 2 3 0\n"), PDS_ERR_FORMAT, "line 17:",
+              "$PartitionedEntities declares more entities than it holds");
+  expect_fail(ctx, "sq41p_late.msh",
+              subst(sq41p, "$EndElements\n", "$EndElements\n$PartitionedEntities\n1\n0\n0 0 0 0\n"
+                                               "$EndPartitionedEntities\n"),
+              PDS_ERR_FORMAT, "$PartitionedEntities comes after $Elements");
 
   /* malformed: each with its line */
   expect_fail(ctx, "empty.msh", "", PDS_ERR_FORMAT, "line 1:", "empty");
