@@ -216,7 +216,9 @@ PDS_EXTERN int pds_mesh_generate(pds_ctx ctx, const char *domain, pds_int target
 /* Gmsh .msh 2.2 and 4.1, ASCII and binary: 3-node triangles and boundary lines in physical groups (with their
    physical tags) are kept, points ignored; volume elements, quads or curved triangles are refused with
    PDS_ERR_UNSUPPORTED (a 3D file's surface triangles are not a 2D mesh); nodes used by no triangle are dropped.
-   Nodes are numbered by increasing Gmsh tag. Malformed files give PDS_ERR_FORMAT with the line or byte offset. */
+   Nodes are numbered by increasing Gmsh tag. A partitioned 4.1 file (gmsh -part N) reads as the whole mesh: a
+   line takes its partitioned curve's group (or the parent curve's); lines between partitions are interior.
+   Malformed files give PDS_ERR_FORMAT with the line or byte offset. */
 PDS_EXTERN int pds_mesh_read_gmsh(pds_ctx ctx, const char *path, pds_mesh *m);
 PDS_EXTERN int pds_mesh_write_gmsh(pds_mesh m, const char *path);        /* MSH 2.2 ASCII, tags kept */
 PDS_EXTERN int pds_mesh_destroy(pds_mesh *m);

@@ -1,4 +1,5 @@
-/* src/mesh/gmsh.c: Gmsh files: reader of MSH 2.2 and 4.1, ASCII and binary (triangles, tagged lines); MSH 2.2 writer. */
+/* src/mesh/gmsh.c: Gmsh files: reader of MSH 2.2 and 4.1, ASCII and binary, 4.1 partitioned or not (triangles, tagged
+   lines); MSH 2.2 writer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
