@@ -443,20 +443,9 @@ static void bench_csr_irregular(pds_ctx ctx, int n) {
 // ---- BSR: 7-point block pattern on m^3 cells ----------------------------------------------------------------------
 static pds_mat block7(pds_ctx ctx, int m, int bs) {
   long long             nb = (long long)m * m * m, bb = (long long)bs * bs;
-  std::vector<pds_size> rp(nb + 1, 0);
+  std::vector<pds_size> rp;
   std::vector<pds_int>  ci;
-  ci.reserve(nb * 7);
-  for (long long c = 0; c < nb; c++) {
-    int i = (int)(c % m), j = (int)(c / m % m), k = (int)(c / ((long long)m * m));
-    if (k > 0) ci.push_back((pds_int)(c - (long long)m * m));
-    if (j > 0) ci.push_back((pds_int)(c - m));
-    if (i > 0) ci.push_back((pds_int)(c - 1));
-    ci.push_back((pds_int)c);
-    if (i < m - 1) ci.push_back((pds_int)(c + 1));
-    if (j < m - 1) ci.push_back((pds_int)(c + m));
-    if (k < m - 1) ci.push_back((pds_int)(c + (long long)m * m));
-    rp[c + 1] = (pds_size)ci.size();
-  }
+  stencil7_pattern(m, rp, ci);
   std::vector<pds_real> v(ci.size() * bb);
   unsigned long long    s = 99;
   for (long long c = 0; c < nb; c++)

@@ -77,22 +77,9 @@ static std::vector<Res> g_res;
 
 static void perf_case(cusparseHandle_t sp, int run, int m, int bs) {
   const long long       nb = (long long)m * m * m, bb = (long long)bs * bs, n = nb * bs;
-  std::vector<pds_size> rp(nb + 1, 0);
+  std::vector<pds_size> rp;
   std::vector<pds_int>  ci;
-
-  ci.reserve(nb * 7);
-  for (long long c = 0; c < nb; c++) {
-    const int i = (int)(c % m), j = (int)(c / m % m), k = (int)(c / ((long long)m * m));
-
-    if (k > 0) ci.push_back((pds_int)(c - (long long)m * m));
-    if (j > 0) ci.push_back((pds_int)(c - m));
-    if (i > 0) ci.push_back((pds_int)(c - 1));
-    ci.push_back((pds_int)c);
-    if (i < m - 1) ci.push_back((pds_int)(c + 1));
-    if (j < m - 1) ci.push_back((pds_int)(c + m));
-    if (k < m - 1) ci.push_back((pds_int)(c + (long long)m * m));
-    rp[c + 1] = (pds_size)ci.size();
-  }
+  stencil7_pattern(m, rp, ci);
   const long long  nnzb  = rp[nb];
   const double     bytes = nnzb * (8.0 * bb + 4) + 8.0 * (nb + 1) + 16.0 * n;
   std::vector<int> rp32(nb + 1);

@@ -45,6 +45,27 @@ template <class T> static T *dev_copy(const T *h, size_t count, size_t extra = 0
   return d;
 }
 
+// the 7-point pattern on m^3 cells (neighbours in z, y, x order, the cell itself in the middle: columns ascending)
+static void stencil7_pattern(int m, std::vector<pds_size> &rp, std::vector<pds_int> &ci) {
+  const long long nb = (long long)m * m * m;
+
+  rp.assign(nb + 1, 0);
+  ci.clear();
+  ci.reserve(nb * 7);
+  for (long long c = 0; c < nb; c++) {
+    const int i = (int)(c % m), j = (int)(c / m % m), k = (int)(c / ((long long)m * m));
+
+    if (k > 0) ci.push_back((pds_int)(c - (long long)m * m));
+    if (j > 0) ci.push_back((pds_int)(c - m));
+    if (i > 0) ci.push_back((pds_int)(c - 1));
+    ci.push_back((pds_int)c);
+    if (i < m - 1) ci.push_back((pds_int)(c + 1));
+    if (j < m - 1) ci.push_back((pds_int)(c + m));
+    if (k < m - 1) ci.push_back((pds_int)(c + (long long)m * m));
+    rp[c + 1] = (pds_size)ci.size();
+  }
+}
+
 // a csr matrix's arrays on the device, for the peers and the forced kernel variants: int32 row offsets for
 // cuSPARSE (it takes no 64-bit offsets with 32-bit columns), pdesolve's 64-bit row pointers, columns, values
 struct CsrDev {
