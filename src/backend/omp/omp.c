@@ -130,24 +130,49 @@ static int vec_pdiv_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_re
   return PDS_OK;
 }
 
-/* d = x . y: 16 bytes, 2 flops per entry. Chunk partials in parallel, then summed in chunk order (ref's tree). */
-static int vec_dot_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
-  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
-  pds_real *part, s = 0;
+/* The dot-product reductions (vec_dot, vec_dot2, the fused Krylov steps), by chunks of PDS_REDUCE_CHUNK entries:
+   with w != NULL, each chunk is first updated, w = a x + b y (ref's expression per entry; w may be y), and u = w,
+   else u = x; then nd = 1: d[0] = u . z1, nd = 2: d[0] = u . z1, d[1] = u . z2 (chunk_dot, chunk_dot2; z1, z2 may
+   be u). Chunks run in parallel (static), their partials are added in chunk order: ref's tree, so the bits of
+   ref's vec_dot / vec_dot2 (after its vec_waxpby), for any thread count. A fused step reads the chunk it just
+   wrote from cache: 24 + 8 nd bytes per entry instead of 24 + 8 (nd + 1). */
+static void chunk_sums(pds_real a, const pds_real *x, pds_real b, const pds_real *y, pds_real *w, const pds_real *z1,
+                       const pds_real *z2, int nd, pds_size i0, pds_size i1, pds_real *p) {
+  const pds_real *u = x;
 
-  if (n < OMP_MIN_N) {
-    for (pds_size c = 0; c < nc; c++)
-      s += chunk_dot(x, y, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
-    *d = s;
-    return PDS_OK;
+  if (w) {
+    for (pds_size i = i0; i < i1; i++) w[i] = a * x[i] + b * y[i];
+    u = w;
   }
-  PDS_CALL(pds_ctx_work(ctx, (size_t)nc, &part));
+  if (nd == 1) p[0] = chunk_dot(u, z1, i0, i1);
+  else chunk_dot2(u, z1, z2, i0, i1, &p[0], &p[1]);
+}
+static int chunk_sums_omp(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
+                          pds_real *w, const pds_real *z1, const pds_real *z2, int nd, pds_real *d) {
+  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  pds_real *part, s[2] = {0, 0}, loc[2];
+
+  if (n < OMP_MIN_N) { /* on the calling thread, no workspace */
+    for (pds_size c = 0; c < nc; c++) {
+      chunk_sums(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, loc);
+      for (int k = 0; k < nd; k++) s[k] += loc[k];
+    }
+  } else {
+    PDS_CALL(pds_ctx_work(ctx, (size_t)nd * nc, &part));
 #pragma omp parallel for schedule(static)
-  for (pds_size c = 0; c < nc; c++)
-    part[c] = chunk_dot(x, y, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
-  for (pds_size c = 0; c < nc; c++) s += part[c];
-  *d = s;
+    for (pds_size c = 0; c < nc; c++)
+      chunk_sums(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n,
+                 part + (size_t)nd * c);
+    for (pds_size c = 0; c < nc; c++)
+      for (int k = 0; k < nd; k++) s[k] += part[(size_t)nd * c + k];
+  }
+  for (int k = 0; k < nd; k++) d[k] = s[k];
   return PDS_OK;
+}
+
+/* d = x . y: 16 bytes, 2 flops per entry (chunk_sums_omp: chunk partials in parallel, summed in chunk order). */
+static int vec_dot_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
+  return chunk_sums_omp(ctx, n, 0, x, 0, NULL, NULL, y, NULL, 1, d);
 }
 
 /* s[i] = V_i . w for i < k: 8(k+1) bytes, 2k flops per entry. Each chunk of w (2048 entries, cache resident) is
@@ -208,84 +233,29 @@ static int vec_axpbypcz_omp(pds_ctx ctx, pds_size n, pds_real a, const pds_real 
   return PDS_OK;
 }
 
-/* d[0] = x . y, d[1] = x . z in one pass: 24 bytes, 4 flops per entry; chunk pairs in parallel, summed in chunk
-   order (ref's tree for both). */
+/* d[0] = x . y, d[1] = x . z in one pass: 24 bytes, 4 flops per entry (ref's tree for both). */
 static int vec_dot2_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
                         pds_real *d) {
-  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
-  pds_real *part, s = 0, t = 0;
-
-  if (n < OMP_MIN_N) {
-    for (pds_size c = 0; c < nc; c++) {
-      pds_real a, b;
-
-      chunk_dot2(x, y, z, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, &a, &b);
-      s += a, t += b;
-    }
-    d[0] = s, d[1] = t;
-    return PDS_OK;
-  }
-  PDS_CALL(pds_ctx_work(ctx, 2 * (size_t)nc, &part));
-#pragma omp parallel for schedule(static)
-  for (pds_size c = 0; c < nc; c++)
-    chunk_dot2(x, y, z, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, &part[2 * c],
-               &part[2 * c + 1]);
-  for (pds_size c = 0; c < nc; c++) s += part[2 * c], t += part[2 * c + 1];
-  d[0] = s, d[1] = t;
-  return PDS_OK;
+  return chunk_sums_omp(ctx, n, 0, x, 0, NULL, NULL, y, z, 2, d);
 }
 
-/* The fused Krylov steps that end in a reduction, in one pass: w = a x + b y chunk by chunk (ref's expression per
-   entry), each chunk dotted while it is in cache (nd = 1: d[0] = w . z1; nd = 2: d[0] = w . z1, d[1] = w . z2, by
-   chunk_dot / chunk_dot2), the chunk partials added in chunk order. The bits of ref's two passes (vec_waxpby then
-   vec_dot / vec_dot2: the same entries, the same chunk sums, the same order), with w written once and read from
-   cache: 24 + 8 nd bytes per entry instead of 24 + 8 (nd + 1). w may be y (an update in place); z1, z2 may be w. */
-static void chunk_waxpby_dot(pds_real a, const pds_real *x, pds_real b, const pds_real *y, pds_real *w,
-                             const pds_real *z1, const pds_real *z2, int nd, pds_size i0, pds_size i1, pds_real *p) {
-  for (pds_size i = i0; i < i1; i++) w[i] = a * x[i] + b * y[i];
-  if (nd == 1) p[0] = chunk_dot(w, z1, i0, i1);
-  else chunk_dot2(w, z1, z2, i0, i1, &p[0], &p[1]);
-}
-static int waxpby_dot_omp(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b, const pds_real *y,
-                          pds_real *w, const pds_real *z1, const pds_real *z2, int nd, pds_real *d) {
-  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
-  pds_real *part, s[2] = {0, 0}, loc[2];
-
-  if (n < OMP_MIN_N) {
-    for (pds_size c = 0; c < nc; c++) {
-      chunk_waxpby_dot(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n,
-                       loc);
-      for (int k = 0; k < nd; k++) s[k] += loc[k];
-    }
-  } else {
-    PDS_CALL(pds_ctx_work(ctx, (size_t)nd * nc, &part));
-#pragma omp parallel for schedule(static)
-    for (pds_size c = 0; c < nc; c++)
-      chunk_waxpby_dot(a, x, b, y, w, z1, z2, nd, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n,
-                       part + (size_t)nd * c);
-    for (pds_size c = 0; c < nc; c++)
-      for (int k = 0; k < nd; k++) s[k] += part[(size_t)nd * c + k];
-  }
-  for (int k = 0; k < nd; k++) d[k] = s[k];
-  return PDS_OK;
-}
-/* semantics in backend.h; the scalars as ref computes them */
+/* the fused Krylov steps that end in a reduction (semantics in backend.h; the scalars as ref computes them) */
 static int cg_update_r_omp(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
   pds_real a = s[0] > 0 ? rz / s[0] : 0;
 
-  return waxpby_dot_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &s[1]);
+  return chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &s[1]);
 }
 static int bicg_update_s_omp(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
                              pds_real *s) {
   pds_real a = s[0] != 0 && isfinite(s[0]) ? rho / s[0] : 0;
 
-  return waxpby_dot_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &s[1]);
+  return chunk_sums_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &s[1]);
 }
 static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
                              pds_real *r, pds_real *s) {
   pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
 
-  return waxpby_dot_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &s[4]);
+  return chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &s[4]);
 }
 
 /* max |x_i| over [i0,i1) as chunk_norm_inf computes it, without its branches (ref's loop runs ~10 ns per entry
