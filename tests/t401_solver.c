@@ -57,6 +57,104 @@ static pds_mat convdiff(pds_ctx ctx, int m) {
   return A;
 }
 
+/* solve with solver/pc from x = 0, keeping x (host copy in xs) and the residual history (copied into h, at most
+   hmax entries); returns the result */
+static pds_solver_result run_hist(pds_ctx ctx, pds_mat A, pds_vec b, pds_vec x, const char *solver, const char *pc,
+                                  double *xs, double *h, int hmax) {
+  pds_solver        s;
+  pds_precond       P;
+  pds_solver_result r;
+  const pds_real   *hh;
+  int               len;
+
+  TEST_CALL(pds_solver_create(ctx, solver, &s));
+  TEST_CALL(pds_precond_create(ctx, pc, &P));
+  TEST_CALL(pds_solver_set_operator(s, A));
+  TEST_CALL(pds_solver_set_precond(s, P));
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_solver_set_history(s, 1));
+  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0.0, 2000));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_solve(s, b, x));
+  TEST_CALL(pds_solver_get_result(s, &r));
+  TEST_CALL(pds_solver_get_history(s, &len, &hh));
+  TEST_ASSERT(len == r.iterations + 1 && len <= hmax);
+  memcpy(h, hh, sizeof *h * (size_t)len);
+  TEST_CALL(pds_vec_get_values(x, xs, PDS_MEM_HOST));
+  TEST_CALL(pds_solver_destroy(&s));
+  return r;
+}
+
+/* CG on negative definite matrices (the sign many CFD codes assemble a pressure Laplacian in): on -A, -b it takes
+   the iterates of A, b bit for bit (negation is exact: with M = I, r, p and alpha change sign and x does not; with
+   Jacobi, r changes sign and z does not), so the same iteration count, history and x. Then sherman1 (symmetric
+   negative definite, real data) converges with none and jacobi, like PETSc's KSPCG on it. */
+static void cg_negative_definite(pds_ctx ctx, pds_problem *p) {
+  const pds_size *rp;
+  const pds_int  *ci;
+  const pds_real *va;
+  pds_size       *rq;
+  pds_int        *cj, n, nc;
+  pds_real       *vn, *bn;
+  pds_mat         N;
+  pds_vec         nb, x;
+  double         *x1, *x2, h1[2001], h2[2001];
+  const char     *pcs[] = {"none", "jacobi"};
+  char            path[1024], rhs[1024];
+
+  TEST_CALL(pds_mat_get_size(p->A, &n, &nc));
+  TEST_CALL(pds_mat_csr_get_arrays(p->A, &rp, &ci, &va));
+  x1 = malloc(sizeof(double) * (size_t)n), x2 = malloc(sizeof(double) * (size_t)n);
+  rq = malloc(sizeof *rq * ((size_t)n + 1)), cj = malloc(sizeof *cj * (size_t)rp[n]);
+  vn = malloc(sizeof *vn * (size_t)rp[n]), bn = malloc(sizeof *bn * (size_t)n);
+  TEST_ASSERT(rq && cj && vn && bn && x1 && x2);
+  memcpy(rq, rp, sizeof *rq * ((size_t)n + 1));
+  memcpy(cj, ci, sizeof *cj * (size_t)rp[n]);
+  for (pds_size k = 0; k < rp[n]; k++) vn[k] = -va[k];
+  TEST_CALL(pds_mat_create_csr(ctx, n, n, rq, cj, vn, PDS_MEM_HOST, PDS_COPY_VALUES, &N));
+  TEST_CALL(pds_vec_duplicate(p->b, &nb));
+  TEST_CALL(pds_vec_duplicate(p->b, &x));
+  TEST_CALL(pds_vec_get_values(p->b, bn, PDS_MEM_HOST));
+  for (pds_int i = 0; i < n; i++) bn[i] = -bn[i];
+  TEST_CALL(pds_vec_set_values(nb, bn, PDS_MEM_HOST));
+  for (int pi = 0; pi < 2; pi++) {
+    pds_solver_result r1 = run_hist(ctx, p->A, p->b, x, "cg", pcs[pi], x1, h1, 2001);
+    pds_solver_result r2 = run_hist(ctx, N, nb, x, "cg", pcs[pi], x2, h2, 2001);
+
+    if (r2.reason != PDS_CONVERGED_RTOL) TEST_FAIL("cg + %s on -A: %s", pcs[pi], pds_reason_name(r2.reason));
+    TEST_ASSERT(r1.reason == PDS_CONVERGED_RTOL && r1.iterations == r2.iterations);
+    TEST_ASSERT(memcmp(h1, h2, sizeof *h1 * (size_t)(r1.iterations + 1)) == 0);
+    TEST_ASSERT(memcmp(x1, x2, sizeof *x1 * (size_t)n) == 0);
+  }
+  TEST_CALL(pds_vec_destroy(&nb));
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_mat_destroy(&N));
+  free(rq), free(cj), free(vn), free(bn), free(x1), free(x2);
+  /* sherman1 with its right-hand side */
+  if (test_shared_path("matrices/sherman1.mtx", path, sizeof path) &&
+      test_shared_path("matrices/sherman1_rhs1.mtx", rhs, sizeof rhs)) {
+    pds_mat  S;
+    pds_vec  b;
+    double   xs[1000], hs[2001];
+
+    TEST_CALL(pds_mm_read_mat(ctx, path, &S));
+    TEST_CALL(pds_mm_read_vec(ctx, rhs, &b));
+    TEST_CALL(pds_mat_get_size(S, &n, &nc));
+    TEST_ASSERT(n == 1000 && nc == 1000);
+    TEST_CALL(pds_vec_duplicate(b, &x));
+    for (int pi = 0; pi < 2; pi++) {
+      pds_solver_result r = run_hist(ctx, S, b, x, "cg", pcs[pi], xs, hs, 2001);
+
+      if (r.reason != PDS_CONVERGED_RTOL) TEST_FAIL("cg + %s on sherman1: %s after %d iterations", pcs[pi],
+                                                    pds_reason_name(r.reason), r.iterations);
+      TEST_ASSERT(true_relres(S, b, x) < 1e-9);
+    }
+    TEST_CALL(pds_vec_destroy(&b));
+    TEST_CALL(pds_vec_destroy(&x));
+    TEST_CALL(pds_mat_destroy(&S));
+  }
+}
+
 int main(int argc, char **argv) {
   pds_ctx           ctx = test_init(argc, argv);
   pds_problem       p;
@@ -90,6 +188,7 @@ int main(int argc, char **argv) {
       /* iteration counts in the bands this problem gives (cond ~ 50: CG about 40-60 iterations) */
       if (!strcmp(solvers[si], "cg")) TEST_ASSERT(r.iterations >= 20 && r.iterations <= 80);
     }
+  cg_negative_definite(ctx, &p);
   /* not converging is a result: maxit reached, PDS_OK returned */
   r = run(ctx, p.A, p.b, x, "cg", "jacobi", 1e-10, 3);
   TEST_ASSERT(r.reason == PDS_DIVERGED_MAXIT && r.iterations == 3);

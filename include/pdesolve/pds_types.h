@@ -61,7 +61,7 @@ typedef enum {
   PDS_DIVERGED_BREAKDOWN  = -2, /* a scalar the method divides by became zero */
   PDS_DIVERGED_NAN        = -3, /* the residual became NaN or Inf */
   PDS_DIVERGED_DTOL       = -4, /* the residual grew by more than dtol */
-  PDS_DIVERGED_INDEFINITE = -5  /* CG found p^T A p <= 0 or a non-positive preconditioner */
+  PDS_DIVERGED_INDEFINITE = -5  /* CG: (p, A p) or (r, M^-1 r) zero or changing sign: A or M is indefinite */
 } pds_reason;
 
 /* The outcome of one solve. Not converging is a result, not an error. */

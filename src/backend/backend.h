@@ -83,7 +83,7 @@ struct pds_kernels {
   /* fused Krylov steps (Ginkgo's cg step_1/step_2 idea): one pass instead of two or three. s is a backend array
      of scalars written by the reductions above; every expression is the one the unfused solver evaluates, so a
      backend that composes these from its own kernels (ref does) gives the unfused bits.
-     cg_update_r:    a = rz / s[0] if s[0] > 0, else 0;  r = -a q + 1 r;  s[1] = r . r
+     cg_update_r:    a = rz / s[0] if s[0] is finite and nonzero, else 0;  r = -a q + 1 r;  s[1] = r . r
      cg_update_xp:   x = alpha p + 1 x;  p = 1 z + beta p                    (x first: p is read before it changes)
      bicg_update_s:  a = rho / s[0] if s[0] is finite and nonzero, else 0;  w = -a v + 1 r;  s[1] = w . w
      bicg_update_r:  o = s[2] / s[3] if s[3] is finite and nonzero, else 0;  r = -o t + 1 w;

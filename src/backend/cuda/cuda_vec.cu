@@ -146,10 +146,10 @@ __global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs
   }
 }
 
-// a = rz / sc[0] if sc[0] > 0 else 0; r = -a q + 1 r; sc[1] = (r, r)
+// a = rz / sc[0] (0 if sc[0] is 0 or not finite); r = -a q + 1 r; sc[1] = (r, r)
 __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, double rz, const double *__restrict__ q,
                                               double *__restrict__ r, pds_cuda_red red, double *sc) {
-  const double pq = sc[0], a = pq > 0 ? rz / pq : 0.0;
+  const double pq = sc[0], a = pq != 0 && isfinite(pq) ? rz / pq : 0.0;
   double       v[1] = {0.0};
 
   RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });

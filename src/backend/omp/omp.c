@@ -241,7 +241,7 @@ static int vec_dot2_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_re
 
 /* the fused Krylov steps that end in a reduction (semantics in backend.h; the scalars as ref computes them) */
 static int cg_update_r_omp(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
-  pds_real a = s[0] > 0 ? rz / s[0] : 0;
+  pds_real a = s[0] != 0 && isfinite(s[0]) ? rz / s[0] : 0;
 
   return chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &s[1]);
 }

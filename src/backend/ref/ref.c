@@ -256,7 +256,7 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
 }
 
 static int cg_update_r_ref(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
-  pds_real a = s[0] > 0 ? rz / s[0] : 0;
+  pds_real a = s[0] != 0 && isfinite(s[0]) ? rz / s[0] : 0;
 
   PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
   return ctx->k->vec_dot(ctx, n, r, r, &s[1]);
