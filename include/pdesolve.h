@@ -86,7 +86,7 @@ PDS_EXTERN int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, 
 PDS_EXTERN int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset);
 /* Fused steps of CG and BiCGSTAB (one pass over the vectors instead of two or three); each gives the bits of
    the unfused sequence on the same backend. s: the scalar vector above (length >= 2, or 6 for bicgstab_r). */
-/* a = rz / s_0 if s_0 > 0, else 0; r = r - a q; s_1 = r^T r */
+/* a = rz / s_0 if s_0 is finite and nonzero, else 0; r = r - a q; s_1 = r^T r */
 PDS_EXTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s);
 /* x = x + alpha p; p = z + beta p */
 PDS_EXTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_real alpha, pds_real beta);
