@@ -7,7 +7,7 @@
 # PDS_BENCH_WAIT seconds, default 300) until the CPUs are idle (at least PDS_BENCH_MINIDLE, default 0.97, of
 # the time over 3 s) before it starts. Every JSON line carries the load average ("load1") it ran under.
 # Repeat the script and merge the runs: python3 bench/scripts/table.py --merge < all.jsonl PETSc runs only when
-# BUILD_DIR has petsc_bicgstab (built when pkg-config finds PETSc); set PDS_BENCH_MPIEXEC to its mpiexec
+# BUILD_DIR has petsc_krylov (built when pkg-config finds PETSc); set PDS_BENCH_MPIEXEC to its mpiexec
 # command line for the 2-rank run (default "mpiexec -n 2"; OpenMPI as root needs OMPI_ALLOW_RUN_AS_ROOT=1).
 # Then: python3 bench/scripts/table.py < OUT.jsonl
 set -u
@@ -47,11 +47,11 @@ run "$build/bench/bench_spmv" -n "$n" -reps 20
 if [ -x "$build/bench/bench_solve" ]; then
   run "$build/bench/bench_solve" -n "$n" -its 100 -reps 3
 fi
-if [ -x "$build/bench/petsc_bicgstab" ]; then
-  run "$build/bench/petsc_bicgstab" -n "$n" -its 100 -reps 3
+if [ -x "$build/bench/petsc_krylov" ]; then
+  run "$build/bench/petsc_krylov" -n "$n" -its 100 -reps 3
   quiet
-  echo "run_cpu.sh: $mpiexec petsc_bicgstab (2 ranks, 1 thread each)" >&2
-  OMP_NUM_THREADS=1 $mpiexec "$build/bench/petsc_bicgstab" -n "$n" -its 100 -reps 3 >>"$out" ||
+  echo "run_cpu.sh: $mpiexec petsc_krylov (2 ranks, 1 thread each)" >&2
+  OMP_NUM_THREADS=1 $mpiexec "$build/bench/petsc_krylov" -n "$n" -its 100 -reps 3 >>"$out" ||
     echo "run_cpu.sh: the 2-rank PETSc run failed" >&2
 fi
 echo "run_cpu.sh: results in $out" >&2

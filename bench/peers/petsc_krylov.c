@@ -1,9 +1,9 @@
-/* bench/peers/petsc_bicgstab.c: the PETSc peer of bench_solve: KSPBCGS (and KSPCG) + PCJACOBI on the same
+/* bench/peers/petsc_krylov.c: the PETSc peer of bench_solve: KSPBCGS (and KSPCG) + PCJACOBI on the same
  * 7-point Laplacian (the rows of bench_poisson.h's stencil7: 6 on the diagonal, -1 per neighbour), b = A 1,
  * x0 = 0, a fixed number of iterations; reports the time per iteration as JSON lines, like bench_solve.
  *
- *   petsc_bicgstab [-n 128] [-its 100] [-reps 3] [-warmup 1] [-solvers bcgs,cg] [-copy_n N] [-no_pdesolve]
- *   mpiexec -n 2 petsc_bicgstab ...            (then run with OMP_NUM_THREADS=1)
+^ *   petsc_krylov [-n 128] [-its 100] [-reps 3] [-warmup 1] [-solvers bcgs,cg] [-copy_n N] [-no_pdesolve]
+ *   mpiexec -n 2 petsc_krylov ...            (then run with OMP_NUM_THREADS=1)
  *
  * Same run, same data: on one rank the pdesolve /cpu/omp solve of the same system runs in the same timing
  * rounds (its time per iteration is in "t_pdesolve_omp_s"), and a STREAM-like copy of copy_n entries split over
