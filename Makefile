@@ -1,7 +1,7 @@
 # Makefile: the short way in. Everything here is plain CMake underneath; see the README.
 #
 #   make run        configure (Release) into build/, build, run `pdesolve demo`
-#   make test       build with -Werror and run the whole test suite (sets up NumPy/SciPy if missing)
+#   make test       build with -Werror and run the whole test suite (sets up NumPy/SciPy, gmsh, pkg-config if missing)
 #   make sanitize   the same suite in build-asan/ under AddressSanitizer + UBSan (Debug)
 #   make bench      build and run the benchmarks that exist in build/bench/
 #   make install    install into PREFIX (default /usr/local): make install PREFIX=$HOME/.local
@@ -22,11 +22,10 @@ TEST_ENV   := OMP_WAIT_POLICY=$${OMP_WAIT_POLICY:-passive}
 
 BUILD      := build
 ASAN_BUILD := build-asan
-VENV       := $(BUILD)/venv
-# The interpreter the verification tests use; written by the python-env target.
-PYFILE     := $(BUILD)/python-for-tests
+# The programs the tests run (Python with SciPy, gmsh, pkg-config), as a CMake initial cache; written by test-env.
+TESTENV    := $(BUILD)/test-env.cmake
 
-.PHONY: all run test sanitize bench install clean configure build python-env test-build sanitize-build
+.PHONY: all run test sanitize bench install clean configure build test-env test-build sanitize-build
 
 all: build
 
@@ -39,42 +38,22 @@ build: configure
 run: build
 	$(BUILD)/bin/pdesolve demo
 
-# The tests need NumPy and SciPy (tests/verify compares against SciPy). Use $(PYTHON) if it has them,
-# else a virtual environment in build/venv filled from PyPI.
-python-env:
-	@mkdir -p $(BUILD)
-	@command -v $(PYTHON) >/dev/null 2>&1 || { \
-	  echo "make: '$(PYTHON)' not found. Install Python 3 (Debian/Ubuntu: apt-get install python3 python3-venv)," \
-	       "or point PYTHON= at one that has NumPy and SciPy." >&2; exit 1; }
-	@if $(PYTHON) -c 'import numpy, scipy' 2>/dev/null; then \
-	  $(PYTHON) -c 'import sys; print(sys.executable)' > $(PYFILE); \
-	elif $(VENV)/bin/python -c 'import numpy, scipy' 2>/dev/null; then \
-	  echo "$(CURDIR)/$(VENV)/bin/python" > $(PYFILE); \
-	else \
-	  echo "make: $(PYTHON) has no SciPy; installing NumPy and SciPy from PyPI into $(VENV)"; \
-	  { $(PYTHON) -m venv $(VENV) && $(VENV)/bin/python -m pip --version >/dev/null 2>&1; } || { \
-	    echo "make: could not create a virtual environment in $(VENV). Install the venv module" \
-	         "(Debian/Ubuntu: apt-get install python3-venv) or NumPy and SciPy themselves" \
-	         "(apt-get install python3-numpy python3-scipy), then run make test again." >&2; \
-	    rm -rf $(VENV); exit 1; }; \
-	  $(VENV)/bin/python -m pip install --quiet numpy scipy || { \
-	    echo "make: pip could not install numpy and scipy into $(VENV) (no network?)." \
-	         "Install python3-numpy and python3-scipy instead, then run make test again." >&2; exit 1; }; \
-	  echo "$(CURDIR)/$(VENV)/bin/python" > $(PYFILE); \
-	fi
-	@echo "make: tests use Python $$(cat $(PYFILE))"
+# What the tests run besides the compiler and CMake: a Python with NumPy and SciPy (tests/verify), gmsh (tests/mesh
+# and tests/disc mesh .geo files at test time) and pkg-config (tests/install). The script uses what is here and puts
+# what is missing into build/venv from PyPI, then names all three in $(TESTENV), the builds' initial cache.
+test-env:
+	@sh tests/tools/setup-test-env.sh "$(BUILD)" "$(PYTHON)"
 
-test-build: python-env
-	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPDS_WERROR=ON \
-	  -DPDS_PYTHON="$$(cat $(PYFILE))" $(CMAKE_ARGS)
+test-build: test-env
+	$(CMAKE) -C $(TESTENV) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPDS_WERROR=ON $(CMAKE_ARGS)
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 test: test-build
 	cd $(BUILD) && $(TEST_ENV) $(CTEST) --output-on-failure -j 2
 
-sanitize-build: python-env
-	$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPDS_SANITIZE=ON -DPDS_WERROR=ON \
-	  -DPDS_PYTHON="$$(cat $(PYFILE))" $(CMAKE_ARGS)
+sanitize-build: test-env
+	$(CMAKE) -C $(TESTENV) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPDS_SANITIZE=ON -DPDS_WERROR=ON \
+	  $(CMAKE_ARGS)
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
 sanitize: sanitize-build
