@@ -1,7 +1,8 @@
 /* tests/equiv/equiv_csr.c: CSR kernels of the backend under test against /cpu/ref: y = alpha A x + beta y,
  * y = alpha A^T x + beta y and the diagonal, on random matrices with empty rows, unsorted and duplicate column
  * indices, 0 x 0, 0 x n and n x 0, rectangular both ways, imbalanced rows, and large ones (the threaded
- * paths); then the same through the public API (pds_mat_apply, _transpose, get_diagonal, get_block_diagonal).
+ * paths); the product fused with its dots (csr_spmv_dot); then the same through the public API (pds_mat_apply,
+ * _transpose, get_diagonal, get_block_diagonal).
  * Bitwise on the CPU backends, except /cpu/omp's transpose (within c n eps: it sums row parts separately).
  * On /cpu/omp the products must also be the same for 1, 2 and 3 threads, and on every call. */
 #include "equiv.h"
@@ -55,6 +56,7 @@ static void test_kernels(const char *name, struct pds_csr *A) {
   pds_real      *got = eq_xmalloc((size_t)nmax * sizeof *got), *want = eq_xmalloc((size_t)nmax * sizeof *want);
   pds_real      *mag = eq_xmalloc((size_t)nmax * sizeof *mag);
   char           msg[160];
+  double         terms;
 
   for (pds_int i = 0; i < nmax; i++) ynan[i] = NAN; /* beta = 0 must not read y */
   for (int trans = 0; trans < 2; trans++)
@@ -62,7 +64,6 @@ static void test_kernels(const char *name, struct pds_csr *A) {
       pds_real        alpha = ab[c][0], beta = ab[c][1];
       const pds_real *yin   = beta == 0 ? ynan : y;
       pds_int         ny    = trans ? A->ncols : A->nrows;
-      double          terms;
 
       spmv_both(&Ab, A, trans, alpha, x, beta, yin, got, want);
       terms = csr_mag(A, trans, alpha, x, beta, yin, mag);
@@ -74,6 +75,38 @@ static void test_kernels(const char *name, struct pds_csr *A) {
       spmv_both(&Ab, A, trans, alpha, x, beta, yin, mag, want);
       TEST_ASSERT(!memcmp(got, mag, (size_t)ny * sizeof *got));
     }
+  /* y = A x fused with its dots (the Krylov methods' product): y, and d = (y.w1) or (y.w1, y.w2), with w1 = x (CG's
+     (p, A p)) or another vector, w2 = y (BiCGSTAB's (t, t)); square matrices; on /cpu/omp for 1 to 4 threads */
+  if (A->nrows == A->ncols) {
+    pds_int   n  = A->nrows;
+    size_t    nb = (size_t)n * sizeof(pds_real);
+    pds_real *bx = eq_dev(E.be, x, nb), *bw = eq_dev(E.be, y, nb), *by = eq_dev(E.be, ynan, nb), *bd;
+    pds_real *rw = want, dref[2], dgot[2], dmag[2];
+    int       t0 = E.omp ? eq_threads_get() : 0;
+
+    for (int t = 1; t <= (E.omp ? 4 : 1); t++) {
+      if (E.omp) eq_threads_set(t);
+      for (int form = 0; form < 3; form++) { /* 0: w1 = x; 1: w1 = w; 2: w1 = w, w2 = y */
+        const pds_real *w1b = form ? bw : bx, *w1r = form ? y : x;
+        pds_real        rd[2] = {0, 0};
+
+        bd = eq_dev(E.be, rd, sizeof rd);
+        TEST_CALL(E.be->k->csr_spmv_dot(E.be, &Ab, bx, by, w1b, form == 2 ? by : NULL, bd));
+        TEST_CALL(E.ref->k->csr_spmv_dot(E.ref, A, x, rw, w1r, form == 2 ? rw : NULL, dref));
+        eq_host(E.be, dgot, bd, sizeof dgot), eq_dfree(E.be, &bd);
+        eq_host(E.be, got, by, nb);
+        terms = csr_mag(A, 0, 1.0, x, 0.0, y, mag);
+        snprintf(msg, sizeof msg, "csr_spmv_dot %s form %d threads %d: y", name, form, t);
+        eq_compare(msg, got, rw, mag, n, terms, E.exact);
+        dmag[0] = dmag[1] = 0;
+        for (pds_int i = 0; i < n; i++) dmag[0] += mag[i] * fabs(w1r[i]), dmag[1] += mag[i] * mag[i];
+        snprintf(msg, sizeof msg, "csr_spmv_dot %s form %d threads %d: dots", name, form, t);
+        eq_compare(msg, dgot, dref, dmag, form == 2 ? 2 : 1, terms + (double)n, E.exact);
+      }
+    }
+    if (E.omp) eq_threads_set(t0);
+    eq_dfree(E.be, &bx), eq_dfree(E.be, &bw), eq_dfree(E.be, &by);
+  }
   /* diagonal: min(nrows, ncols) entries */
   {
     pds_int   nd = A->nrows < A->ncols ? A->nrows : A->ncols;

@@ -1,8 +1,8 @@
 /* tests/equiv/equiv_mdot.c: the block Gram-Schmidt kernels of GMRES (pds_vec_mdot_into, pds_vec_maxpy_dev) on
  * the backend under test: mdot_into against separate pds_vec_dot calls (the same backend: the same bits on every
  * backend; /cpu/ref: bitwise on the CPU backends, else within c n eps) and maxpy_dev against successive
- * pds_vec_axpy calls (same backend and /cpu/ref, the same rule), for k = 1, 5, 30 and n = 0, 1, 3000, 1e6,
- * with a nonzero offset into the scalar vector. */
+ * pds_vec_axpy calls (same backend and /cpu/ref, the same rule), for k = 1, 5, 30 and n = 0, 1, 3000, 20000,
+ * 300001, 1e6, with a nonzero offset into the scalar vector; on /cpu/omp also with 1, 2 and 3 threads. */
 #include "equiv.h"
 
 static eq_env E;
@@ -103,11 +103,21 @@ static void run(pds_size n) {
 }
 
 int main(int argc, char **argv) {
-  const pds_size sizes[] = {0, 1, 3000, 1000000};
+  /* 20000 and 300001: just above /cpu/omp's threading threshold, and several chunk groups with a partial one */
+  const pds_size sizes[] = {0, 1, 3000, 20000, 300001, 1000000};
 
   E = eq_init(argc, argv);
   eq_seed(7);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) run(sizes[s]);
+  if (E.omp) { /* the same bits whatever the number of threads (each run compares with ref) */
+    int t0 = eq_threads_get();
+
+    for (int t = 1; t <= 3; t++) {
+      eq_threads_set(t);
+      run(300001);
+    }
+    eq_threads_set(t0);
+  }
   eq_finalize(&E);
   return 0;
 }

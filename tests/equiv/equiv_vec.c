@@ -1,6 +1,5 @@
 /* tests/equiv/equiv_vec.c: the vector kernels of the backend under test against /cpu/ref: set, copy, scale,
- * axpby, waxpby, axpbypcz, pointwise mult/div, dot, dot2, infinity norm, the fused Krylov steps that end in a
- * reduction, on random data and edge cases (n = 0,
+ * axpby, waxpby, axpbypcz, pointwise mult/div, dot, dot2, infinity norm, the fused Krylov steps, on random data and edge cases (n = 0,
  * 1, around the reduction chunk and the threading threshold, ~1e6; zeros, NaN, Inf, aliasing), plus determinism
  * (same bits twice; on /cpu/omp the same bits for 1, 2, 3 and 4 threads). */
 #include "equiv.h"
@@ -50,6 +49,18 @@ static void vcheck(vset *v, const char *what, const pds_real *b, const pds_real 
   memcpy(v->want, r, (size_t)v->n * sizeof *r);
   for (pds_size i = 0; i < v->n; i++) v->mag[i] = fabs(a * p[i]) + (q ? fabs(c * q[i]) : 0);
   eq_compare(msg, v->got, v->want, v->mag, v->n, 3, E.exact);
+}
+
+/* vcheck with mag_i = |a p_i| + |c q_i| + |e r_i| */
+static void vcheck3(vset *v, const char *what, const pds_real *b, const pds_real *r, pds_real a, const pds_real *p,
+                    pds_real c, const pds_real *q, pds_real e, const pds_real *rr) {
+  char msg[128];
+
+  snprintf(msg, sizeof msg, "%s, n = %" PDS_SIZE_FMT, what, v->n);
+  eq_host(E.be, v->got, b, (size_t)v->n * sizeof *b);
+  memcpy(v->want, r, (size_t)v->n * sizeof *r);
+  for (pds_size i = 0; i < v->n; i++) v->mag[i] = fabs(a * p[i]) + fabs(c * q[i]) + fabs(e * rr[i]);
+  eq_compare(msg, v->got, v->want, v->mag, v->n, 4, E.exact);
 }
 
 /* one scalar against ref's; mag bounds the sum of magnitudes, terms the number of additions */
@@ -209,9 +220,9 @@ static void test_reductions(vset *v) {
   }
 }
 
-/* The fused Krylov steps that end in a reduction (cg_update_r, bicg_update_s, bicg_update_r: one pass on omp and
-   cuda, ref composes them from its kernels) against ref, the scalars in backend memory as the solvers keep them;
-   on /cpu/omp with 1 to 4 threads (bitwise ref each time). */
+/* The fused Krylov steps (cg_update_r, bicg_update_s, bicg_update_r, which end in a reduction, and the x and p
+   updates cg_update_xp, bicg_update_xp: one pass on omp and cuda, ref composes them from its kernels) against ref,
+   the scalars in backend memory as the solvers keep them; on /cpu/omp with 1 to 4 threads (bitwise ref each time). */
 static void test_fused(vset *v) {
   struct pds_kernels *kb = E.be->k, *kr = E.ref->k;
   pds_size            n = v->n;
@@ -250,6 +261,25 @@ static void test_fused(vset *v) {
     for (pds_size i = 0; i < n; i++) mag += fabs(rr[i] * v->hw[i]);
     scheck("bicg_update_r: (r, rhat)", n, gs[4], rs[4], mag, (double)n);
     scheck("bicg_update_r: (r, r)", n, gs[5], rs[5], rs[5], (double)n);
+    /* x = 0.7 p + x, p = z - 0.3 p; z = x, x = y, p = w */
+    vset_reset(v);
+    TEST_CALL(kb->cg_update_xp(E.be, n, 0.7, -0.3, v->bx, v->by, v->bw));
+    TEST_CALL(kr->cg_update_xp(E.ref, n, 0.7, -0.3, v->rx, v->ry, v->rw));
+    vcheck(v, "cg_update_xp: x", v->by, v->ry, 0.7, v->hw, 1.0, v->hy);
+    vcheck(v, "cg_update_xp: p", v->bw, v->rw, 1.0, v->hx, 0.3, v->hw);
+    /* x = 0.7 ph + 0.2 sh + x, p = r + (-0.5 * 0.2) v + 0.5 p, with ph = p (no preconditioner) and ph apart;
+       ph = sh = r = v = x's array (read only), x = y, p = w */
+    for (int alias = 0; alias < 2; alias++) {
+      pds_real *bph = alias ? v->bw : v->bx, *rph = alias ? v->rw : v->rx;
+
+      vset_reset(v);
+      TEST_CALL(kb->bicg_update_xp(E.be, n, 0.7, 0.2, 0.5, bph, v->bx, v->bx, v->bx, v->by, v->bw));
+      TEST_CALL(kr->bicg_update_xp(E.ref, n, 0.7, 0.2, 0.5, rph, v->rx, v->rx, v->rx, v->ry, v->rw));
+      vcheck3(v, alias ? "bicg_update_xp (ph = p): x" : "bicg_update_xp: x", v->by, v->ry, 0.9, v->hx, 1.0, v->hy,
+              0.7, v->hw);
+      vcheck3(v, alias ? "bicg_update_xp (ph = p): p" : "bicg_update_xp: p", v->bw, v->rw, 1.1, v->hx, 0.5, v->hw,
+              0, v->hw);
+    }
   }
   if (E.omp) eq_threads_set(t0);
   free(rr);

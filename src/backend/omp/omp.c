@@ -175,16 +175,39 @@ static int vec_dot_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_rea
   return chunk_sums_omp(ctx, n, 0, x, 0, NULL, NULL, y, NULL, 1, d);
 }
 
-/* s[i] = V_i . w for i < k: 8(k+1) bytes, 2k flops per entry. Each chunk of w (2048 entries, cache resident) is
-   dotted with the k vectors' chunks by chunk_dot, the partials go to part[i * nc + c] and each s[i] adds its
+/* GMRES's multi-vector kernels walk the vectors in groups of reduction chunks: within a group (up to MV_GROUP
+   chunks, 256 KiB of w, which stays in the L2 cache) each V_i is streamed over the whole group before the next one,
+   so the hardware prefetchers see long runs of one vector instead of a new vector every 16 KiB, and w is read
+   from memory once. Groups are taken by the threads in static order; how many chunks a group has changes which
+   thread computes what, never the arithmetic of an entry or of a chunk's sum. */
+#define MV_GROUP 16
+static pds_size mv_group(pds_size nc) { /* chunks per group: MV_GROUP, fewer when that leaves threads idle */
+  pds_size g = nc / (4 * (pds_size)omp_get_max_threads());
+
+  return g < 1 ? 1 : g > MV_GROUP ? MV_GROUP : g;
+}
+
+/* s[i] = V_i . w for i < k: 8(k+1) bytes, 2k flops per entry. Each chunk's partial V_i . w is chunk_dot over the
+   chunk (chunk_dot4 for four vectors at once: the same sums; the chunk groups above only order the work), the partials go to part[i * nc + c] and each s[i] adds its
    partials in chunk order: vec_dot's tree, so each s[i] has ref's bits of vec_dot(V_i, w). */
 static int vec_mdot_into_omp(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
                              pds_real *s) {
-  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK, g, ng;
   pds_real *part;
 
   if (n < OMP_MIN_N) {
-    for (int i = 0; i < k; i++) {
+    int i = 0;
+
+    for (; i + 4 <= k; i += 4) {
+      pds_real t[4] = {0, 0, 0, 0}, d4[4];
+
+      for (pds_size c = 0; c < nc; c++) {
+        chunk_dot4(V + i, w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, d4);
+        for (int l = 0; l < 4; l++) t[l] += d4[l];
+      }
+      for (int l = 0; l < 4; l++) s[i + l] = t[l];
+    }
+    for (; i < k; i++) {
       pds_real t = 0;
 
       for (pds_size c = 0; c < nc; c++)
@@ -194,10 +217,22 @@ static int vec_mdot_into_omp(pds_ctx ctx, pds_size n, int k, const pds_real *con
     return PDS_OK;
   }
   PDS_CALL(pds_ctx_work(ctx, (size_t)nc * (size_t)k, &part));
+  g = mv_group(nc), ng = (nc + g - 1) / g;
 #pragma omp parallel for schedule(static)
-  for (pds_size c = 0; c < nc; c++)
-    for (int i = 0; i < k; i++)
-      part[(pds_size)i * nc + c] = chunk_dot(V[i], w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
+  for (pds_size q = 0; q < ng; q++) {
+    int i = 0;
+
+    for (; i + 4 <= k; i += 4) /* four vectors per read of the w chunk */
+      for (pds_size c = q * g; c < (q + 1) * g && c < nc; c++) {
+        pds_real d4[4];
+
+        chunk_dot4(V + i, w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, d4);
+        for (int l = 0; l < 4; l++) part[(pds_size)(i + l) * nc + c] = d4[l];
+      }
+    for (; i < k; i++)
+      for (pds_size c = q * g; c < (q + 1) * g && c < nc; c++)
+        part[(pds_size)i * nc + c] = chunk_dot(V[i], w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
+  }
   for (int i = 0; i < k; i++) {
     pds_real t = 0;
 
@@ -207,21 +242,41 @@ static int vec_mdot_into_omp(pds_ctx ctx, pds_size n, int k, const pds_real *con
   return PDS_OK;
 }
 
-/* w -= sum_i c[i] V_i: 8(k+2) bytes, 3k flops per entry; per entry i ascending, vec_axpby's expression (ref's
-   bits), static partition of the entries */
+/* w -= sum_i c[i] V_i: 8(k+2) bytes, 3k flops per entry. Every entry takes vec_axpby's expression for i ascending
+   (ref's bits); a group of entries (see above, w in the L2 cache) is updated by V_0..V_3, then V_4..V_7, ...:
+   five streams at a time, vectorizable, instead of k streams at once per entry. */
 static int vec_maxpy_dev_omp(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c,
                              pds_real *w) {
+  pds_size nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK, g = mv_group(nc), ng = (nc + g - 1) / g;
+
   (void)ctx;
-  OMP_PARTS(n, i0, i1, for (pds_size j = i0; j < i1; j++) {
-    pds_real t = w[j];
+  if (n < OMP_MIN_N) g = nc, ng = 1;
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_N)
+  for (pds_size q = 0; q < ng; q++) {
+    pds_size j0 = q * g * PDS_REDUCE_CHUNK, j1 = (q + 1) * g * PDS_REDUCE_CHUNK < n ? (q + 1) * g * PDS_REDUCE_CHUNK : n;
 
-    for (int i = 0; i < k; i++) {
-      pds_real a = -c[i], b = 1.0;
+    int i = 0;
 
-      t = a * V[i][j] + b * t;
+    for (; i + 4 <= k; i += 4) { /* four vectors per pass over the group, each entry still updated i ascending */
+      const pds_real a0 = -c[i], a1 = -c[i + 1], a2 = -c[i + 2], a3 = -c[i + 3], b = 1.0;
+      const pds_real *restrict v0 = V[i], *restrict v1 = V[i + 1], *restrict v2 = V[i + 2], *restrict v3 = V[i + 3];
+      pds_real *restrict t = w;
+
+      for (pds_size j = j0; j < j1; j++) {
+        pds_real u = a0 * v0[j] + b * t[j];
+
+        u    = a1 * v1[j] + b * u;
+        u    = a2 * v2[j] + b * u;
+        t[j] = a3 * v3[j] + b * u;
+      }
     }
-    w[j] = t;
-  });
+    for (; i < k; i++) {
+      const pds_real a = -c[i], b = 1.0, *restrict v = V[i];
+      pds_real *restrict t = w;
+
+      for (pds_size j = j0; j < j1; j++) t[j] = a * v[j] + b * t[j];
+    }
+  }
   return PDS_OK;
 }
 
@@ -256,6 +311,31 @@ static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const p
   pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
 
   return chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &s[4]);
+}
+/* x = alpha p + 1 x; p = 1 z + beta p, per entry in that order (ref's two vec_axpby, so its bits): 40 bytes, 6 flops
+   per entry (p read once: 8 bytes less than the two passes) */
+static int cg_update_xp_omp(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
+                            pds_real *p) {
+  (void)ctx;
+  OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
+    x[i] = alpha * p[i] + 1.0 * x[i];
+    p[i] = 1.0 * z[i] + beta * p[i];
+  });
+  return PDS_OK;
+}
+/* x = alpha ph + omega sh + 1 x; p = 1 r + (-beta omega) v + beta p, per entry in that order (ref's two
+   vec_axpbypcz, so its bits; ph may be p: x reads it first): 64 bytes (56 when ph is p), 10 flops per entry */
+static int bicg_update_xp_omp(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
+                              const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v, pds_real *x,
+                              pds_real *p) {
+  const pds_real bo = -beta * omega;
+
+  (void)ctx;
+  OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
+    x[i] = alpha * ph[i] + omega * sh[i] + 1.0 * x[i];
+    p[i] = 1.0 * r[i] + bo * v[i] + beta * p[i];
+  });
+  return PDS_OK;
 }
 
 /* max |x_i| over [i0,i1) as chunk_norm_inf computes it, without its branches (ref's loop runs ~10 ns per entry
@@ -329,13 +409,14 @@ static int vec_norm_inf_omp(pds_ctx ctx, pds_size n, const pds_real *x, pds_real
 #define PF_COLIDX 512 /* indices */
 
 /* csr_rows of kernel_bodies.h (the same per-row sum, j ascending from 0, so ref's bits) with the vals and colidx
-   streams prefetched PF_* entries ahead through two cursors (each cache line requested once). */
+   streams prefetched PF_* entries ahead through two cursors (each cache line requested once), up to entry lim (the
+   end of the caller's rows: a caller that runs its rows in pieces passes the end of the last piece). */
 PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_real *restrict x, pds_real beta,
-                            pds_real *restrict y, pds_int r0, pds_int r1) {
+                            pds_real *restrict y, pds_int r0, pds_int r1, pds_size lim) {
   const pds_size *rp = A->rowptr;
   const pds_int  *ci = A->colidx;
   const pds_real *v  = A->vals;
-  pds_size        pv = rp[r0] + PF_VALS, pc = rp[r0] + PF_COLIDX, lim = rp[r1];
+  pds_size        pv = rp[r0] + PF_VALS, pc = rp[r0] + PF_COLIDX;
 
   for (pds_int i = r0; i < r1; i++) {
     pds_size k = rp[i], e = rp[i + 1];
@@ -364,9 +445,64 @@ static int csr_spmv_omp(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, co
 
     row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
     /* a literal beta = 0 lets the compiler drop the per-row test; same arithmetic either way */
-    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, y, r0, r1);
-    else csr_rows_pf(A, alpha, x, beta, y, r0, r1);
+    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, y, r0, r1, A->rowptr[r1]);
+    else csr_rows_pf(A, alpha, x, beta, y, r0, r1, A->rowptr[r1]);
   }
+  return PDS_OK;
+}
+
+/* Thread t's reduction chunks [*c0, *c1) for a CSR product fused with a dot: row_range's split (balanced by
+   nonzeros) moved to the nearest chunk boundaries; contiguous, and together they cover every chunk once. */
+static void chunk_range(const pds_size *rp, pds_int nrows, int t, int nt, pds_size *c0, pds_size *c1) {
+  pds_size nc = ((pds_size)nrows + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  pds_int  r0, r1;
+
+  row_range(rp, nrows, 1, t, nt, &r0, &r1);
+  *c0 = t == 0 ? 0 : ((pds_size)r0 + PDS_REDUCE_CHUNK / 2) / PDS_REDUCE_CHUNK;
+  *c1 = t == nt - 1 ? nc : ((pds_size)r1 + PDS_REDUCE_CHUNK / 2) / PDS_REDUCE_CHUNK;
+}
+
+/* Rows of chunk c: the product (prefetching up to entry lim), then the chunk's dots of y (still in cache) into p[0]
+   (and p[1]) */
+static void spmv_dot_chunk(const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                           const pds_real *w2, pds_size c, pds_size lim, pds_real *p) {
+  pds_size e  = (c + 1) * PDS_REDUCE_CHUNK;
+  pds_int  i0 = (pds_int)(c * PDS_REDUCE_CHUNK), i1 = e < (pds_size)A->nrows ? (pds_int)e : A->nrows;
+
+  csr_rows_pf(A, 1.0, x, 0.0, y, i0, i1, lim);
+  if (w2) chunk_dot2(y, w1, w2, i0, i1, &p[0], &p[1]);
+  else p[0] = chunk_dot(y, w1, i0, i1);
+}
+
+/* y = A x with d[0] = y . w1 (and d[1] = y . w2) in one pass over y: the rows are multiplied chunk by chunk (the
+   reduction's chunks of PDS_REDUCE_CHUNK rows) and each chunk is dotted while in cache; the partials are added in
+   chunk order. So ref's bits (csr_spmv, then vec_dot or vec_dot2), for any thread count. Bytes: csr_spmv_omp's
+   + 8 nrows per dot vector that is not y; 8 nrows less than the product and the dot apart (y is not re-read). */
+static int csr_spmv_dot_omp(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                            const pds_real *w2, pds_real *d) {
+  pds_size  nc = ((pds_size)A->nrows + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK;
+  int       nd = w2 ? 2 : 1;
+  pds_real *part, s[2] = {0, 0}, loc[2];
+
+  if (A->nnz + A->nrows < OMP_MIN_WORK) { /* on the calling thread, no workspace */
+    for (pds_size c = 0; c < nc; c++) {
+      spmv_dot_chunk(A, x, y, w1, w2, c, A->nnz, loc);
+      for (int k = 0; k < nd; k++) s[k] += loc[k];
+    }
+  } else {
+    PDS_CALL(pds_ctx_work(ctx, (size_t)nd * nc, &part));
+#pragma omp parallel
+    {
+      pds_size c0, c1, lim;
+
+      chunk_range(A->rowptr, A->nrows, omp_get_thread_num(), omp_get_num_threads(), &c0, &c1);
+      lim = A->rowptr[c1 * PDS_REDUCE_CHUNK < (pds_size)A->nrows ? c1 * PDS_REDUCE_CHUNK : (pds_size)A->nrows];
+      for (pds_size c = c0; c < c1; c++) spmv_dot_chunk(A, x, y, w1, w2, c, lim, part + (size_t)nd * c);
+    }
+    for (pds_size c = 0; c < nc; c++)
+      for (int k = 0; k < nd; k++) s[k] += part[(size_t)nd * c + k];
+  }
+  for (int k = 0; k < nd; k++) d[k] = s[k];
   return PDS_OK;
 }
 
@@ -657,6 +793,9 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   k->blocks_invert = blocks_invert_omp;
   k->blocks_apply  = blocks_apply_omp;
   k->cg_update_r   = cg_update_r_omp;
+  k->cg_update_xp  = cg_update_xp_omp;
+  k->bicg_update_xp = bicg_update_xp_omp;
+  k->csr_spmv_dot  = csr_spmv_dot_omp;
   k->bicg_update_s = bicg_update_s_omp;
   k->bicg_update_r = bicg_update_r_omp;
   k->fem2d_element = fem2d_element_omp;
