@@ -81,13 +81,14 @@ static int gmres_update(pds_solver s, int k, pds_vec x) {
     for (int j = i + 1; j < k; j++) t -= G->H[j * m1 + i] * G->y[j];
     G->y[i] = t / G->H[i * m1 + i];
   }
-  if (G->flexible) {
-    for (int j = 0; j < k; j++) PDS_CALL(pds_vec_axpy(x, G->y[j], G->Z[j]));
-    return PDS_OK;
-  }
+  /* one multi-vector update (k + 2 vector passes, not 3k): w - sum_j (-y_j) V_j has the bits of the axpys
+     w += y_j V_j in turn; the coefficients go to the scalar vector S */
+  for (int j = 0; j < 2 * G->m + 3; j++) G->sh[j] = j < k ? -G->y[j] : 0;
+  PDS_CALL(pds_vec_set_values(G->S, G->sh, PDS_MEM_HOST));
+  if (G->flexible) return pds_vec_maxpy_dev(x, k, G->Z, G->S, 0); /* x += Z y */
   PDS_CALL(pds_vec_set(u, 0.0));
-  for (int j = 0; j < k; j++) PDS_CALL(pds_vec_axpy(u, G->y[j], G->V[j])); /* u = V y */
-  PDS_CALL(pds_solver_pc_apply(s, u, w));                                  /* w = M^-1 V y */
+  PDS_CALL(pds_vec_maxpy_dev(u, k, G->V, G->S, 0)); /* u = V y */
+  PDS_CALL(pds_solver_pc_apply(s, u, w));           /* w = M^-1 V y */
   return pds_vec_axpy(x, 1.0, w);
 }
 
