@@ -396,29 +396,51 @@ static int vec_norm_inf_omp(pds_ctx ctx, pds_size n, const pds_real *x, pds_real
   return PDS_OK;
 }
 
-/* Software prefetch of the matrix streams, this many entries ahead (2 KiB of vals, 2 KiB of colidx). On the
-   2-core EPYC VM this backend was tuned on, the hardware prefetchers alone leave the CSR product at ~2/3 of
-   the copy bandwidth (a prefetcher stops at each 4 KiB page); these prefetches make it ~1.4x faster.
-   Prefetching changes no arithmetic: the bits stay ref's. */
+/* The CSR rows of /cpu/omp. Two measured effects (bench/peers/petsc_krylov and a variant study on an AMD EPYC
+   Zen 4 and an Intel Xeon "Emerald Rapids" VM, poisson7 128^3, docs/dev.md):
+   - each row's sum is one chain of dependent additions (ref's order, kept for its bits); on the Xeon one core is
+     then bound by the addition latency, not by memory. Two rows are summed side by side (two independent
+     chains, each still in ref's order): single-core time 24-27 -> 18-21 ms on the Xeon;
+   - the hardware prefetchers alone leave the product at ~2/3 of the copy bandwidth (they stop at each 4 KiB
+     page): the vals and colidx streams are prefetched PF_* entries ahead into L2 (locality 2: prefetcht1; the
+     non-temporal hint this file used before lost up to 25% on the Xeon at two threads, and was level on the EPYC).
+   Neither changes an operation or its order: the bits stay ref's. */
 #if defined(__GNUC__)
-#define OMP_PREFETCH(p) __builtin_prefetch((p), 0, 0)
+#define OMP_PREFETCH(p) __builtin_prefetch((p), 0, 2)
 #else
 #define OMP_PREFETCH(p) ((void)0)
 #endif
-#define PF_VALS   256 /* reals */
-#define PF_COLIDX 512 /* indices */
+#define PF_VALS   512  /* reals */
+#define PF_COLIDX 1024 /* indices */
 
-/* csr_rows of kernel_bodies.h (the same per-row sum, j ascending from 0, so ref's bits) with the vals and colidx
-   streams prefetched PF_* entries ahead through two cursors (each cache line requested once), up to entry lim (the
-   end of the caller's rows: a caller that runs its rows in pieces passes the end of the last piece). */
+/* csr_rows of kernel_bodies.h (the same per-row sum, j ascending from 0, so ref's bits), two rows at a time, with
+   the vals and colidx streams prefetched PF_* entries ahead through two cursors (each cache line requested once),
+   up to entry lim (the end of the caller's rows: a caller that runs its rows in pieces passes the end of the last
+   piece). */
 PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_real *restrict x, pds_real beta,
                             pds_real *restrict y, pds_int r0, pds_int r1, pds_size lim) {
   const pds_size *rp = A->rowptr;
   const pds_int  *ci = A->colidx;
   const pds_real *v  = A->vals;
   pds_size        pv = rp[r0] + PF_VALS, pc = rp[r0] + PF_COLIDX;
+  pds_int         i  = r0;
 
-  for (pds_int i = r0; i < r1; i++) {
+  for (; i + 1 < r1; i += 2) {
+    pds_size a = rp[i], ae = rp[i + 1], b = ae, be = rp[i + 2];
+    pds_real s = 0, t = 0;
+
+    for (; pv < be + PF_VALS && pv < lim; pv += 64 / sizeof *v) OMP_PREFETCH(v + pv);
+    for (; pc < be + PF_COLIDX && pc < lim; pc += 64 / sizeof *ci) OMP_PREFETCH(ci + pc);
+    for (; a < ae && b < be; a++, b++) {
+      s += v[a] * x[ci[a]];
+      t += v[b] * x[ci[b]];
+    }
+    for (; a < ae; a++) s += v[a] * x[ci[a]];
+    for (; b < be; b++) t += v[b] * x[ci[b]];
+    y[i]     = beta == 0 ? alpha * s : alpha * s + beta * y[i];
+    y[i + 1] = beta == 0 ? alpha * t : alpha * t + beta * y[i + 1];
+  }
+  for (; i < r1; i++) {
     pds_size k = rp[i], e = rp[i + 1];
     pds_real s = 0;
 
@@ -618,19 +640,27 @@ static int csr_spmv_t_omp(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, 
 }
 
 /* bsr_rows / bsr_rows_generic of kernel_bodies.h, one block row at a time (the same arithmetic: ref's bits), with
-   the vals and bcolidx streams prefetched ahead through cursors, as in csr_rows_pf. bs is a literal at the call
-   sites of bsr_rows_pf_dispatch for 1..8, so bsr_rows is unrolled as in ref. */
+   the vals and bcolidx streams prefetched ahead through cursors, as in csr_rows_pf but with the distances and the
+   (non-temporal) hint the BSR product was tuned with on the EPYC. bs is a literal at the call sites of
+   bsr_rows_pf_dispatch for 1..8, so bsr_rows is unrolled as in ref. */
+#if defined(__GNUC__)
+#define BSR_PREFETCH(p) __builtin_prefetch((p), 0, 0)
+#else
+#define BSR_PREFETCH(p) ((void)0)
+#endif
+#define PF_BVALS   256 /* reals */
+#define PF_BCOLIDX 512 /* block indices */
 PDS_INLINE void bsr_rows_pf(const struct pds_bsr *A, int bs, pds_real alpha, const pds_real *restrict x,
                             pds_real beta, pds_real *restrict y, pds_int r0, pds_int r1) {
   const pds_size *rp = A->browptr;
-  pds_size        b2 = (pds_size)bs * bs, pv = rp[r0] * b2 + PF_VALS, pc = rp[r0] + PF_COLIDX;
+  pds_size        b2 = (pds_size)bs * bs, pv = rp[r0] * b2 + PF_BVALS, pc = rp[r0] + PF_BCOLIDX;
   pds_size        lim = rp[r1] * b2, limc = rp[r1];
 
   for (pds_int i = r0; i < r1; i++) {
     pds_size e = rp[i + 1];
 
-    for (; pv < e * b2 + PF_VALS && pv < lim; pv += 64 / sizeof *A->vals) OMP_PREFETCH(A->vals + pv);
-    for (; pc < e + PF_COLIDX && pc < limc; pc += 64 / sizeof *A->bcolidx) OMP_PREFETCH(A->bcolidx + pc);
+    for (; pv < e * b2 + PF_BVALS && pv < lim; pv += 64 / sizeof *A->vals) BSR_PREFETCH(A->vals + pv);
+    for (; pc < e + PF_BCOLIDX && pc < limc; pc += 64 / sizeof *A->bcolidx) BSR_PREFETCH(A->bcolidx + pc);
     if (bs <= 8) bsr_rows(A, bs, alpha, x, beta, y, i, i + 1);
     else bsr_rows_generic(A, bs, alpha, x, beta, y, i, i + 1);
   }
