@@ -62,6 +62,7 @@ static int fail_lib(pds_ctx ctx, int ierr, const char *what) {
 /* ---- shared flag groups ---------------------------------------------------------------------------- */
 
 static const char *const format_names[] = {"csr", "bsr"};
+static const char *const orthog_names[] = {"cgs2", "cgs"};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* -backend: "auto", a backend name of the library (with ":options"), or its short form ref/omp/cuda. */
@@ -341,6 +342,7 @@ typedef struct {
   double      rtol, atol, inftol, omega;
   int         maxit, restart;
   bool        monitor, view, history;
+  const char *orthog; /* gmres/fgmres: cgs2 or cgs */
 } solve_settings;
 
 typedef struct {
@@ -374,6 +376,7 @@ static int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds
   TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
   TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));
+  TRY("flag -orthog", pds_solver_set_orthogonalization(*s, st->orthog ? st->orthog : "cgs2"));
   TRY("flag -omega", pds_solver_set_damping(*s, st->omega));
   TRY("solver settings", pds_solver_set_precond(*s, *pc));
   if (st->monitor) TRY("flag -monitor", pds_solver_set_monitor(*s, monitor_print, NULL));
@@ -476,6 +479,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
   pds_json_real(&j, "inftol", st->inftol);
   pds_json_int(&j, "maxit", st->maxit);
   pds_json_int(&j, "restart", st->restart);
+  pds_json_string(&j, "orthog", st->orthog ? st->orthog : "cgs2");
   pds_json_real(&j, "omega", st->omega);
   pds_json_int(&j, "iterations", in->res.iterations);
   pds_json_string(&j, "reason", pds_reason_name(in->res.reason));
@@ -574,6 +578,9 @@ static int cmd_solve(pds_options o) {
                               &st.inftol, NULL));
   OPT(o, pds_options_get_int(o, "-maxit", 10000, 0, INT_MAX, "maximum number of iterations", &st.maxit, NULL));
   OPT(o, pds_options_get_int(o, "-restart", 30, 1, 10000, "restart length of gmres and fgmres", &st.restart, NULL));
+  OPT(o, pds_options_get_choice(o, "-orthog", "cgs2", orthog_names, NELEM(orthog_names),
+                                "gmres and fgmres orthogonalization: cgs2 (Gram-Schmidt twice) or cgs (once, PETSc's "
+                                "default)", &st.orthog, NULL));
   OPT(o, pds_options_get_real(o, "-omega", 1, 0, 1e300, "damping of richardson (> 0)", &st.omega, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
                                 "matrix storage (bsr converts from csr with block size -bs)", &format, NULL));
@@ -928,7 +935,7 @@ static bool find_matrices(char *dir, size_t len) {
 
 /* One demo case; *ok says whether it ended as expected (converged, true residual within reach of rtol). */
 static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rtol, bool *ok) {
-  solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false};
+  solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, "cgs2"};
   solve_info     info;
   pds_problem    p;
   pds_solver     s  = NULL;

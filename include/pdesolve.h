@@ -178,6 +178,9 @@ PDS_EXTERN int pds_solver_set_tolerances(pds_solver s, pds_real rtol, pds_real a
 /* Also stop when ||b - A x||_inf <= inftol (paper 004's criterion); costs one residual per test. 0 = off. */
 PDS_EXTERN int pds_solver_set_inf_tolerance(pds_solver s, pds_real inftol);
 PDS_EXTERN int pds_solver_set_restart(pds_solver s, int restart);        /* gmres/fgmres, default 30 */
+/* gmres/fgmres: "cgs2" (classical Gram-Schmidt with one reorthogonalization, the default) or "cgs" (one pass,
+   half the orthogonalization traffic, as PETSc's default; less robust when the Krylov basis loses orthogonality) */
+PDS_EXTERN int pds_solver_set_orthogonalization(pds_solver s, const char *type);
 PDS_EXTERN int pds_solver_set_damping(pds_solver s, pds_real omega);     /* richardson, default 1 */
 /* Called after every iteration with the residual 2-norm the method tracks (iteration 0 = initial). */
 typedef int (*pds_monitor_fn)(void *user, int it, pds_real rnorm);

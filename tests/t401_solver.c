@@ -189,6 +189,25 @@ int main(int argc, char **argv) {
       if (!strcmp(solvers[si], "cg")) TEST_ASSERT(r.iterations >= 20 && r.iterations <= 80);
     }
   cg_negative_definite(ctx, &p);
+  /* GMRES and FGMRES with one Gram-Schmidt pass (PETSc's default): the same solution; bad names are errors */
+  for (int f = 0; f < 2; f++) {
+    pds_solver s;
+
+    TEST_CALL(pds_solver_create(ctx, f ? "fgmres" : "gmres", &s));
+    TEST_CALL(pds_solver_set_operator(s, p.A));
+    TEST_CALL(pds_solver_set_orthogonalization(s, "cgs"));
+    TEST_ASSERT_ERR(ctx, pds_solver_set_orthogonalization(s, "mgs"), PDS_ERR_ARG, "cgs2");
+    TEST_ASSERT_ERR(ctx, pds_solver_set_orthogonalization(s, NULL), PDS_ERR_ARG, "cgs");
+    TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0.0, 500));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_CALL(pds_solver_solve(s, p.b, x));
+    TEST_CALL(pds_solver_get_result(s, &r));
+    TEST_ASSERT(r.reason == PDS_CONVERGED_RTOL && true_relres(p.A, p.b, x) < 1e-9);
+    TEST_CALL(pds_vec_waxpy(d, -1.0, x, xref));
+    TEST_CALL(pds_vec_norm2(d, &err));
+    TEST_ASSERT(err / nref < 1e-8);
+    TEST_CALL(pds_solver_destroy(&s));
+  }
   /* not converging is a result: maxit reached, PDS_OK returned */
   r = run(ctx, p.A, p.b, x, "cg", "jacobi", 1e-10, 3);
   TEST_ASSERT(r.reason == PDS_DIVERGED_MAXIT && r.iterations == 3);

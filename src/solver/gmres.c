@@ -1,5 +1,6 @@
 /* src/solver/gmres.c: restarted GMRES(m) with right preconditioning, and flexible FGMRES(m) (Saad 1993).
- *   Arnoldi on A M^-1 with classical Gram-Schmidt and one reorthogonalization (CGS2): w = A M^-1 v_k (FGMRES
+ *   Arnoldi on A M^-1 with classical Gram-Schmidt and one reorthogonalization (CGS2; pds_solver_set_orthogonalization
+ *   "cgs" leaves the second pass out, as PETSc's default does): w = A M^-1 v_k (FGMRES
  *   keeps z_k = M^-1 v_k); s = V^T w; w -= V s; s2 = V^T w; w -= V s2; ww = w^T w, all reductions kept in the
  *   backend scalar vector S = [s (k+1) | s2 (k+1) | ww] and read with ONE pds_vec_get_values per iteration (one
  *   small device-to-host copy on a GPU); then h_i = s_i + s2_i, h_{k+1} = sqrt(ww). Traffic of iteration k
@@ -94,7 +95,7 @@ static int gmres_update(pds_solver s, int k, pds_vec x) {
 
 static int gmres_solve(pds_solver s, pds_vec b, pds_vec x) {
   struct gmres *G  = s->data;
-  int           m  = G->m, m1 = m + 1, it = 0;
+  int           m  = G->m, m1 = m + 1, it = 0, cgs2 = s->orthog_passes == 2;
   pds_real      beta;
 
   for (;;) {
@@ -121,14 +122,16 @@ static int gmres_solve(pds_solver s, pds_vec b, pds_vec x) {
 
       PDS_CALL(pds_solver_pc_apply(s, G->V[k], z)); /* z = M^-1 v_k */
       PDS_CALL(pds_mat_apply(s->A, z, w));          /* w = A z */
-      /* CGS2: s = V^T w, w -= V s, s2 = V^T w, w -= V s2, ww = w^T w; one copy of S to the host */
+      /* CGS2: s = V^T w, w -= V s, s2 = V^T w, w -= V s2, ww = w^T w; one copy of S to the host (CGS: one pass) */
       PDS_CALL(pds_vec_mdot_into(w, k + 1, G->V, G->S, 0));
       PDS_CALL(pds_vec_maxpy_dev(w, k + 1, G->V, G->S, 0));
-      PDS_CALL(pds_vec_mdot_into(w, k + 1, G->V, G->S, k + 1));
-      PDS_CALL(pds_vec_maxpy_dev(w, k + 1, G->V, G->S, k + 1));
+      if (cgs2) {
+        PDS_CALL(pds_vec_mdot_into(w, k + 1, G->V, G->S, k + 1));
+        PDS_CALL(pds_vec_maxpy_dev(w, k + 1, G->V, G->S, k + 1));
+      }
       PDS_CALL(pds_vec_dot_into(w, w, G->S, 2 * k + 2));
       PDS_CALL(pds_vec_get_values(G->S, G->sh, PDS_MEM_HOST));
-      for (int i = 0; i <= k; i++) h[i] = G->sh[i] + G->sh[k + 1 + i];
+      for (int i = 0; i <= k; i++) h[i] = cgs2 ? G->sh[i] + G->sh[k + 1 + i] : G->sh[i];
       hn       = sqrt(G->sh[2 * k + 2]);
       h[k + 1] = hn;
       /* apply the previous rotations to the new column, then make and apply the k-th */
@@ -166,7 +169,8 @@ static int gmres_solve(pds_solver s, pds_vec b, pds_vec x) {
 }
 
 static int gmres_view(pds_solver s, FILE *f) {
-  fprintf(f, "  restart %d, classical Gram-Schmidt with reorthogonalization (CGS2), right preconditioning%s\n", s->restart,
+  fprintf(f, "  restart %d, classical Gram-Schmidt %s, right preconditioning%s\n", s->restart,
+          s->orthog_passes == 2 ? "with reorthogonalization (CGS2)" : "in one pass (CGS)",
           ((struct gmres *)s->data)->flexible ? " (flexible)" : "");
   return PDS_OK;
 }

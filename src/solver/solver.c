@@ -34,6 +34,7 @@ int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
     S->dtol        = 1e10;
     S->maxit       = 10000;
     S->restart     = 30;
+    S->orthog_passes = 2;
     S->omega       = 1.0;
     S->res.rnorm_inf = -1;
     ierr           = registry[i].create(S);
@@ -125,6 +126,15 @@ int pds_solver_set_restart(pds_solver s, int restart) {
   PDS_CHECK(restart >= 1 && restart <= 10000, s->hdr.ctx, PDS_ERR_ARG, "restart %d must be in [1, 10000]", restart);
   if (restart != s->restart) s->setup_done = 0;
   s->restart = restart;
+  return PDS_OK;
+}
+
+int pds_solver_set_orthogonalization(pds_solver s, const char *type) {
+  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
+  PDS_CHECK(type && (!strcmp(type, "cgs2") || !strcmp(type, "cgs")), s->hdr.ctx, PDS_ERR_ARG,
+            "orthogonalization '%s': cgs2 (classical Gram-Schmidt with one reorthogonalization, the default) or cgs "
+            "(one pass, PETSc's default)", type ? type : "(null)");
+  s->orthog_passes = !strcmp(type, "cgs2") ? 2 : 1;
   return PDS_OK;
 }
 

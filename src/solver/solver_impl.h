@@ -23,6 +23,7 @@ struct pds_solver_s {
   pds_precond           pc;        /* never NULL after setup: "none" if the user gave none */
   pds_real              rtol, atol, inftol, dtol, omega;
   int                   maxit, restart;
+  int                   orthog_passes; /* gmres/fgmres: 2 = CGS2 (default), 1 = CGS */
   pds_monitor_fn        monitor;
   void                 *monitor_user;
   int                   keep_history;

@@ -29,7 +29,7 @@ RESULT_RE = re.compile(
 MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
-               "-maxit", "-restart", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json"]
+               "-maxit", "-restart", "-orthog", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json"]
 APPLY_FLAGS = ["-A", "-x", "-op", "-pc", "-bs", "-format", "-backend", "-o"]
 GEN_FLAGS = ["-problem", "-n", "-o"]
 DEMO_FLAGS = ["-backend", "-quick"]
@@ -360,6 +360,7 @@ ERROR_CASES = [
     (["solve", "-problem", "poisson7", "-n", "4", "-rtol", "2"], "-rtol"),
     (["solve", "-problem", "poisson7", "-n", "4", "-rtol", "1e-8x"], "-rtol"),
     (["solve", "-problem", "poisson7", "-n", "4", "-restart", "0"], "-restart"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-solver", "gmres", "-orthog", "mgs"], "-orthog"),
     (["solve", "-problem", "poisson7", "-n", "4", "-omega", "0"], "-omega"),
     (["solve", "-problem", "poisson7", "-n", "0"], "-n"),
     (["solve", "-problem", "poisson7", "-n", "4", "4", "4", "4"], "-n"),
