@@ -29,7 +29,7 @@ pick_cores() {
 }
 
 bind=""
-if $mpiexec --version 2>&1 | grep -q "Open MPI"; then bind="--bind-to none"; fi
+if $mpiexec --version 2>&1 | grep -qiE "open ?mpi|openrte"; then bind="--bind-to none"; fi
 ncpu=$(nproc)
 : >"$out"
 status=0
