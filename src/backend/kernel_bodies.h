@@ -17,17 +17,42 @@
 #define PDS_INLINE static inline
 #endif
 
-/* sum_{i in [i0,i1)} x_i y_i: 16 bytes and 2 flops per entry */
-PDS_INLINE pds_real chunk_dot(const pds_real *restrict x, const pds_real *restrict y, pds_size i0, pds_size i1) {
-  pds_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  pds_size i  = i0;
+/* Two-lane vectors for the sums below (GCC and Clang): lane l of a pair of them holds partial sum l of
+   chunk_dot's four, so each lane adds the same products in the same order as chunk_dot's scalar code. Written
+   this way because compilers turn the scalar form of the multi-sum kernels into shuffles and stack spills. */
+#if defined(__GNUC__)
+#define PDS_V2D 1
+typedef double pds_v2d __attribute__((vector_size(16)));
+PDS_INLINE pds_v2d v2d_load(const pds_real *p) {
+  pds_v2d v;
 
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+#endif
+
+/* sum_{i in [i0,i1)} x_i y_i: 16 bytes and 2 flops per entry. Four partial sums s_l over the entries i = l mod 4
+   (from i0), each in order, then (s_0 + s_1) + (s_2 + s_3): the order every backend reproduces. */
+PDS_INLINE pds_real chunk_dot(const pds_real *restrict x, const pds_real *restrict y, pds_size i0, pds_size i1) {
+  pds_real s0, s1, s2, s3;
+  pds_size i = i0;
+#if PDS_V2D
+  pds_v2d lo = {0, 0}, hi = {0, 0};
+
+  for (; i + 4 <= i1; i += 4) {
+    lo += v2d_load(x + i) * v2d_load(y + i);
+    hi += v2d_load(x + i + 2) * v2d_load(y + i + 2);
+  }
+  s0 = lo[0], s1 = lo[1], s2 = hi[0], s3 = hi[1];
+#else
+  s0 = s1 = s2 = s3 = 0;
   for (; i + 4 <= i1; i += 4) {
     s0 += x[i] * y[i];
     s1 += x[i + 1] * y[i + 1];
     s2 += x[i + 2] * y[i + 2];
     s3 += x[i + 3] * y[i + 3];
   }
+#endif
   for (; i < i1; i++) s0 += x[i] * y[i];
   return (s0 + s1) + (s2 + s3);
 }
@@ -35,32 +60,50 @@ PDS_INLINE pds_real chunk_dot(const pds_real *restrict x, const pds_real *restri
 /* d[q] = V_q . w over [i0,i1) for q < 4 in one pass over w: each sum in chunk_dot's order (so its bits), w read once
    for the four: 40 bytes and 8 flops per entry */
 PDS_INLINE void chunk_dot4(const pds_real *const *V, const pds_real *restrict w, pds_size i0, pds_size i1, pds_real *d) {
-  const pds_real *restrict a = V[0], *restrict b = V[1], *restrict c = V[2], *restrict e = V[3];
-  pds_real s[4][4] = {{0}};
+  pds_real s[4][4];
   pds_size i = i0;
+#if PDS_V2D
+  pds_v2d lo[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}}, hi[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
 
-  for (; i + 4 <= i1; i += 4)
-    for (int l = 0; l < 4; l++) {
-      s[0][l] += a[i + l] * w[i + l];
-      s[1][l] += b[i + l] * w[i + l];
-      s[2][l] += c[i + l] * w[i + l];
-      s[3][l] += e[i + l] * w[i + l];
+  for (; i + 4 <= i1; i += 4) {
+    pds_v2d wl = v2d_load(w + i), wh = v2d_load(w + i + 2);
+
+    for (int q = 0; q < 4; q++) {
+      lo[q] += v2d_load(V[q] + i) * wl;
+      hi[q] += v2d_load(V[q] + i + 2) * wh;
     }
-  for (; i < i1; i++) {
-    s[0][0] += a[i] * w[i];
-    s[1][0] += b[i] * w[i];
-    s[2][0] += c[i] * w[i];
-    s[3][0] += e[i] * w[i];
   }
+  for (int q = 0; q < 4; q++) s[q][0] = lo[q][0], s[q][1] = lo[q][1], s[q][2] = hi[q][0], s[q][3] = hi[q][1];
+#else
+  for (int q = 0; q < 4; q++) s[q][0] = s[q][1] = s[q][2] = s[q][3] = 0;
+  for (; i + 4 <= i1; i += 4)
+    for (int q = 0; q < 4; q++)
+      for (int l = 0; l < 4; l++) s[q][l] += V[q][i + l] * w[i + l];
+#endif
+  for (; i < i1; i++)
+    for (int q = 0; q < 4; q++) s[q][0] += V[q][i] * w[i];
   for (int q = 0; q < 4; q++) d[q] = (s[q][0] + s[q][1]) + (s[q][2] + s[q][3]);
 }
 
 /* (x.y, x.z) over [i0,i1) in one pass: 24 bytes and 4 flops per entry; each sum in chunk_dot's order */
 PDS_INLINE void chunk_dot2(const pds_real *restrict x, const pds_real *restrict y, const pds_real *restrict z,
                            pds_size i0, pds_size i1, pds_real *a, pds_real *b) {
-  pds_real s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-  pds_size i  = i0;
+  pds_real s0, s1, s2, s3, t0, t1, t2, t3;
+  pds_size i = i0;
+#if PDS_V2D
+  pds_v2d slo = {0, 0}, shi = {0, 0}, tlo = {0, 0}, thi = {0, 0};
 
+  for (; i + 4 <= i1; i += 4) {
+    pds_v2d xl = v2d_load(x + i), xh = v2d_load(x + i + 2);
+
+    slo += xl * v2d_load(y + i);
+    shi += xh * v2d_load(y + i + 2);
+    tlo += xl * v2d_load(z + i);
+    thi += xh * v2d_load(z + i + 2);
+  }
+  s0 = slo[0], s1 = slo[1], s2 = shi[0], s3 = shi[1], t0 = tlo[0], t1 = tlo[1], t2 = thi[0], t3 = thi[1];
+#else
+  s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = 0;
   for (; i + 4 <= i1; i += 4) {
     s0 += x[i] * y[i];
     s1 += x[i + 1] * y[i + 1];
@@ -71,6 +114,7 @@ PDS_INLINE void chunk_dot2(const pds_real *restrict x, const pds_real *restrict 
     t2 += x[i + 2] * z[i + 2];
     t3 += x[i + 3] * z[i + 3];
   }
+#endif
   for (; i < i1; i++) s0 += x[i] * y[i], t0 += x[i] * z[i];
   *a = (s0 + s1) + (s2 + s3);
   *b = (t0 + t1) + (t2 + t3);
