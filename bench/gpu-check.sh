@@ -9,7 +9,11 @@
 #   4. paper 004's FEM benchmark (bench/gpu/bench_fem2d_gpu: assembly, SpMV against the paper's kernels and
 #      cuSPARSE, BiCGSTAB and the whole code against /cpu/ref and /cpu/omp on the paper's six grid sizes; its
 #      JSON lines in fem2d.jsonl, bench/scripts/plot_fem2d.py makes the figures),
-#   5. a short summary table at the end.
+#   5. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
+#      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
+#      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
+#   6. a short summary table at the end.
+# GPU_CHECK_SKIP_BENCH=1 leaves out 3 and 4 (a check of the tests alone).
 # Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
 # GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
@@ -111,14 +115,21 @@ note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l
 # ---- 3. benchmarks ------------------------------------------------------------------------------------------------
 t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
-OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + 15)))" \
-  "$BUILD/bench/bench_gpu" -shared "$SHARED" -json "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
-BR=$?
-note "bench_gpu" "rc $BR ($((SECONDS - t0)) s)"
+SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
+if [ "$SKIP_BENCH" = 1 ]; then
+  BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
+else
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + 15)))" \
+    "$BUILD/bench/bench_gpu" -shared "$SHARED" -json "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
+  BR=$?
+  note "bench_gpu" "rc $BR ($((SECONDS - t0)) s)"
+fi
 
 # ---- 4. paper 004's FEM benchmark ------------------------------------------------------------------------------------
 t0=$SECONDS
-if [ -x "$BUILD/bench/bench_fem2d_gpu" ]; then
+if [ "$SKIP_BENCH" = 1 ]; then
+  FR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/fem2d.log"
+elif [ -x "$BUILD/bench/bench_fem2d_gpu" ]; then
   OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left 10)" \
     "$BUILD/bench/bench_fem2d_gpu" -cpu_solve_max_s 20 > "$OUT/fem2d.jsonl" 2> "$OUT/fem2d.log"
   FR=$?
@@ -152,7 +163,15 @@ PY
 )
 fi
 
-# ---- 5. summary -----------------------------------------------------------------------------------------------------
+# ---- 5. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
+if [ -n "${GPU_CHECK_PEER:-}" ]; then
+  t0=$SECONDS
+  timeout "$(left 5)" sh "$ROOT/bench/scripts/cpu-vs-petsc.sh" "$GPU_CHECK_PEER" "$OUT/petsc-peer.jsonl" \
+    > "$OUT/petsc-peer.txt" 2> "$OUT/petsc-peer.log"
+  note "petsc peer (CPU)" "rc $? ($((SECONDS - t0)) s)"
+fi
+
+# ---- 6. summary -----------------------------------------------------------------------------------------------------
 echo
 echo "==================== gpu-check summary ($GPU) ===================="
 grep -E '^(vec|csr|bsr|solver|sec) ' "$OUT/bench.log" | grep -v '^vec    omp' | cut -c1-150
@@ -162,10 +181,12 @@ sed -n '/^GPU (\/gpu\/cuda) vs/,$p' "$OUT/bench.log" | cut -c1-130
 echo "-- bench_fem2d_gpu (paper 004)"
 sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
 [ "$FR" -ne 0 ] && tail -5 "$OUT/fem2d.log"
+[ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt"
 echo "-- failed tests"
 cat "$OUT/ctest-failed.txt"
 echo "--"
 printf '%s\n' "${SUMMARY[@]}"
-echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl fem2d.log fem2d.jsonl"
+echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl fem2d.log fem2d.jsonl" \
+     "(petsc-peer.txt petsc-peer.jsonl petsc-peer.log with GPU_CHECK_PEER)"
