@@ -5,7 +5,7 @@
  * Jacobi, GMRES's multi-vector dot and update).
  *
  *   petsc_krylov [-n 128] [-its 60] [-reps 5] [-warmup 1] [-solvers cg,bicgstab,gmres,gmres_cgs1,fgmres,richardson]
- *                [-kernels 1] [-calls 10] [-restart 30] [-copy_n 33554432]
+ *                [-kernels 1] [-calls 10] [-restart 30] [-copy_n 33554432] [-no_pin]
  *   mpiexec --bind-to none -n 2 petsc_krylov ...
  *
  * The same cores: with P ranks, pdesolve's /cpu/omp runs on rank 0 with P OpenMP threads (set here), while the other
@@ -23,6 +23,11 @@
  * result matches PETSc's to rounding.
  * Output: one JSON object per line ("bench":"petsc_peer"); bench/scripts/petsc_table.py makes the ratio table.
  * Written against PETSc's public API (KSP, PC, Mat, Vec). */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sched_getaffinity, pthread_setaffinity_np */
+#include <pthread.h>
+#include <sched.h>
+#endif
 #include <math.h>
 #include <petscksp.h>
 #include <stdio.h>
@@ -73,6 +78,43 @@ static void idle_barrier(void) {
     nanosleep(&ts, NULL);
   }
 }
+
+/* Pinning, as mpiexec --bind-to core and OMP_PROC_BIND=close do: rank r runs on the r-th CPU of the CPUs the process
+   may use (taskset's), and rank 0's OpenMP thread t, which pdesolve uses, on the t-th; so neither library's work
+   migrates between cores (Linux; elsewhere nothing is pinned). -no_pin leaves the scheduler free. */
+#if defined(__linux__)
+static int nth_cpu(const cpu_set_t *set, int k) {
+  for (int c = 0, seen = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, set) && seen++ == k) return c;
+  return -1;
+}
+static void pin_self(const cpu_set_t *set, int k) {
+  int       c = nth_cpu(set, k);
+  cpu_set_t one;
+
+  if (c < 0) return;
+  CPU_ZERO(&one);
+  CPU_SET(c, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+static void pin_all(void) {
+  cpu_set_t set;
+
+  if (sched_getaffinity(0, sizeof set, &set)) return;
+  if (rank_ == 0) {
+#pragma omp parallel num_threads(size_)
+    {
+#if defined(_OPENMP)
+      pin_self(&set, omp_get_thread_num());
+#else
+      pin_self(&set, 0);
+#endif
+    }
+  } else pin_self(&set, rank_);
+}
+#else
+static void pin_all(void) {}
+#endif
 
 /* b = a over this rank's share of the copy arrays (one thread per rank), all ranks at once; the wall time */
 static double copy_once(double *a, double *b, size_t n) {
@@ -387,7 +429,7 @@ static double solve_bytes(const char *tok, double N, double nnz, int restart) {
 
 int main(int argc, char **argv) {
   PetscInt    n = 128, its = 60, reps = 5, warmup = 1, copy_n = 1 << 25, calls = 10, restart = 30, kmv = 30;
-  PetscBool   kernels = PETSC_TRUE;
+  PetscBool   kernels = PETSC_TRUE, no_pin = PETSC_FALSE;
   char        solvers[256] = "cg,bicgstab,gmres,gmres_cgs1,fgmres,richardson", cpu[128];
   PetscInt    rstart, rend, N;
   Mat         A;
@@ -411,6 +453,7 @@ int main(int argc, char **argv) {
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-restart", &restart, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mdot_k", &kmv, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-kernels", &kernels, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-no_pin", &no_pin));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-solvers", solvers, sizeof solvers, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size_));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank_));
@@ -453,6 +496,9 @@ int main(int argc, char **argv) {
 #if defined(_OPENMP)
     omp_set_num_threads(size_);
 #endif
+  }
+  if (!no_pin) pin_all();
+  if (rank_ == 0) {
     buf = malloc(sizeof(double) * (size_t)N);
     PetscCheck(buf, PETSC_COMM_SELF, PETSC_ERR_MEM, "no memory");
     poisson7(n, &rp, &ci, &pv);
