@@ -7,15 +7,15 @@
 # PDS_BENCH_WAIT seconds, default 300) until the CPUs are idle (at least PDS_BENCH_MINIDLE, default 0.97, of
 # the time over 3 s) before it starts. Every JSON line carries the load average ("load1") it ran under.
 # Repeat the script and merge the runs: python3 bench/scripts/table.py --merge < all.jsonl PETSc runs only when
-# BUILD_DIR has petsc_krylov (built when pkg-config finds PETSc); set PDS_BENCH_MPIEXEC to its mpiexec
-# command line for the 2-rank run (default "mpiexec -n 2"; OpenMPI as root needs OMPI_ALLOW_RUN_AS_ROOT=1).
+# BUILD_DIR has petsc_krylov (built when pkg-config finds PETSc): bench/scripts/cpu-vs-petsc.sh runs it on 1 and 2
+# cores; PDS_BENCH_MPIEXEC is its launcher (default mpiexec).
 # Then: python3 bench/scripts/table.py < OUT.jsonl
 set -u
 build=${1:?usage: run_cpu.sh BUILD_DIR [OUT.jsonl]}
 out=${2:-bench-$(date +%Y%m%d-%H%M%S).jsonl}
 minidle=${PDS_BENCH_MINIDLE:-0.97}
 wait_s=${PDS_BENCH_WAIT:-300}
-mpiexec=${PDS_BENCH_MPIEXEC:-mpiexec -n 2}
+mpiexec=${PDS_BENCH_MPIEXEC:-mpiexec}
 n=${PDS_BENCH_N:-128}
 
 # idle fraction of all CPUs over 3 seconds (from /proc/stat)
@@ -48,10 +48,11 @@ if [ -x "$build/bench/bench_solve" ]; then
   run "$build/bench/bench_solve" -n "$n" -its 100 -reps 3
 fi
 if [ -x "$build/bench/petsc_krylov" ]; then
-  run "$build/bench/petsc_krylov" -n "$n" -its 100 -reps 3
   quiet
-  echo "run_cpu.sh: $mpiexec petsc_krylov (2 ranks, 1 thread each)" >&2
-  OMP_NUM_THREADS=1 $mpiexec "$build/bench/petsc_krylov" -n "$n" -its 100 -reps 3 >>"$out" ||
-    echo "run_cpu.sh: the 2-rank PETSc run failed" >&2
+  echo "run_cpu.sh: petsc_krylov on 1 and 2 cores (cpu-vs-petsc.sh)" >&2
+  PDS_PEER_ARGS="-n $n -its 30 -reps 3" PDS_PEER_MPIEXEC="$mpiexec" \
+    sh "$(dirname "$0")/cpu-vs-petsc.sh" "$build/bench/petsc_krylov" "$out.peer" >&2 && cat "$out.peer" >>"$out" ||
+    echo "run_cpu.sh: the PETSc comparison failed" >&2
+  rm -f "$out.peer"
 fi
 echo "run_cpu.sh: results in $out" >&2
