@@ -107,6 +107,9 @@ struct pds_kernels {
   /* sparse matrices: y = alpha A x + beta y (beta = 0: y is not read) */
   int (*csr_spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
   int (*csr_spmv_t)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  /* optional: r = b - A x in one pass, each entry csr_spmv's -1 s + 1 b_i (its bits with y = b); NULL: the matrix
+     layer copies b to r and calls csr_spmv (alpha -1, beta 1) */
+  int (*csr_residual)(pds_ctx, const struct pds_csr *A, const pds_real *x, const pds_real *b, pds_real *r);
   int (*bsr_spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
   int (*csr_diag)(pds_ctx, const struct pds_csr *A, pds_real *d);                 /* d_i = a_ii */
   int (*bsr_diag)(pds_ctx, const struct pds_bsr *A, pds_real *d);                 /* scalar diagonal */

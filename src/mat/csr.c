@@ -17,6 +17,22 @@ static int csr_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   return ctx->k->csr_spmv(ctx, &CSR(A)->d, alpha, xa, beta, ya);
 }
 
+/* r = b - A x: the backend's one-pass kernel when it has one, else r = b then r = -1 A x + 1 r (the same bits) */
+static int csr_residual(pds_mat A, pds_vec b, pds_vec x, pds_vec r) {
+  pds_ctx         ctx = A->hdr.ctx;
+  const pds_real *xa, *ba;
+  pds_real       *ra;
+
+  if (!ctx->k->csr_residual) {
+    PDS_CALL(pds_vec_copy(b, r));
+    return csr_apply(A, -1.0, x, 1.0, r);
+  }
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_read(b, &ba));
+  PDS_CALL(pds_vec_dev_write(r, &ra));
+  return ctx->k->csr_residual(ctx, &CSR(A)->d, xa, ba, ra);
+}
+
 static int csr_apply_transpose(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
   pds_ctx         ctx = A->hdr.ctx;
   const pds_real *xa;
@@ -110,6 +126,7 @@ static int csr_upload(pds_ctx ctx, struct pds_mat_csr *c) {
 static void csr_set_ops(pds_mat A) {
   A->ops.apply              = csr_apply;
   A->ops.apply_transpose    = csr_apply_transpose;
+  A->ops.residual           = csr_residual;
   A->ops.get_diagonal       = csr_get_diagonal;
   A->ops.get_block_diagonal = csr_get_block_diagonal;
   A->ops.destroy            = csr_destroy;

@@ -103,6 +103,11 @@ int pds_mat_apply_transpose(pds_mat A, pds_vec x, pds_vec y) {
 int pds_mat_residual(pds_mat A, pds_vec b, pds_vec x, pds_vec r) {
   PDS_CALL(mat_check_apply(A, x, r, false));
   PDS_CHECK(b != x, MAT_CTX(A), PDS_ERR_ARG, "b and x are the same vector");
+  PDS_VALID(b, PDS_CLASSID_VEC, "b");
+  PDS_CHECK(b->hdr.ctx == MAT_CTX(A), MAT_CTX(A), PDS_ERR_ARG, "matrix and b belong to different contexts");
+  PDS_CHECK(b->n == r->n, MAT_CTX(A), PDS_ERR_SIZE, "b has length %" PDS_SIZE_FMT " but the %s matrix has %"
+            PDS_INT_FMT " rows", b->n, A->type, A->nrows);
+  if (A->ops.residual) return A->ops.residual(A, b, x, r); /* one pass where the format and backend have it */
   PDS_CALL(pds_vec_copy(b, r));                 /* r = b */
   return A->ops.apply(A, -1.0, x, 1.0, r);      /* r = b - A x */
 }

@@ -10,6 +10,8 @@ struct pds_mat_ops {
   /* y = alpha A x + beta y (beta = 0: y is not read); sizes and aliasing checked by the caller */
   int (*apply)(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
   int (*apply_transpose)(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
+  /* optional: r = b - A x in one pass (the bits of r = b; r = -1 A x + 1 r); NULL: that two-step sequence */
+  int (*residual)(pds_mat A, pds_vec b, pds_vec x, pds_vec r);
   int (*get_diagonal)(pds_mat A, pds_vec d);
   int (*get_block_diagonal)(pds_mat A, int bs, pds_real *blocks); /* host output */
   int (*view)(pds_mat A, FILE *f);

@@ -1,7 +1,8 @@
 /* tests/equiv/equiv_csr.c: CSR kernels of the backend under test against /cpu/ref: y = alpha A x + beta y,
  * y = alpha A^T x + beta y and the diagonal, on random matrices with empty rows, unsorted and duplicate column
  * indices, 0 x 0, 0 x n and n x 0, rectangular both ways, imbalanced rows, and large ones (the threaded
- * paths); the product fused with its dots (csr_spmv_dot); then the same through the public API (pds_mat_apply,
+ * paths); the product fused with its dots (csr_spmv_dot) and the one-pass residual (csr_residual); then the same
+ * through the public API (pds_mat_apply,
  * _transpose, get_diagonal, get_block_diagonal).
  * Bitwise on the CPU backends, except /cpu/omp's transpose (within c n eps: it sums row parts separately).
  * On /cpu/omp the products must also be the same for 1, 2 and 3 threads, and on every call. */
@@ -107,6 +108,24 @@ static void test_kernels(const char *name, struct pds_csr *A) {
     if (E.omp) eq_threads_set(t0);
     eq_dfree(E.be, &bx), eq_dfree(E.be, &bw), eq_dfree(E.be, &by);
   }
+  /* r = b - A x in one pass (csr_residual, where the backend has it) against ref's r = b; r = -1 A x + 1 r */
+  if (A->nrows == A->ncols && E.be->k->csr_residual) {
+    pds_int   n  = A->nrows;
+    size_t    nb = (size_t)n * sizeof(pds_real);
+    pds_real *bx = eq_dev(E.be, x, nb), *bb = eq_dev(E.be, y, nb), *br = eq_dev(E.be, ynan, nb);
+
+    memcpy(want, y, nb);
+    TEST_CALL(E.be->k->csr_residual(E.be, &Ab, bx, bb, br));
+    TEST_CALL(E.ref->k->csr_spmv(E.ref, A, -1.0, x, 1.0, want));
+    eq_host(E.be, got, br, nb);
+    terms = csr_mag(A, 0, -1.0, x, 1.0, y, mag);
+    snprintf(msg, sizeof msg, "csr_residual %s", name);
+    eq_compare(msg, got, want, mag, n, terms, E.exact);
+    TEST_CALL(E.be->k->csr_residual(E.be, &Ab, bx, bb, bb)); /* r may be b */
+    eq_host(E.be, got, bb, nb);
+    eq_compare(msg, got, want, mag, n, terms, E.exact);
+    eq_dfree(E.be, &bx), eq_dfree(E.be, &bb), eq_dfree(E.be, &br);
+  }
   /* diagonal: min(nrows, ncols) entries */
   {
     pds_int   nd = A->nrows < A->ncols ? A->nrows : A->ncols;
@@ -193,6 +212,20 @@ static void test_public(const char *name, struct pds_csr *A) {
       TEST_CALL(pds_vec_set_random(br, 6));
       TEST_CALL(pds_mat_residual(Mb, bb, xb, yb));
       TEST_CALL(pds_mat_residual(Mr, br, xr, yr));
+      { /* b of another length or context: an error, r untouched */
+        pds_vec  bs;
+        pds_real r0;
+
+        TEST_CALL(pds_vec_create(E.be, nr + 1, &bs));
+        TEST_CALL(pds_vec_set(bs, 1.0));
+        TEST_CALL(pds_vec_get_values(yb, got, PDS_MEM_HOST));
+        r0 = nr ? got[0] : 0;
+        TEST_ASSERT_ERR(E.be, pds_mat_residual(Mb, bs, xb, yb), PDS_ERR_SIZE, "b has length");
+        TEST_ASSERT_ERR(E.be, pds_mat_residual(Mb, br, xb, yb), PDS_ERR_ARG, "contexts");
+        TEST_CALL(pds_vec_get_values(yb, got, PDS_MEM_HOST));
+        TEST_ASSERT(!nr || got[0] == r0);
+        TEST_CALL(pds_vec_destroy(&bs));
+      }
       TEST_CALL(pds_vec_destroy(&bb));
       TEST_CALL(pds_vec_destroy(&br));
       TEST_CALL(pds_vec_get_values(yb, got, PDS_MEM_HOST));

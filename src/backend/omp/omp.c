@@ -416,9 +416,9 @@ static int vec_norm_inf_omp(pds_ctx ctx, pds_size n, const pds_real *x, pds_real
 /* csr_rows of kernel_bodies.h (the same per-row sum, j ascending from 0, so ref's bits), two rows at a time, with
    the vals and colidx streams prefetched PF_* entries ahead through two cursors (each cache line requested once),
    up to entry lim (the end of the caller's rows: a caller that runs its rows in pieces passes the end of the last
-   piece). */
+   piece). y = alpha A x + beta z (z = y for csr_spmv, z = b for the residual; z is not read when beta = 0). */
 PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_real *restrict x, pds_real beta,
-                            pds_real *restrict y, pds_int r0, pds_int r1, pds_size lim) {
+                            const pds_real *z, pds_real *y, pds_int r0, pds_int r1, pds_size lim) {
   const pds_size *rp = A->rowptr;
   const pds_int  *ci = A->colidx;
   const pds_real *v  = A->vals;
@@ -437,8 +437,8 @@ PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_r
     }
     for (; a < ae; a++) s += v[a] * x[ci[a]];
     for (; b < be; b++) t += v[b] * x[ci[b]];
-    y[i]     = beta == 0 ? alpha * s : alpha * s + beta * y[i];
-    y[i + 1] = beta == 0 ? alpha * t : alpha * t + beta * y[i + 1];
+    y[i]     = beta == 0 ? alpha * s : alpha * s + beta * z[i];
+    y[i + 1] = beta == 0 ? alpha * t : alpha * t + beta * z[i + 1];
   }
   for (; i < r1; i++) {
     pds_size k = rp[i], e = rp[i + 1];
@@ -447,7 +447,7 @@ PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_r
     for (; pv < e + PF_VALS && pv < lim; pv += 64 / sizeof *v) OMP_PREFETCH(v + pv);
     for (; pc < e + PF_COLIDX && pc < lim; pc += 64 / sizeof *ci) OMP_PREFETCH(ci + pc);
     for (; k < e; k++) s += v[k] * x[ci[k]];
-    y[i] = beta == 0 ? alpha * s : alpha * s + beta * y[i];
+    y[i] = beta == 0 ? alpha * s : alpha * s + beta * z[i];
   }
 }
 
@@ -467,8 +467,8 @@ static int csr_spmv_omp(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, co
 
     row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
     /* a literal beta = 0 lets the compiler drop the per-row test; same arithmetic either way */
-    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, y, r0, r1, A->rowptr[r1]);
-    else csr_rows_pf(A, alpha, x, beta, y, r0, r1, A->rowptr[r1]);
+    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, y, y, r0, r1, A->rowptr[r1]);
+    else csr_rows_pf(A, alpha, x, beta, y, y, r0, r1, A->rowptr[r1]);
   }
   return PDS_OK;
 }
@@ -491,7 +491,7 @@ static void spmv_dot_chunk(const struct pds_csr *A, const pds_real *x, pds_real 
   pds_size e  = (c + 1) * PDS_REDUCE_CHUNK;
   pds_int  i0 = (pds_int)(c * PDS_REDUCE_CHUNK), i1 = e < (pds_size)A->nrows ? (pds_int)e : A->nrows;
 
-  csr_rows_pf(A, 1.0, x, 0.0, y, i0, i1, lim);
+  csr_rows_pf(A, 1.0, x, 0.0, y, y, i0, i1, lim);
   if (w2) chunk_dot2(y, w1, w2, i0, i1, &p[0], &p[1]);
   else p[0] = chunk_dot(y, w1, i0, i1);
 }
@@ -525,6 +525,24 @@ static int csr_spmv_dot_omp(pds_ctx ctx, const struct pds_csr *A, const pds_real
       for (int k = 0; k < nd; k++) s[k] += part[(size_t)nd * c + k];
   }
   for (int k = 0; k < nd; k++) d[k] = s[k];
+  return PDS_OK;
+}
+
+/* r = b - A x in one pass (csr_spmv_omp's rows with alpha -1, beta 1 and b read in place of y: its bits): csr_spmv's
+   bytes, 8 nrows less than copying b first and 8 nrows less again than reading r back. */
+static int csr_residual_omp(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, const pds_real *b, pds_real *r) {
+  (void)ctx;
+  if (A->nnz + A->nrows < OMP_MIN_WORK) {
+    csr_rows_pf(A, -1.0, x, 1.0, b, r, 0, A->nrows, A->nnz);
+    return PDS_OK;
+  }
+#pragma omp parallel
+  {
+    pds_int r0, r1;
+
+    row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+    csr_rows_pf(A, -1.0, x, 1.0, b, r, r0, r1, A->rowptr[r1]);
+  }
   return PDS_OK;
 }
 
@@ -826,6 +844,7 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   k->cg_update_xp  = cg_update_xp_omp;
   k->bicg_update_xp = bicg_update_xp_omp;
   k->csr_spmv_dot  = csr_spmv_dot_omp;
+  k->csr_residual  = csr_residual_omp;
   k->bicg_update_s = bicg_update_s_omp;
   k->bicg_update_r = bicg_update_r_omp;
   k->fem2d_element = fem2d_element_omp;
