@@ -188,37 +188,21 @@ static pds_size mv_group(pds_size nc) { /* chunks per group: MV_GROUP, fewer whe
 }
 
 /* s[i] = V_i . w for i < k: 8(k+1) bytes, 2k flops per entry. Each chunk's partial V_i . w is chunk_dot over the
-   chunk (chunk_dot4 for four vectors at once: the same sums; the chunk groups above only order the work), the partials go to part[i * nc + c] and each s[i] adds its
-   partials in chunk order: vec_dot's tree, so each s[i] has ref's bits of vec_dot(V_i, w). */
+   chunk (chunk_dot4 for four vectors at once: the same sums; the chunk groups above only order the work), the
+   partials go to part[i * nc + c] and each s[i] adds its partials in chunk order: vec_dot's tree, so each s[i] has
+   ref's bits of vec_dot(V_i, w). A small w is one group on the calling thread. */
 static int vec_mdot_into_omp(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
                              pds_real *s) {
   pds_size  nc = (n + PDS_REDUCE_CHUNK - 1) / PDS_REDUCE_CHUNK, g, ng;
   pds_real *part;
 
-  if (n < OMP_MIN_N) {
-    int i = 0;
-
-    for (; i + 4 <= k; i += 4) {
-      pds_real t[4] = {0, 0, 0, 0}, d4[4];
-
-      for (pds_size c = 0; c < nc; c++) {
-        chunk_dot4(V + i, w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n, d4);
-        for (int l = 0; l < 4; l++) t[l] += d4[l];
-      }
-      for (int l = 0; l < 4; l++) s[i + l] = t[l];
-    }
-    for (; i < k; i++) {
-      pds_real t = 0;
-
-      for (pds_size c = 0; c < nc; c++)
-        t += chunk_dot(V[i], w, c * PDS_REDUCE_CHUNK, c + 1 < nc ? (c + 1) * PDS_REDUCE_CHUNK : n);
-      s[i] = t;
-    }
+  if (!k || !n) {
+    for (int i = 0; i < k; i++) s[i] = 0;
     return PDS_OK;
   }
   PDS_CALL(pds_ctx_work(ctx, (size_t)nc * (size_t)k, &part));
-  g = mv_group(nc), ng = (nc + g - 1) / g;
-#pragma omp parallel for schedule(static)
+  g = n < OMP_MIN_N ? nc : mv_group(nc), ng = (nc + g - 1) / g; /* small: one group, on the calling thread */
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_N)
   for (pds_size q = 0; q < ng; q++) {
     int i = 0;
 
@@ -417,6 +401,12 @@ static int vec_norm_inf_omp(pds_ctx ctx, pds_size n, const pds_real *x, pds_real
    the vals and colidx streams prefetched PF_* entries ahead through two cursors (each cache line requested once),
    up to entry lim (the end of the caller's rows: a caller that runs its rows in pieces passes the end of the last
    piece). y = alpha A x + beta z (z = y for csr_spmv, z = b for the residual; z is not read when beta = 0). */
+/* Advance the two prefetch cursors to PF_* entries past entry e (not beyond lim) */
+PDS_INLINE void csr_prefetch_to(const struct pds_csr *A, pds_size e, pds_size lim, pds_size *pv, pds_size *pc) {
+  for (; *pv < e + PF_VALS && *pv < lim; *pv += 64 / sizeof *A->vals) OMP_PREFETCH(A->vals + *pv);
+  for (; *pc < e + PF_COLIDX && *pc < lim; *pc += 64 / sizeof *A->colidx) OMP_PREFETCH(A->colidx + *pc);
+}
+
 PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_real *restrict x, pds_real beta,
                             const pds_real *z, pds_real *y, pds_int r0, pds_int r1, pds_size lim) {
   const pds_size *rp = A->rowptr;
@@ -429,8 +419,7 @@ PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_r
     pds_size a = rp[i], ae = rp[i + 1], b = ae, be = rp[i + 2];
     pds_real s = 0, t = 0;
 
-    for (; pv < be + PF_VALS && pv < lim; pv += 64 / sizeof *v) OMP_PREFETCH(v + pv);
-    for (; pc < be + PF_COLIDX && pc < lim; pc += 64 / sizeof *ci) OMP_PREFETCH(ci + pc);
+    csr_prefetch_to(A, be, lim, &pv, &pc);
     for (; a < ae && b < be; a++, b++) {
       s += v[a] * x[ci[a]];
       t += v[b] * x[ci[b]];
@@ -444,10 +433,23 @@ PDS_INLINE void csr_rows_pf(const struct pds_csr *A, pds_real alpha, const pds_r
     pds_size k = rp[i], e = rp[i + 1];
     pds_real s = 0;
 
-    for (; pv < e + PF_VALS && pv < lim; pv += 64 / sizeof *v) OMP_PREFETCH(v + pv);
-    for (; pc < e + PF_COLIDX && pc < lim; pc += 64 / sizeof *ci) OMP_PREFETCH(ci + pc);
+    csr_prefetch_to(A, e, lim, &pv, &pc);
     for (; k < e; k++) s += v[k] * x[ci[k]];
     y[i] = beta == 0 ? alpha * s : alpha * s + beta * z[i];
+  }
+}
+
+/* y = alpha A x + beta z over all rows, each thread its row_range part (rows balanced by nonzeros) */
+static void csr_rows_par(const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, const pds_real *z,
+                         pds_real *y) {
+#pragma omp parallel
+  {
+    pds_int r0, r1;
+
+    row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
+    /* a literal beta = 0 lets the compiler drop the per-row test; same arithmetic either way */
+    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, z, y, r0, r1, A->rowptr[r1]);
+    else csr_rows_pf(A, alpha, x, beta, z, y, r0, r1, A->rowptr[r1]);
   }
 }
 
@@ -461,15 +463,7 @@ static int csr_spmv_omp(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, co
     csr_rows(A, alpha, x, beta, y, 0, A->nrows);
     return PDS_OK;
   }
-#pragma omp parallel
-  {
-    pds_int r0, r1;
-
-    row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-    /* a literal beta = 0 lets the compiler drop the per-row test; same arithmetic either way */
-    if (beta == 0) csr_rows_pf(A, alpha, x, 0.0, y, y, r0, r1, A->rowptr[r1]);
-    else csr_rows_pf(A, alpha, x, beta, y, y, r0, r1, A->rowptr[r1]);
-  }
+  csr_rows_par(A, alpha, x, beta, y, y);
   return PDS_OK;
 }
 
@@ -532,17 +526,8 @@ static int csr_spmv_dot_omp(pds_ctx ctx, const struct pds_csr *A, const pds_real
    bytes, 8 nrows less than copying b first and 8 nrows less again than reading r back. */
 static int csr_residual_omp(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, const pds_real *b, pds_real *r) {
   (void)ctx;
-  if (A->nnz + A->nrows < OMP_MIN_WORK) {
-    csr_rows_pf(A, -1.0, x, 1.0, b, r, 0, A->nrows, A->nnz);
-    return PDS_OK;
-  }
-#pragma omp parallel
-  {
-    pds_int r0, r1;
-
-    row_range(A->rowptr, A->nrows, 1, omp_get_thread_num(), omp_get_num_threads(), &r0, &r1);
-    csr_rows_pf(A, -1.0, x, 1.0, b, r, r0, r1, A->rowptr[r1]);
-  }
+  if (A->nnz + A->nrows < OMP_MIN_WORK) csr_rows_pf(A, -1.0, x, 1.0, b, r, 0, A->nrows, A->nnz);
+  else csr_rows_par(A, -1.0, x, 1.0, b, r);
   return PDS_OK;
 }
 
