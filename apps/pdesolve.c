@@ -342,7 +342,8 @@ typedef struct {
   double      rtol, atol, inftol, omega;
   int         maxit, restart;
   bool        monitor, view, history;
-  const char *orthog; /* gmres/fgmres: cgs2 or cgs */
+  bool        host_loop; /* -device_loop 0: the host stays in the loop */
+  const char *orthog;    /* gmres/fgmres: cgs2 or cgs */
 } solve_settings;
 
 typedef struct {
@@ -378,6 +379,7 @@ static int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));
   TRY("flag -orthog", pds_solver_set_orthogonalization(*s, st->orthog ? st->orthog : "cgs2"));
   TRY("flag -omega", pds_solver_set_damping(*s, st->omega));
+  TRY("flag -device_loop", pds_solver_set_device_loop(*s, !st->host_loop));
   TRY("solver settings", pds_solver_set_precond(*s, *pc));
   if (st->monitor) TRY("flag -monitor", pds_solver_set_monitor(*s, monitor_print, NULL));
   if (st->history) TRY("flag -history", pds_solver_set_history(*s, 1));
@@ -480,6 +482,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
   pds_json_int(&j, "maxit", st->maxit);
   pds_json_int(&j, "restart", st->restart);
   pds_json_string(&j, "orthog", st->orthog ? st->orthog : "cgs2");
+  pds_json_int(&j, "device_loop", !st->host_loop);
   pds_json_real(&j, "omega", st->omega);
   pds_json_int(&j, "iterations", in->res.iterations);
   pds_json_string(&j, "reason", pds_reason_name(in->res.reason));
@@ -582,6 +585,15 @@ static int cmd_solve(pds_options o) {
                                 "gmres and fgmres orthogonalization: cgs2 (Gram-Schmidt twice) or cgs (once, PETSc's "
                                 "default)", &st.orthog, NULL));
   OPT(o, pds_options_get_real(o, "-omega", 1, 0, 1e300, "damping of richardson (> 0)", &st.omega, NULL));
+  {
+    bool dl;
+
+    OPT(o, pds_options_get_bool(o, "-device_loop", true,
+                                "cg, bicgstab, richardson on a GPU: the device runs the iterations, the host reads "
+                                "their residuals behind it (0: the host stays in the loop, one copy per iteration)",
+                                &dl, NULL));
+    st.host_loop = !dl;
+  }
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
                                 "matrix storage (bsr converts from csr with block size -bs)", &format, NULL));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64,
@@ -935,7 +947,8 @@ static bool find_matrices(char *dir, size_t len) {
 
 /* One demo case; *ok says whether it ended as expected (converged, true residual within reach of rtol). */
 static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rtol, bool *ok) {
-  solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, "cgs2"};
+  solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, false,
+                       "cgs2"};
   solve_info     info;
   pds_problem    p;
   pds_solver     s  = NULL;

@@ -84,19 +84,6 @@ PDS_EXTERN int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int
    maxpy_dev: w = w - sum_{i<k} c_{offset+i} V_i, the bits of k successive pds_vec_axpy(w, -c_{offset+i}, V_i) */
 PDS_EXTERN int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset);
 PDS_EXTERN int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset);
-/* Fused steps of CG and BiCGSTAB (one pass over the vectors instead of two or three); each gives the bits of
-   the unfused sequence on the same backend. s: the scalar vector above (length >= 2, or 6 for bicgstab_r). */
-/* a = rz / s_0 if s_0 is finite and nonzero, else 0; r = r - a q; s_1 = r^T r */
-PDS_EXTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s);
-/* x = x + alpha p; p = z + beta p */
-PDS_EXTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_real alpha, pds_real beta);
-/* a = rho / s_0 if s_0 is finite and nonzero, else 0; w = r - a v; s_1 = w^T w */
-PDS_EXTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_real rho, pds_vec s);
-/* o = s_2 / s_3 if s_3 is finite and nonzero, else 0; r = w - o t; s_4 = r^T rhat; s_5 = r^T r */
-PDS_EXTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec s);
-/* x = x + alpha ph + omega sh; p = r + beta (p - omega v) (ph may be p) */
-PDS_EXTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,
-                                         pds_real alpha, pds_real omega, pds_real beta);
 /* y = A x, then s_i = y^T w1 (and s_i+1 = y^T w2 when w2 is not NULL): one pass over y where the backend fuses the
    product with the dots (csr); otherwise pds_mat_apply followed by pds_vec_dot_into / pds_vec_dot2_into, whose bits
    the CPU backends also give on the fused path. w1 may be x, w2 may be y. */
@@ -182,6 +169,11 @@ PDS_EXTERN int pds_solver_set_restart(pds_solver s, int restart);        /* gmre
    half the orthogonalization traffic, as PETSc's default; less robust when the Krylov basis loses orthogonality) */
 PDS_EXTERN int pds_solver_set_orthogonalization(pds_solver s, const char *type);
 PDS_EXTERN int pds_solver_set_damping(pds_solver s, pds_real omega);     /* richardson, default 1 */
+/* cg, bicgstab, richardson on a device backend: 1 (default) lets the device run the iterations on its own, the host
+   reading each one's residual behind it (no per-iteration synchronization; same iterates, bits and history);
+   0 keeps the host in the loop (one small device-to-host copy per iteration). docs/dev.md says when the device
+   loop is not used (shell operator or preconditioner, the infinity-norm test). */
+PDS_EXTERN int pds_solver_set_device_loop(pds_solver s, int on);
 /* Called after every iteration with the residual 2-norm the method tracks (iteration 0 = initial). */
 typedef int (*pds_monitor_fn)(void *user, int it, pds_real rnorm);
 PDS_EXTERN int pds_solver_set_monitor(pds_solver s, pds_monitor_fn fn, void *user);

@@ -3,10 +3,13 @@
  *   s = r - alpha v; t = A M^-1 s; omega = (t,s)/(t,t); x += alpha M^-1 p + omega M^-1 s; r = s - omega t.
  * Right preconditioning keeps r the true residual, so the 2-norm test is on b - A x.
  * Breakdowns (reported as PDS_DIVERGED_BREAKDOWN): rho = 0, (rhat, v) = 0, or omega = 0 with s != 0.
- * Each iteration makes one small device-to-host copy: (rhat,v), (s,s), (t,s), (t,t), (r,rhat) and (r,r) stay in
- * backend memory (the scalar vector S) and the s and r updates read alpha and omega there; the host reads S once,
- * after the fact, and takes every decision of the unfused method, in its order, with the same numbers. The x
- * update is deferred into the next p update (one pass). With no preconditioner ph is p and sh is s.
+ * Every scalar lives in backend memory (the scalar vector S, src/backend/krylov_step.h): (rhat,v), (s,s), (t,s),
+ * (t,t), (r,rhat) and (r,r) are computed with the products and updates, the s and r updates read alpha and omega
+ * there, and the step after the iteration's reductions (pds_ks_bicg_step) takes every decision of the method, in its
+ * order, with the numbers the host loop took before: no iteration needs a value from the host, so src/solver/loop.c
+ * runs them on the host or as a device loop. The update that ends an iteration is x += alpha ph + omega sh and the
+ * next p in one pass (x alone, or the half step x += alpha ph, when the solve stops there). With no preconditioner
+ * ph is p and sh is s.
  * Vector traffic per iteration (n-vectors) besides 2 products and 2 preconditioner applies: (rhat,v) 1 where the
  * backend fuses it into a csr product (else 2), s update with (s,s) 3, (t,s)+(t,t) 0 fused (else 2), r update with
  * (r,rhat)+(r,r) 4, x and p update 7 = 15 passes (the unfused method took 21, +4 for the copies ph = p, sh = s
@@ -15,95 +18,57 @@
 
 #include "solver_impl.h"
 
-/* private data: the scalar vector S (6 entries, backend memory) */
-static int bicgstab_setup(pds_solver s) {
-  PDS_CALL(pds_solver_work(s, 8));
-  if (!s->data) {
-    pds_vec S;
+/* private data: the scalar vector S (backend memory, src/solver/loop.c) */
+static int bicgstab_setup(pds_solver s) { return pds_solver_loop_setup(s, 8); }
 
-    PDS_CALL(pds_vec_create(s->hdr.ctx, 6, &S));
-    s->data = S;
-  }
-  return PDS_OK;
-}
+struct bicg_iter {
+  pds_vec x, r, rhat, p, v, s, t, ph, sh, S;
+  int     none;
+};
 
-static int bicgstab_destroy(pds_solver s) {
-  pds_vec S = s->data;
+/* one iteration, every scalar in S */
+static int bicgstab_body(pds_solver S, void *data) {
+  struct bicg_iter *c = data;
 
-  s->data = NULL;
-  return pds_vec_destroy(&S);
+  if (!c->none) PDS_CALL(pds_solver_pc_apply(S, c->p, c->ph));             /* ph = M^-1 p */
+  PDS_CALL(pds_vec_fused_apply_dot(S->A, c->ph, c->v, c->rhat, NULL, c->S, 0)); /* v = A ph; S_0 = (rhat, v) */
+  PDS_CALL(pds_vec_fused_bicgstab_s(c->s, c->r, c->v, c->S));             /* s = r - (rho / S_0) v; S_1 = (s, s) */
+  if (!c->none) PDS_CALL(pds_solver_pc_apply(S, c->s, c->sh));             /* sh = M^-1 s */
+  PDS_CALL(pds_vec_fused_apply_dot(S->A, c->sh, c->t, c->s, c->t, c->S, 2)); /* t = A sh; S_2 = (t,s), S_3 = (t,t) */
+  PDS_CALL(pds_vec_fused_bicgstab_r(c->r, c->s, c->t, c->rhat, c->S)); /* r = s - (S_2 / S_3) t; S_4 = (r, rhat),
+                                                                          S_5 = (r, r) */
+  PDS_CALL(pds_vec_krylov_step(c->S, PDS_KS_STEP_BICG)); /* alpha, omega, the tests, beta */
+  return pds_vec_fused_bicgstab_xp(c->x, c->p, c->ph, c->sh, c->r, c->v, c->S); /* x += alpha ph + omega sh;
+                                                                                   p = r + beta (p - omega v) */
 }
 
 static int bicgstab_solve(pds_solver S, pds_vec b, pds_vec x) {
-  pds_vec  r = S->work[0], rhat = S->work[1], p = S->work[2], v = S->work[3], s = S->work[4], t = S->work[5];
-  pds_vec  ph = S->work[6], sh = S->work[7], sv = S->data;
-  int      none = !strcmp(pds_precond_get_type(S->pc), "none"), x_late = !(S->inftol > 0), p_done = 0;
-  pds_real rho, rho_old = 1, alpha = 1, omega = 1, beta, rv, ts, tt, rr, snorm, c[6];
+  struct bicg_iter c = {x, S->work[0], S->work[1], S->work[2], S->work[3], S->work[4], S->work[5], S->work[6],
+                        S->work[7], S->data, 0};
+  pds_real         rho, rr, beta, carry[PDS_KS_PQ_OLD - PDS_KS_ALPHA + 1] = {0};
 
-  if (none) ph = p, sh = s;                            /* M = I */
-  PDS_CALL(pds_mat_residual(S->A, b, x, r));           /* r = b - A x */
-  PDS_CALL(pds_vec_copy(r, rhat));                     /* rhat = r */
-  PDS_CALL(pds_vec_dot2(r, rhat, r, &rho, &rr));       /* rho = (rhat, r), rr = (r, r) */
+  c.none = !strcmp(pds_precond_get_type(S->pc), "none");
+  if (c.none) c.ph = c.p, c.sh = c.s;                  /* M = I */
+  PDS_CALL(pds_mat_residual(S->A, b, x, c.r));         /* r = b - A x */
+  PDS_CALL(pds_vec_copy(c.r, c.rhat));                 /* rhat = r */
+  PDS_CALL(pds_vec_dot2(c.r, c.rhat, c.r, &rho, &rr)); /* rho = (rhat, r), rr = (r, r) */
   PDS_CALL(pds_solver_test(S, 0, sqrt(rr), b, x));
   if (S->res.reason) return PDS_OK;
-  PDS_CALL(pds_vec_set(v, 0.0));
-  PDS_CALL(pds_vec_set(p, 0.0));
-  for (int it = 1;; it++) {
-    if (rho == 0) {
-      pds_solver_diverged(S, it - 1, PDS_DIVERGED_BREAKDOWN);
-      return PDS_OK;
-    }
-    if (!p_done) {
-      beta = (rho / rho_old) * (alpha / omega);
-      PDS_CALL(pds_vec_axpbypcz(p, 1.0, r, -beta * omega, v, beta)); /* p = r + beta (p - omega v) */
-    }
-    p_done = 0;
-    if (!none) PDS_CALL(pds_solver_pc_apply(S, p, ph)); /* ph = M^-1 p */
-    PDS_CALL(pds_vec_fused_apply_dot(S->A, ph, v, rhat, NULL, sv, 0)); /* v = A ph; S_0 = (rhat, v) */
-    PDS_CALL(pds_vec_fused_bicgstab_s(s, r, v, rho, sv)); /* s = r - (rho / S_0) v; S_1 = (s, s) */
-    if (!none) PDS_CALL(pds_solver_pc_apply(S, s, sh)); /* sh = M^-1 s */
-    PDS_CALL(pds_vec_fused_apply_dot(S->A, sh, t, s, t, sv, 2)); /* t = A sh; S_2 = (t,s), S_3 = (t,t) */
-    PDS_CALL(pds_vec_fused_bicgstab_r(r, s, t, rhat, sv)); /* r = s - (S_2 / S_3) t; S_4 = (r, rhat), S_5 = (r, r) */
-    PDS_CALL(pds_vec_get_values(sv, c, PDS_MEM_HOST)); /* the iteration's one copy to the host */
-    rv = c[0];
-    if (rv == 0 || !isfinite(rv)) {
-      pds_solver_diverged(S, it - 1, isfinite(rv) ? PDS_DIVERGED_BREAKDOWN : PDS_DIVERGED_NAN);
-      return PDS_OK;
-    }
-    alpha = rho / rv;                                  /* alpha = rho / (rhat, v) */
-    snorm = sqrt(c[1]);
-    if (snorm <= fmax(S->atol, S->rtol * S->res.bnorm)) {
-      /* half step is enough: x = x + alpha ph */
-      PDS_CALL(pds_vec_axpy(x, alpha, ph));
-      return pds_solver_test(S, it, snorm, b, x);      /* converged (or NaN): the test says which */
-    }
-    ts = c[2], tt = c[3];
-    if (tt == 0 || !isfinite(tt)) {
-      pds_solver_diverged(S, it - 1, isfinite(tt) ? PDS_DIVERGED_BREAKDOWN : PDS_DIVERGED_NAN);
-      return PDS_OK;
-    }
-    omega   = ts / tt;                                 /* omega = (t,s)/(t,t) */
-    rho_old = rho;
-    rho     = c[4], rr = c[5];                         /* rho = (rhat, r), rr = (r, r) */
-    if (!x_late) PDS_CALL(pds_vec_axpbypcz(x, alpha, ph, omega, sh, 1.0)); /* the infinity-norm test reads x */
-    PDS_CALL(pds_solver_test(S, it, sqrt(rr), b, x));
-    if (S->res.reason || omega == 0 || (x_late && rho == 0)) {
-      if (x_late) PDS_CALL(pds_vec_axpbypcz(x, alpha, ph, omega, sh, 1.0)); /* x = x + alpha ph + omega sh */
-      if (!S->res.reason) pds_solver_diverged(S, it, PDS_DIVERGED_BREAKDOWN); /* omega = 0, or rho = 0 next */
-      return PDS_OK;
-    }
-    if (x_late) {
-      beta = (rho / rho_old) * (alpha / omega);
-      PDS_CALL(pds_vec_fused_bicgstab_xp(x, p, ph, sh, r, v, alpha, omega, beta)); /* x += alpha ph + omega sh;
-                                                                                      p = r + beta (p - omega v) */
-      p_done = 1;
-    }
+  if (rho == 0) {
+    pds_solver_diverged(S, 0, PDS_DIVERGED_BREAKDOWN);
+    return PDS_OK;
   }
+  PDS_CALL(pds_vec_set(c.v, 0.0));
+  PDS_CALL(pds_vec_set(c.p, 0.0));
+  beta = (rho / 1.0) * (1.0 / 1.0);                    /* rho_old = alpha = omega = 1 */
+  PDS_CALL(pds_vec_axpbypcz(c.p, 1.0, c.r, -beta * 1.0, c.v, beta)); /* p = r + beta (p - omega v) */
+  carry[PDS_KS_RHO - PDS_KS_ALPHA] = rho;
+  PDS_CALL(pds_solver_loop_init(S, c.S, c.none, carry));
+  return pds_solver_loop(S, c.S, bicgstab_body, &c, b, x);
 }
-
 int pds_solver_create_bicgstab(pds_solver s) {
   s->ops.setup   = bicgstab_setup;
   s->ops.solve   = bicgstab_solve;
-  s->ops.destroy = bicgstab_destroy;
+  s->ops.destroy = pds_solver_loop_destroy;
   return PDS_OK;
 }

@@ -7,10 +7,12 @@
  * indefinite, and (r,z) = 0, or of the other sign than the last one, means M is: the solve ends with
  * PDS_DIVERGED_INDEFINITE (x as it was before that iteration); a NaN or infinite one ends it with PDS_DIVERGED_NAN.
  * (PETSc reports (r,z) = 0 as converged; here r is not 0 then, since the test on ||r|| came first.)
- * Each iteration makes one small device-to-host copy (the scalar vector S below): (p, Ap), computed with the
- * product, stays in backend memory and feeds the r update there; the host learns it together with (r,r) and (r,z), after the fact, and takes
- * every decision the unfused method takes, in the same order, with the same numbers. The x update is deferred
- * into the p update (one pass: x += alpha p; p = z + beta p). With no preconditioner z is r itself.
+ * Every scalar lives in backend memory (the scalar vector S, src/backend/krylov_step.h): (p, Ap), computed with the
+ * product, feeds the r update there, and the step after the iteration's reductions (pds_ks_cg_step) takes every
+ * decision of the method, in the order above, with the numbers the host loop took before: no iteration needs a
+ * value from the host, so src/solver/loop.c runs them on the host or as a device loop. The update that ends an
+ * iteration is x += alpha p; p = z + beta p in one pass (x alone when the solve stops there). With no
+ * preconditioner z is r itself.
  * Vector traffic per iteration (n-vectors, 8 bytes each), besides A p and M^-1 r: (p,Ap) 0 where the backend fuses
  * it into a csr product (else 2), r update with (r,r) 3, x and p update 5 = 8 passes (+ (r,z) 2 with a
  * preconditioner); the unfused method took 13 (+2 for the copy z = r without one). With no preconditioner that is
@@ -19,71 +21,51 @@
 
 #include "solver_impl.h"
 
-/* private data: the scalars S_0 = (p,Ap), S_1 = (r,r), S_2 = (r,z), in backend memory */
-static int cg_setup(pds_solver s) {
-  PDS_CALL(pds_solver_work(s, 4));
-  if (!s->data) {
-    pds_vec S;
+/* private data: the scalar vector S (backend memory, src/solver/loop.c) */
+static int cg_setup(pds_solver s) { return pds_solver_loop_setup(s, 4); }
 
-    PDS_CALL(pds_vec_create(s->hdr.ctx, 4, &S));
-    s->data = S;
+struct cg_iter {
+  pds_vec x, r, z, p, q, S;
+  int     none;
+};
+
+/* one iteration, every scalar in S */
+static int cg_body(pds_solver s, void *data) {
+  struct cg_iter *c = data;
+
+  PDS_CALL(pds_vec_fused_apply_dot(s->A, c->p, c->q, c->p, NULL, c->S, 0)); /* q = A p; S_0 = (p, A p) */
+  PDS_CALL(pds_vec_fused_cg_r(c->r, c->q, c->S)); /* r -= (rz / S_0) q (not if S_0 is 0 or not finite); S_1 = (r,r) */
+  if (!c->none) {
+    PDS_CALL(pds_solver_pc_apply(s, c->r, c->z)); /* z = M^-1 r */
+    PDS_CALL(pds_vec_dot_into(c->r, c->z, c->S, 2)); /* S_2 = (r,z) */
   }
-  return PDS_OK;
-}
-
-static int cg_destroy(pds_solver s) {
-  pds_vec S = s->data;
-
-  s->data = NULL;
-  return pds_vec_destroy(&S);
+  PDS_CALL(pds_vec_krylov_step(c->S, PDS_KS_STEP_CG)); /* alpha, the test, beta */
+  return pds_vec_fused_cg_xp(c->x, c->p, c->z, c->S);  /* x += alpha p; p = z + beta p (as the step says) */
 }
 
 static int cg_solve(pds_solver s, pds_vec b, pds_vec x) {
-  pds_vec  r = s->work[0], z = s->work[1], p = s->work[2], q = s->work[3], S = s->data;
-  int      none = !strcmp(pds_precond_get_type(s->pc), "none"), x_late = !(s->inftol > 0);
-  pds_real rz, rz_old, rr, pq, pq_old, alpha, beta, sc[4]; /* S has 4 entries */
+  struct cg_iter c = {x, s->work[0], s->work[1], s->work[2], s->work[3], s->data, 0};
+  pds_real       rz, rr, carry[PDS_KS_PQ_OLD - PDS_KS_ALPHA + 1] = {0};
 
-  if (none) z = r;                               /* M = I: z = r, (r,z) = (r,r) */
-  PDS_CALL(pds_mat_residual(s->A, b, x, r));     /* r = b - A x */
-  if (!none) PDS_CALL(pds_solver_pc_apply(s, r, z)); /* z = M^-1 r */
-  PDS_CALL(pds_vec_dot2(r, z, r, &rz, &rr));     /* rz = (r,z), rr = (r,r) */
+  c.none = !strcmp(pds_precond_get_type(s->pc), "none");
+  if (c.none) c.z = c.r;                             /* M = I: z = r, (r,z) = (r,r) */
+  PDS_CALL(pds_mat_residual(s->A, b, x, c.r));       /* r = b - A x */
+  if (!c.none) PDS_CALL(pds_solver_pc_apply(s, c.r, c.z)); /* z = M^-1 r */
+  PDS_CALL(pds_vec_dot2(c.r, c.z, c.r, &rz, &rr));   /* rz = (r,z), rr = (r,r) */
   PDS_CALL(pds_solver_test(s, 0, sqrt(rr), b, x));
   if (s->res.reason) return PDS_OK;
-  PDS_CALL(pds_vec_copy(z, p));                  /* p = z */
-  rz_old = rz, pq_old = 0;                       /* the signs the next (r,z) and (p,Ap) must have */
-  for (int it = 1;; it++) {
-    if (!isfinite(rz) || rz == 0 || (rz < 0) != (rz_old < 0)) { /* M indefinite (or NaN) */
-      pds_solver_diverged(s, it - 1, !isfinite(rz) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
-      return PDS_OK;
-    }
-    PDS_CALL(pds_vec_fused_apply_dot(s->A, p, q, p, NULL, S, 0)); /* q = A p; S_0 = (p, A p) */
-    PDS_CALL(pds_vec_fused_cg_r(r, q, rz, S));   /* r -= (rz / S_0) q (not if S_0 is 0 or not finite); S_1 = (r,r) */
-    if (!none) {
-      PDS_CALL(pds_solver_pc_apply(s, r, z));    /* z = M^-1 r */
-      PDS_CALL(pds_vec_dot_into(r, z, S, 2));    /* S_2 = (r,z) */
-    }
-    PDS_CALL(pds_vec_get_values(S, sc, PDS_MEM_HOST)); /* the iteration's one copy to the host */
-    pq = sc[0], rr = sc[1];
-    if (!isfinite(pq) || pq == 0 || (it > 1 && (pq < 0) != (pq_old < 0))) { /* x is as it was before */
-      pds_solver_diverged(s, it - 1, !isfinite(pq) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
-      return PDS_OK;
-    }
-    pq_old = pq;
-    alpha  = rz / pq;
-    rz_old = rz;
-    rz     = none ? rr : sc[2];
-    if (!x_late) PDS_CALL(pds_vec_axpy(x, alpha, p)); /* the infinity-norm test reads x */
-    PDS_CALL(pds_solver_test(s, it, sqrt(rr), b, x));
-    if (s->res.reason) return x_late ? pds_vec_axpy(x, alpha, p) : PDS_OK; /* x = x + alpha p */
-    beta = rz / rz_old;
-    if (x_late) PDS_CALL(pds_vec_fused_cg_xp(x, p, z, alpha, beta)); /* x = x + alpha p; p = z + beta p */
-    else PDS_CALL(pds_vec_aypx(p, beta, z));     /* p = z + beta p */
+  if (!isfinite(rz) || rz == 0) {                    /* M indefinite (or NaN) */
+    pds_solver_diverged(s, 0, !isfinite(rz) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
+    return PDS_OK;
   }
+  PDS_CALL(pds_vec_copy(c.z, c.p));                  /* p = z */
+  carry[PDS_KS_RHO - PDS_KS_ALPHA] = rz;
+  PDS_CALL(pds_solver_loop_init(s, c.S, c.none, carry));
+  return pds_solver_loop(s, c.S, cg_body, &c, b, x);
 }
-
 int pds_solver_create_cg(pds_solver s) {
   s->ops.setup   = cg_setup;
   s->ops.solve   = cg_solve;
-  s->ops.destroy = cg_destroy;
+  s->ops.destroy = pds_solver_loop_destroy;
   return PDS_OK;
 }

@@ -35,6 +35,7 @@ int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
     S->maxit       = 10000;
     S->restart     = 30;
     S->orthog_passes = 2;
+    S->device_loop   = 1;
     S->omega       = 1.0;
     S->res.rnorm_inf = -1;
     ierr           = registry[i].create(S);
@@ -65,6 +66,7 @@ int pds_solver_destroy(pds_solver *s) {
   *s = NULL;
   if (--S->hdr.refct > 0) return PDS_OK;
   if (S->ops.destroy) ierr = S->ops.destroy(S);
+  if (S->loop) (void)S->hdr.ctx->k->loop_free(S->hdr.ctx, S->loop);
   solver_free_work(S);
   pds_free(S->hdr.ctx, PDS_MEM_HOST, &S->hist);
   pds_mat_destroy(&S->A);
@@ -145,6 +147,12 @@ int pds_solver_set_damping(pds_solver s, pds_real omega) {
   return PDS_OK;
 }
 
+int pds_solver_set_device_loop(pds_solver s, int on) {
+  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
+  s->device_loop = on != 0;
+  return PDS_OK;
+}
+
 int pds_solver_set_monitor(pds_solver s, pds_monitor_fn fn, void *user) {
   PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
   s->monitor      = fn;
@@ -206,9 +214,7 @@ void pds_solver_diverged(pds_solver s, int it, int reason) {
   s->res.reason     = reason;
 }
 
-int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, pds_vec x) {
-  pds_real tol = s->rtol * s->res.bnorm;
-
+int pds_solver_record(pds_solver s, int it, pds_real rnorm) {
   if (it == 0) s->res.rnorm0 = rnorm;
   s->res.iterations = it;
   s->res.rnorm      = rnorm;
@@ -230,13 +236,15 @@ int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, pds_vec x) 
 
     PDS_CHECK(!ierr, s->hdr.ctx, ierr < 0 ? ierr : PDS_ERR_ARG, "monitor callback returned %d", ierr);
   }
-  if (!isfinite(rnorm)) s->res.reason = PDS_DIVERGED_NAN;
-  else if (rnorm <= s->atol) s->res.reason = PDS_CONVERGED_ATOL;
-  else if (rnorm <= tol) s->res.reason = PDS_CONVERGED_RTOL;
-  else if (it > 0 && rnorm > s->dtol * s->res.rnorm0) s->res.reason = PDS_DIVERGED_DTOL;
-  else s->res.reason = PDS_ITERATING;
+  return PDS_OK;
+}
+
+/* the test of src/backend/krylov_step.h (the device steps take the same decisions), then the infinity-norm test,
+   which may turn "go on" or "maxit" into converged */
+int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, pds_vec x) {
+  PDS_CALL(pds_solver_record(s, it, rnorm));
+  s->res.reason = pds_ks_conv(rnorm, it, s->atol, s->rtol * s->res.bnorm, s->dtol, s->res.rnorm0, s->maxit);
   if (x) PDS_CALL(pds_solver_test_inf(s, b, x));
-  if (s->res.reason == PDS_ITERATING && it >= s->maxit) s->res.reason = PDS_DIVERGED_MAXIT;
   return PDS_OK;
 }
 

@@ -24,6 +24,8 @@ struct pds_solver_s {
   pds_real              rtol, atol, inftol, dtol, omega;
   int                   maxit, restart;
   int                   orthog_passes; /* gmres/fgmres: 2 = CGS2 (default), 1 = CGS */
+  int                   device_loop;   /* 1: iterations may run as a device loop (src/solver/loop.c); 0: never */
+  void                 *loop;          /* the backend's device loop, kept from one solve to the next */
   pds_monitor_fn        monitor;
   void                 *monitor_user;
   int                   keep_history;
@@ -51,6 +53,23 @@ PDS_INTERN int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, 
 PDS_INTERN int pds_solver_test_inf(pds_solver s, pds_vec b, pds_vec x);
 /* End with a breakdown or other divergence reason at iteration it. */
 PDS_INTERN void pds_solver_diverged(pds_solver s, int it, int reason);
+/* Record the residual norm of iteration it: result fields, history, monitor (no decision). */
+PDS_INTERN int pds_solver_record(pds_solver s, int it, pds_real rnorm);
+
+/* Methods whose iteration takes no value from the host (src/solver/loop.c): one call of body queues iteration k,
+   ending in pds_vec_krylov_step on the scalar vector S and the update that follows it; everything the iteration
+   decides is in S's record. pds_solver_loop_init sets S's test constants for a solve whose iteration 0 was tested
+   (carry: the method's carried scalars, PDS_KS_ALPHA .. PDS_KS_PQ_OLD, may be NULL); pds_solver_loop runs
+   iterations 1, 2, ... until the record gives a reason: on the host (queue, read the record, repeat), or, where
+   the backend has a device loop and everything the body calls can be recorded, iteration 1 on the host and the
+   rest as a device loop whose records the host reads behind it. Either way the history, the monitor and the
+   result see every iteration, in order, with the same numbers. */
+typedef int (*pds_solver_body)(pds_solver s, void *data);
+/* setup of such a method: nwork work vectors and S (s->data); destroy: S */
+PDS_INTERN int pds_solver_loop_setup(pds_solver s, int nwork);
+PDS_INTERN int pds_solver_loop_destroy(pds_solver s);
+PDS_INTERN int pds_solver_loop_init(pds_solver s, pds_vec S, int nopc, const pds_real *carry);
+PDS_INTERN int pds_solver_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, pds_vec b, pds_vec x);
 
 #define PDS_SOLVER(name, create) PDS_INTERN int create(pds_solver s);
 #include "solver_list.h"

@@ -443,71 +443,72 @@ int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset)
   return ierr;
 }
 
-int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_real rz, pds_vec s) {
+int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S) {
   const pds_real *a;
   pds_real       *b, *c;
 
   VEC_SAME(r, q);
-  VEC_SCALARS(r, s, 2);
+  VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != q, VEC_CTX(r), PDS_ERR_ARG, "r and q must differ");
   PDS_KERNEL(VEC_CTX(r), cg_update_r);
   PDS_CALL(pds_vec_dev_read(q, &a));
   PDS_CALL(pds_vec_dev_write(r, &b));
-  PDS_CALL(pds_vec_dev_write(s, &c));
-  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, rz, a, b, c);
+  PDS_CALL(pds_vec_dev_write(S, &c));
+  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, a, b, c);
 }
 
-int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_real alpha, pds_real beta) {
-  const pds_real *a;
+int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
+  const pds_real *a, *d;
   pds_real       *b, *c;
 
   VEC_SAME(x, p);
   VEC_SAME(x, z);
+  VEC_SCALARS(x, S, PDS_KS_N);
   PDS_CHECK(x != p && x != z && p != z, VEC_CTX(x), PDS_ERR_ARG, "x, p and z must be three different vectors");
   PDS_KERNEL(VEC_CTX(x), cg_update_xp);
   PDS_CALL(pds_vec_dev_read(z, &a));
   PDS_CALL(pds_vec_dev_write(x, &b));
   PDS_CALL(pds_vec_dev_write(p, &c));
-  return VEC_CTX(x)->k->cg_update_xp(VEC_CTX(x), x->n, alpha, beta, a, b, c);
+  PDS_CALL(pds_vec_dev_read(S, &d));
+  return VEC_CTX(x)->k->cg_update_xp(VEC_CTX(x), x->n, a, b, c, d);
 }
 
-int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_real rho, pds_vec s) {
+int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
   const pds_real *a, *b;
   pds_real       *c, *d;
 
   VEC_SAME(w, r);
   VEC_SAME(w, v);
-  VEC_SCALARS(w, s, 2);
+  VEC_SCALARS(w, S, PDS_KS_N);
   PDS_CHECK(w != r && w != v, VEC_CTX(w), PDS_ERR_ARG, "w must differ from r and v");
   PDS_KERNEL(VEC_CTX(w), bicg_update_s);
   PDS_CALL(pds_vec_dev_read(r, &a));
   PDS_CALL(pds_vec_dev_read(v, &b));
   PDS_CALL(pds_vec_dev_write(w, &c));
-  PDS_CALL(pds_vec_dev_write(s, &d));
-  return VEC_CTX(w)->k->bicg_update_s(VEC_CTX(w), w->n, rho, a, b, c, d);
+  PDS_CALL(pds_vec_dev_write(S, &d));
+  return VEC_CTX(w)->k->bicg_update_s(VEC_CTX(w), w->n, a, b, c, d);
 }
 
-int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec s) {
+int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S) {
   const pds_real *a, *b, *c;
   pds_real       *d, *e;
 
   VEC_SAME(r, w);
   VEC_SAME(r, t);
   VEC_SAME(r, rhat);
-  VEC_SCALARS(r, s, 6);
+  VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != w && r != t && r != rhat, VEC_CTX(r), PDS_ERR_ARG, "r must differ from w, t and rhat");
   PDS_KERNEL(VEC_CTX(r), bicg_update_r);
   PDS_CALL(pds_vec_dev_read(w, &a));
   PDS_CALL(pds_vec_dev_read(t, &b));
   PDS_CALL(pds_vec_dev_read(rhat, &c));
   PDS_CALL(pds_vec_dev_write(r, &d));
-  PDS_CALL(pds_vec_dev_write(s, &e));
+  PDS_CALL(pds_vec_dev_write(S, &e));
   return VEC_CTX(r)->k->bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e);
 }
 
-int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_real alpha,
-                              pds_real omega, pds_real beta) {
-  const pds_real *a, *b, *c, *d;
+int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_vec S) {
+  const pds_real *a, *b, *c, *d, *g;
   pds_real       *e, *f;
 
   VEC_SAME(x, p);
@@ -515,6 +516,7 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   VEC_SAME(x, sh);
   VEC_SAME(x, r);
   VEC_SAME(x, v);
+  VEC_SCALARS(x, S, PDS_KS_N);
   PDS_CHECK(x != p && x != ph && x != sh && x != r && x != v && p != sh && p != r && p != v, VEC_CTX(x), PDS_ERR_ARG,
             "x and p must differ from each other and from the inputs (only ph may be p)");
   PDS_KERNEL(VEC_CTX(x), bicg_update_xp);
@@ -524,7 +526,19 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   PDS_CALL(pds_vec_dev_read(v, &d));
   PDS_CALL(pds_vec_dev_write(x, &e));
   PDS_CALL(pds_vec_dev_write(p, &f));
-  return VEC_CTX(x)->k->bicg_update_xp(VEC_CTX(x), x->n, alpha, omega, beta, a, b, c, d, e, f);
+  PDS_CALL(pds_vec_dev_read(S, &g));
+  return VEC_CTX(x)->k->bicg_update_xp(VEC_CTX(x), x->n, a, b, c, d, e, f, g);
+}
+
+int pds_vec_krylov_step(pds_vec S, int method) {
+  pds_real *a;
+
+  PDS_VALID(S, PDS_CLASSID_VEC, "S");
+  PDS_CHECK(S->n >= PDS_KS_N, VEC_CTX(S), PDS_ERR_SIZE, "scalar vector S has length %" PDS_SIZE_FMT
+            ", needs at least %d", S->n, (int)PDS_KS_N);
+  PDS_KERNEL(VEC_CTX(S), krylov_step);
+  PDS_CALL(pds_vec_dev_write(S, &a));
+  return VEC_CTX(S)->k->krylov_step(VEC_CTX(S), method, a);
 }
 
 int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i) {

@@ -3,6 +3,7 @@
 #define PDS_VEC_IMPL_H
 
 #include "../backend/backend.h"
+#include "../backend/krylov_step.h"
 
 enum { PDS_VALID_HOST = 1, PDS_VALID_DEVICE = 2 };
 
@@ -20,5 +21,17 @@ struct pds_vec_s {
 /* Backend array for reading / for writing (marks the host copy stale). Used by kernels' callers. */
 PDS_INTERN int pds_vec_dev_read(pds_vec v, const pds_real **a);
 PDS_INTERN int pds_vec_dev_write(pds_vec v, pds_real **a);
+
+/* The fused steps of CG and BiCGSTAB and the scalar step after them (one pass over the vectors instead of two or
+   three; the kernels' semantics are in backend.h). S: the method's scalar vector (at least PDS_KS_N entries, laid
+   out as src/backend/krylov_step.h says); every scalar they use comes from S, so they can be queued (or captured)
+   without a value from the host. Each gives the bits of the unfused sequence on the same backend. */
+PDS_INTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S);   /* r -= (S_RHO / S_0) q; S_1 = r^T r */
+PDS_INTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S); /* x += alpha p; p = z + beta p */
+PDS_INTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S); /* w = r - (S_RHO/S_0) v; S_1 */
+PDS_INTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S); /* S_4, S_5 */
+PDS_INTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,
+                                         pds_vec S);
+PDS_INTERN int pds_vec_krylov_step(pds_vec S, int method); /* the scalar step PDS_KS_STEP_* on S */
 
 #endif

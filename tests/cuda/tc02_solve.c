@@ -1,8 +1,10 @@
 /* tests/cuda/tc02_solve.c: solves on /gpu/cuda against /cpu/ref: CG and BiCGSTAB (and GMRES once) with none, jacobi
  * and pbjacobi on poisson7, CSR and BSR (bs 4); the iteration counts agree (CG within 2, BiCGSTAB within 2 + 1/8)
  * and the solutions within 1e-7 (rtol 1e-10 times the condition number bounds their distance).
- * A second solve from the same start gives bitwise the same iterate, history and counts; it makes at most one
- * device-to-host copy per iteration (plus a few per solve) and takes no new memory from the driver (the pool).
+ * A second solve from the same start gives bitwise the same iterate, history and counts; CG and BiCGSTAB (a device
+ * loop) make a few device-to-host copies per solve, GMRES one per iteration; neither takes new memory from the driver
+ * (the pool). With the host in the loop (pds_solver_set_device_loop 0) the iterate, counts, history and monitor calls
+ * are bitwise those of the device loop.
  * Also: the product fused with its dots against ref (both kernels: fused, and with long rows); a reduction over 5e6
  * entries repeated gives the same bits. */
 #include "test.h"
@@ -14,6 +16,26 @@ typedef struct {
   int      it, reason;
   pds_real rnorm;
 } outcome;
+
+typedef struct {
+  int calls, last, bad;
+} monitor_log;
+
+/* the monitor must see 0, 1, 2, ... in order */
+static int check_monitor(void *user, int it, pds_real rnorm) {
+  monitor_log *m = user;
+
+  if (it != m->last + 1 || !(rnorm >= 0)) m->bad = 1;
+  m->last = it;
+  m->calls++;
+  return 0;
+}
+
+/* fails (returns 1) at iteration *stop */
+static int failing_monitor(void *user, int it, pds_real rnorm) {
+  (void)rnorm;
+  return it == *(int *)user;
+}
 
 static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int n, pds_real *x_out, int check) {
   pds_problem       p = {0};
@@ -39,13 +61,20 @@ static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int
   TEST_CALL(pds_solver_get_result(s, &r));
   TEST_CALL(pds_mat_get_size(p.A, &nr, &nc));
   if (check) {
-    /* again, from the same start: same bits, one small copy per iteration, no new device memory */
-    long long d0, d1;
-    size_t    m0, m1;
-    pds_real *x1 = malloc((size_t)nr * sizeof *x1);
-    pds_solver_result r2;
+    /* again, from the same start: same bits; then with the host in the loop (pds_solver_set_device_loop 0): the same
+       bits, counts, history and monitor calls. CG and BiCGSTAB run as a device loop: a few device-to-host copies per
+       solve, whatever the iteration count; on the host loop (and GMRES) one per iteration; no new device memory */
+    long long         d0, d1, d2;
+    size_t            m0, m1;
+    pds_real         *x1 = malloc((size_t)nr * sizeof *x1), *h1;
+    const pds_real   *h;
+    int               hl, hl1, dev = !strcmp(solver, "cg") || !strcmp(solver, "bicgstab");
+    pds_solver_result r2, r3;
+    monitor_log       mon = {0, -1, 0};
 
     TEST_CALL(pds_vec_get_values(x, x1, PDS_MEM_HOST));
+    TEST_CALL(pds_solver_set_history(s, 1));
+    TEST_CALL(pds_solver_set_monitor(s, check_monitor, &mon));
     TEST_CALL(pds_vec_set(x, 0.0));
     TEST_CALL(pds_cuda_counters(c, &d0, &m0, NULL));
     TEST_CALL(pds_solver_solve(s, p.b, x));
@@ -56,12 +85,35 @@ static outcome solve(pds_ctx c, const char *solver, const char *pc, int bsr, int
         memcmp(x1, x_out, (size_t)nr * sizeof *x1))
       TEST_FAIL("%s + %s (bsr %d): a second solve differs (iterations %d vs %d)", solver, pc, bsr, r2.iterations,
                 r.iterations);
-    /* CG, BiCGSTAB: one copy per iteration; GMRES: one per iteration plus the residual norm of each restart */
-    if (d1 - d0 > r2.iterations + 2 * (r2.iterations / 30) + 6)
+    if (mon.bad || mon.last != r2.iterations)
+      TEST_FAIL("%s + %s (bsr %d): the monitor saw iterations 0..%d out of order or incomplete (%d iterations)",
+                solver, pc, bsr, mon.last, r2.iterations);
+    if (d1 - d0 > (dev ? 8 : r2.iterations + 2 * (r2.iterations / 30) + 6))
       TEST_FAIL("%s + %s (bsr %d): %lld device-to-host copies for %d iterations", solver, pc, bsr, d1 - d0,
                 r2.iterations);
     if (m1 != m0) TEST_FAIL("%s + %s: the pool grew from %zu to %zu bytes in a repeated solve", solver, pc, m0, m1);
-    free(x1);
+    TEST_CALL(pds_solver_get_history(s, &hl1, &h));
+    TEST_ASSERT(hl1 == r2.iterations + 1);
+    h1 = malloc((size_t)hl1 * sizeof *h1);
+    memcpy(h1, h, (size_t)hl1 * sizeof *h1);
+    /* the host loop */
+    mon.last = -1;
+    TEST_CALL(pds_solver_set_device_loop(s, 0));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_CALL(pds_solver_solve(s, p.b, x));
+    TEST_CALL(pds_cuda_counters(c, &d2, NULL, NULL));
+    TEST_CALL(pds_solver_get_result(s, &r3));
+    TEST_CALL(pds_vec_get_values(x, x1, PDS_MEM_HOST));
+    TEST_CALL(pds_solver_get_history(s, &hl, &h));
+    if (r3.iterations != r2.iterations || r3.reason != r2.reason || memcmp(&r3.rnorm, &r2.rnorm, sizeof r.rnorm) ||
+        memcmp(x1, x_out, (size_t)nr * sizeof *x1) || hl != hl1 || memcmp(h, h1, (size_t)hl * sizeof *h) || mon.bad ||
+        mon.last != r3.iterations)
+      TEST_FAIL("%s + %s (bsr %d): the host loop differs from the device loop (iterations %d vs %d)", solver, pc, bsr,
+                r3.iterations, r2.iterations);
+    if (d2 - d1 < (dev ? r3.iterations : 0))
+      TEST_FAIL("%s + %s (bsr %d): the host loop made %lld copies for %d iterations", solver, pc, bsr, d2 - d1,
+                r3.iterations);
+    free(x1), free(h1);
   } else TEST_CALL(pds_vec_get_values(x, x_out, PDS_MEM_HOST));
   o.it = r.iterations, o.reason = r.reason, o.rnorm = r.rnorm;
   TEST_CALL(pds_precond_destroy(&P));
@@ -103,6 +155,61 @@ int main(int argc, char **argv) {
     outcome oc = solve(ctx, "gmres", "jacobi", 0, n, xc, 1), orf = solve(ref, "gmres", "jacobi", 0, n, xr, 0);
 
     TEST_ASSERT(oc.reason > 0 && abs(oc.it - orf.it) <= 2);
+  }
+  /* Richardson + Jacobi to maxit 300 (several chunks of the device loop): the device loop and the host loop give the
+     same bits, history included; a monitor that fails at iteration 70 stops a device loop with its error, and the
+     context solves again afterwards */
+  {
+    pds_problem       p = {0};
+    pds_int           dims[3] = {n, n, n};
+    pds_solver        s;
+    pds_precond       P;
+    pds_vec           x;
+    pds_solver_result ra, rb;
+    pds_real         *xa = malloc((size_t)nn * sizeof *xa), *ha = NULL;
+    const pds_real   *h;
+    int               hla, hlb, stop = 70;
+
+    TEST_CALL(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
+    TEST_CALL(pds_vec_duplicate(p.b, &x));
+    TEST_CALL(pds_solver_create(ctx, "richardson", &s));
+    TEST_CALL(pds_precond_create(ctx, "jacobi", &P));
+    TEST_CALL(pds_solver_set_operator(s, p.A));
+    TEST_CALL(pds_solver_set_precond(s, P));
+    TEST_CALL(pds_solver_set_tolerances(s, 1e-12, 0, 300));
+    TEST_CALL(pds_solver_set_history(s, 1));
+    for (int dev = 1; dev >= 0; dev--) {
+      TEST_CALL(pds_solver_set_device_loop(s, dev));
+      TEST_CALL(pds_vec_set(x, 0.0));
+      TEST_CALL(pds_solver_solve(s, p.b, x));
+      TEST_CALL(pds_solver_get_result(s, dev ? &ra : &rb));
+      TEST_CALL(pds_solver_get_history(s, dev ? &hla : &hlb, &h));
+      if (dev) {
+        TEST_CALL(pds_vec_get_values(x, xa, PDS_MEM_HOST));
+        ha = malloc((size_t)hla * sizeof *ha);
+        memcpy(ha, h, (size_t)hla * sizeof *ha);
+      } else {
+        TEST_CALL(pds_vec_get_values(x, xc, PDS_MEM_HOST));
+        TEST_ASSERT(ra.reason == PDS_DIVERGED_MAXIT && rb.reason == ra.reason && ra.iterations == 300);
+        TEST_ASSERT(rb.iterations == ra.iterations && hla == 301 && hlb == hla);
+        TEST_ASSERT(!memcmp(xa, xc, (size_t)nn * sizeof *xa) && !memcmp(ha, h, (size_t)hla * sizeof *ha));
+      }
+    }
+    TEST_CALL(pds_solver_set_device_loop(s, 1));
+    TEST_CALL(pds_solver_set_monitor(s, failing_monitor, &stop));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_ASSERT(pds_solver_solve(s, p.b, x) == PDS_ERR_ARG);
+    TEST_CALL(pds_solver_set_monitor(s, NULL, NULL));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_CALL(pds_solver_solve(s, p.b, x));
+    TEST_CALL(pds_solver_get_result(s, &rb));
+    TEST_CALL(pds_vec_get_values(x, xc, PDS_MEM_HOST));
+    TEST_ASSERT(rb.iterations == 300 && !memcmp(xa, xc, (size_t)nn * sizeof *xa));
+    free(xa), free(ha);
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_solver_destroy(&s));
+    TEST_CALL(pds_vec_destroy(&x));
+    TEST_CALL(pds_problem_destroy(&p));
   }
   /* the product fused with its dots (pds_vec_fused_apply_dot) against /cpu/ref, on a 7-point matrix (the fused
      kernel) and on one with long rows (product, then dot kernels); both twice for the same bits */

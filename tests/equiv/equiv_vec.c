@@ -3,6 +3,7 @@
  * 1, around the reduction chunk and the threading threshold, ~1e6; zeros, NaN, Inf, aliasing), plus determinism
  * (same bits twice; on /cpu/omp the same bits for 1, 2, 3 and 4 threads). */
 #include "equiv.h"
+#include "backend/krylov_step.h"
 
 static eq_env E;
 
@@ -226,26 +227,28 @@ static void test_reductions(vset *v) {
 static void test_fused(vset *v) {
   struct pds_kernels *kb = E.be->k, *kr = E.ref->k;
   pds_size            n = v->n;
-  size_t              b = (size_t)n * sizeof(pds_real), sb = 6 * sizeof(pds_real);
-  const pds_real      hs[6] = {1.25, 0, -0.75, 2.5, 0, 0};
-  pds_real            gs[6], rs[6], *bs, *br, *rr = eq_xmalloc(b ? b : 8), mag;
+  size_t              b = (size_t)n * sizeof(pds_real), sb = PDS_KS_N * sizeof(pds_real);
+  pds_real            hs[PDS_KS_N] = {1.25, 0, -0.75, 2.5, 0, 0};
+  pds_real            gs[PDS_KS_N], rs[PDS_KS_N], *bs, *br, *rr = eq_xmalloc(b ? b : 8), mag;
   int                 t0 = eq_threads_get();
 
   for (int t = 1; t <= (E.omp ? 4 : 1); t++) {
     if (E.omp) eq_threads_set(t);
     /* r = -(rz / s0) q + r, s1 = (r, r); q = x, r = y */
     vset_reset(v);
+    hs[PDS_KS_RHO] = 0.6;
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
-    TEST_CALL(kb->cg_update_r(E.be, n, 0.6, v->bx, v->by, bs));
-    TEST_CALL(kr->cg_update_r(E.ref, n, 0.6, v->rx, v->ry, rs));
+    TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs));
+    TEST_CALL(kr->cg_update_r(E.ref, n, v->rx, v->ry, rs));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "cg_update_r: r", v->by, v->ry, 0.6 / 1.25, v->hx, 1.0, v->hy);
     scheck("cg_update_r: (r, r)", n, gs[1], rs[1], rs[1], (double)n);
     /* w = -(rho / s0) v + r, s1 = (w, w); r = x, v = y */
     vset_reset(v);
+    hs[PDS_KS_RHO] = -0.8;
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
-    TEST_CALL(kb->bicg_update_s(E.be, n, -0.8, v->bx, v->by, v->bw, bs));
-    TEST_CALL(kr->bicg_update_s(E.ref, n, -0.8, v->rx, v->ry, v->rw, rs));
+    TEST_CALL(kb->bicg_update_s(E.be, n, v->bx, v->by, v->bw, bs));
+    TEST_CALL(kr->bicg_update_s(E.ref, n, v->rx, v->ry, v->rw, rs));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "bicg_update_s: w", v->bw, v->rw, 0.8 / 1.25, v->hy, 1.0, v->hx);
     scheck("bicg_update_s: (w, w)", n, gs[1], rs[1], rs[1], (double)n);
@@ -261,24 +264,47 @@ static void test_fused(vset *v) {
     for (pds_size i = 0; i < n; i++) mag += fabs(rr[i] * v->hw[i]);
     scheck("bicg_update_r: (r, rhat)", n, gs[4], rs[4], mag, (double)n);
     scheck("bicg_update_r: (r, r)", n, gs[5], rs[5], rs[5], (double)n);
-    /* x = 0.7 p + x, p = z - 0.3 p; z = x, x = y, p = w */
-    vset_reset(v);
-    TEST_CALL(kb->cg_update_xp(E.be, n, 0.7, -0.3, v->bx, v->by, v->bw));
-    TEST_CALL(kr->cg_update_xp(E.ref, n, 0.7, -0.3, v->rx, v->ry, v->rw));
-    vcheck(v, "cg_update_xp: x", v->by, v->ry, 0.7, v->hw, 1.0, v->hy);
-    vcheck(v, "cg_update_xp: p", v->bw, v->rw, 1.0, v->hx, 0.3, v->hw);
-    /* x = 0.7 ph + 0.2 sh + x, p = r + (-0.5 * 0.2) v + 0.5 p, with ph = p (no preconditioner) and ph apart;
-       ph = sh = r = v = x's array (read only), x = y, p = w */
-    for (int alias = 0; alias < 2; alias++) {
-      pds_real *bph = alias ? v->bw : v->bx, *rph = alias ? v->rw : v->rx;
+    /* the updates in each mode the steps set: x = 0.7 p + x (X), p = z - 0.3 p (P); z = x, x = y, p = w */
+    hs[PDS_KS_ALPHA] = 0.7, hs[PDS_KS_BETA] = -0.3, hs[PDS_KS_OMEGA] = 0.2;
+    for (int m = 0; m <= (PDS_KS_XP_X | PDS_KS_XP_P); m++) {
+      char what[64];
 
       vset_reset(v);
-      TEST_CALL(kb->bicg_update_xp(E.be, n, 0.7, 0.2, 0.5, bph, v->bx, v->bx, v->bx, v->by, v->bw));
-      TEST_CALL(kr->bicg_update_xp(E.ref, n, 0.7, 0.2, 0.5, rph, v->rx, v->rx, v->rx, v->ry, v->rw));
-      vcheck3(v, alias ? "bicg_update_xp (ph = p): x" : "bicg_update_xp: x", v->by, v->ry, 0.9, v->hx, 1.0, v->hy,
-              0.7, v->hw);
-      vcheck3(v, alias ? "bicg_update_xp (ph = p): p" : "bicg_update_xp: p", v->bw, v->rw, 1.1, v->hx, 0.5, v->hw,
-              0, v->hw);
+      hs[PDS_KS_XP] = m;
+      bs = eq_dev(E.be, hs, sb);
+      TEST_CALL(kb->cg_update_xp(E.be, n, v->bx, v->by, v->bw, bs));
+      TEST_CALL(kr->cg_update_xp(E.ref, n, v->rx, v->ry, v->rw, hs));
+      eq_dfree(E.be, &bs);
+      snprintf(what, sizeof what, "cg_update_xp (mode %d): x", m);
+      vcheck(v, what, v->by, v->ry, m & PDS_KS_XP_X ? 0.7 : 0.0, v->hw, 1.0, v->hy);
+      snprintf(what, sizeof what, "cg_update_xp (mode %d): p", m);
+      if (m & PDS_KS_XP_P) vcheck(v, what, v->bw, v->rw, 1.0, v->hx, 0.3, v->hw);
+      else vcheck(v, what, v->bw, v->rw, 0.0, v->hx, 1.0, v->hw);
+    }
+    /* x = 0.7 ph + 0.2 sh + x (X) or 0.7 ph + x (HALF), p = r + (-0.5 * 0.2) v + 0.5 p (P), with ph = p (no
+       preconditioner) and ph apart; ph = sh = r = v = x's array (read only), x = y, p = w */
+    hs[PDS_KS_BETA] = 0.5;
+    for (int m = 0; m < 8; m++) {
+      if ((m & PDS_KS_XP_X) && (m & PDS_KS_XP_HALF)) continue; /* never both */
+      for (int alias = 0; alias < 2; alias++) {
+        pds_real *bph = alias ? v->bw : v->bx, *rph = alias ? v->rw : v->rx;
+        pds_real  cx  = m & PDS_KS_XP_X ? 0.9 : m & PDS_KS_XP_HALF ? 0.7 : 0.0;
+        pds_real  cxw = m & PDS_KS_XP_X ? 0.7 : m & PDS_KS_XP_HALF ? 0.7 : 0.0;
+        char      what[64];
+
+        vset_reset(v);
+        hs[PDS_KS_XP] = m;
+        bs = eq_dev(E.be, hs, sb);
+        TEST_CALL(kb->bicg_update_xp(E.be, n, bph, v->bx, v->bx, v->bx, v->by, v->bw, bs));
+        TEST_CALL(kr->bicg_update_xp(E.ref, n, rph, v->rx, v->rx, v->rx, v->ry, v->rw, hs));
+        eq_dfree(E.be, &bs);
+        snprintf(what, sizeof what, "bicg_update_xp (mode %d%s): x", m, alias ? ", ph = p" : "");
+        if (alias) vcheck3(v, what, v->by, v->ry, cx - cxw, v->hx, 1.0, v->hy, cxw, v->hw);
+        else vcheck3(v, what, v->by, v->ry, cx, v->hx, 1.0, v->hy, 0, v->hw);
+        snprintf(what, sizeof what, "bicg_update_xp (mode %d%s): p", m, alias ? ", ph = p" : "");
+        if (m & PDS_KS_XP_P) vcheck3(v, what, v->bw, v->rw, 1.1, v->hx, 0.5, v->hw, 0, v->hw);
+        else vcheck3(v, what, v->bw, v->rw, 0, v->hx, 1.0, v->hw, 0, v->hw);
+      }
     }
   }
   if (E.omp) eq_threads_set(t0);

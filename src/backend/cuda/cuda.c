@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "../backend.h"
+#include "../krylov_step.h"
 #include "cuda_common.h"
 
 #define STAGE_BYTES ((size_t)8 << 20)
@@ -53,7 +54,13 @@ struct cuda_be {
   cudaEvent_t         ev[2];
   int                 have_stage;
   struct csr_entry   *csr;
-  long long           n_d2h; /* device-to-host copies made (tests/cuda checks one per solver iteration) */
+  long long           n_d2h; /* device-to-host copies made (tests/cuda counts them per solve) */
+  struct cuda_loop   *loop;   /* the device loop being recorded, if any */
+  pds_cuda_loop_rec  *ring_h; /* device loops' records and abort flag (mapped pinned), and chunk counter */
+  void               *ring_d;
+  volatile int       *abort_h;
+  int                *loop_left;
+  int                 no_loops; /* the driver has no conditional graph nodes */
 };
 
 /* ---- errors ------------------------------------------------------------------------------------------------ */
@@ -300,16 +307,14 @@ static int vec_axpbypcz_cuda(pds_ctx ctx, pds_size n, pds_real a, const pds_real
   if (n <= 0) return PDS_OK;
   LAUNCH(ctx, pds_cuda_vec_axpbypcz(s_, n, a, x, b, y, c, z));
 }
-static int cg_update_xp_cuda(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
-                             pds_real *p) {
+static int cg_update_xp_cuda(pds_ctx ctx, pds_size n, const pds_real *z, pds_real *x, pds_real *p, const pds_real *S) {
   if (n <= 0) return PDS_OK;
-  LAUNCH(ctx, pds_cuda_cg_update_xp(s_, n, alpha, beta, z, x, p));
+  LAUNCH(ctx, pds_cuda_cg_update_xp(s_, n, z, x, p, S));
 }
-static int bicg_update_xp_cuda(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
-                               const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
-                               pds_real *x, pds_real *p) {
+static int bicg_update_xp_cuda(pds_ctx ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
+                               const pds_real *v, pds_real *x, pds_real *p, const pds_real *S) {
   if (n <= 0) return PDS_OK;
-  LAUNCH(ctx, pds_cuda_bicg_update_xp(s_, n, alpha, omega, beta, ph, sh, r, v, x, p));
+  LAUNCH(ctx, pds_cuda_bicg_update_xp(s_, n, ph, sh, r, v, x, p, S));
 }
 
 /* reductions (n = 0 runs one block, which writes 0) */
@@ -356,22 +361,225 @@ static int vec_dot2_into_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const 
 
   LAUNCH(ctx, pds_cuda_vec_dot2(be->stream, be->red, n, x, y, z, d));
 }
-static int cg_update_r_cuda(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
+static int cg_update_r_cuda(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S) {
   struct cuda_be *be = enter(ctx);
 
-  LAUNCH(ctx, pds_cuda_cg_update_r(be->stream, be->red, n, rz, q, r, s));
+  LAUNCH(ctx, pds_cuda_cg_update_r(be->stream, be->red, n, q, r, S));
 }
-static int bicg_update_s_cuda(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
-                              pds_real *s) {
+static int bicg_update_s_cuda(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
   struct cuda_be *be = enter(ctx);
 
-  LAUNCH(ctx, pds_cuda_bicg_update_s(be->stream, be->red, n, rho, r, v, w, s));
+  LAUNCH(ctx, pds_cuda_bicg_update_s(be->stream, be->red, n, r, v, w, S));
 }
 static int bicg_update_r_cuda(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
                               pds_real *r, pds_real *s) {
   struct cuda_be *be = enter(ctx);
 
   LAUNCH(ctx, pds_cuda_bicg_update_r(be->stream, be->red, n, w, t, rhat, r, s));
+}
+
+/* ---- the Krylov steps and the device loop ------------------------------------------------------------------ */
+/* Device loop (backend.h's loop_* slots; cuda_krylov.cu has the kernels and the picture). One per context at a time.
+   The body is recorded by stream capture into the body of a conditional while node, after a gate kernel; the graph
+   is launched a chunk of LOOP_CHUNK iterations at a time, at most two chunks ahead of the iteration the host reads,
+   so the ring of records (LOOP_RING, mapped pinned memory) is never overwritten before it is read. The host reads a
+   record by polling its sequence number (no CUDA call on the way; cudaStreamQuery every few thousand polls notices a
+   failed or finished stream). Measured on an H100 (bench/gpu): the step and gate kernels cost what any small launch
+   costs inside a graph, and the device never waits for the host. */
+#define LOOP_CHUNK 64
+#define LOOP_RING  (4 * LOOP_CHUNK)
+
+struct cuda_loop {
+  const pds_real   *S;      /* the scalar vector the graph was made for */
+  cudaGraph_t       graph, body;
+  cudaGraphExec_t   exec;
+  pds_cuda_loop_dev dev;
+  int               next;   /* the iteration whose record comes next */
+  int               queued; /* the last iteration the launched chunks can reach */
+  long              updates, instantiations;
+};
+
+static int krylov_step_cuda(pds_ctx ctx, int method, pds_real *S) {
+  struct cuda_be *be = enter(ctx);
+
+  PDS_CHECK(method >= PDS_KS_STEP_CG && method <= PDS_KS_STEP_NORM, ctx, PDS_ERR_ARG, "unknown Krylov step %d", method);
+  PDS_CUDA_CALL(ctx, pds_cuda_krylov_step(be->stream, method, S, be->loop ? &be->loop->dev : NULL));
+  return PDS_OK;
+}
+
+static int loop_free_cuda(pds_ctx ctx, void *loop) {
+  struct cuda_loop *L = loop;
+
+  (void)ctx;
+  if (!L) return PDS_OK;
+  if (L->exec) (void)cudaGraphExecDestroy(L->exec);
+  if (L->graph) (void)cudaGraphDestroy(L->graph);
+  (void)cudaGetLastError();
+  free(L);
+  return PDS_OK;
+}
+
+/* the ring, the abort flag (mapped pinned memory) and the chunk counter, made once per context */
+static int loop_memory(pds_ctx ctx, struct cuda_be *be) {
+  void *p;
+
+  if (be->ring_h) return PDS_OK;
+  PDS_CUDA_CALL(ctx, cudaHostAlloc(&p, LOOP_RING * sizeof(pds_cuda_loop_rec) + 64, cudaHostAllocMapped));
+  be->ring_h  = p;
+  be->abort_h = (volatile int *)((char *)p + LOOP_RING * sizeof(pds_cuda_loop_rec));
+  PDS_CUDA_CALL(ctx, cudaHostGetDevicePointer(&be->ring_d, p, 0));
+  return dev_alloc(ctx, be, sizeof(int), (void **)&be->loop_left);
+}
+
+/* The device loop of a solver, made on its first solve and kept: later solves record the body again (pointers and
+   values may differ) and update the executable graph in place (cudaGraphExecUpdate), instantiating anew only when
+   the update is refused. */
+static int loop_begin_cuda(pds_ctx ctx, pds_real *S, int first, void **loop) {
+  struct cuda_be            *be = enter(ctx);
+  struct cuda_loop          *L  = *loop;
+  cudaGraphConditionalHandle h;
+  cudaGraphNode_t            gate, cond;
+  struct cudaGraphNodeParams cp;
+  cudaGraph_t                g;
+  size_t                     nn = 1;
+  cudaError_t                e;
+
+  PDS_CHECK(!be->loop, ctx, PDS_ERR_UNSUPPORTED, "a device loop is already being recorded on this context");
+  PDS_CHECK(!be->no_loops, ctx, PDS_ERR_UNSUPPORTED, "no device loops on this device");
+  PDS_CALL(loop_memory(ctx, be));
+  if (L && L->S != S) { /* another scalar vector: a new graph */
+    (void)loop_free_cuda(ctx, L);
+    *loop = L = NULL;
+  }
+  if (!L) {
+    L = calloc(1, sizeof *L);
+    PDS_CHECK(L, ctx, PDS_ERR_MEM, "allocation of %zu bytes of host memory failed", sizeof *L);
+    *loop = L;
+    L->S  = S;
+    PDS_CUDA_CALL(ctx, cudaGraphCreate(&L->graph, 0));
+    e = cudaGraphConditionalHandleCreate(&h, L->graph, 0, 0);
+    if (e != cudaSuccess) { /* a driver older than CUDA 12.4's conditional nodes */
+      (void)cudaGetLastError();
+      be->no_loops = 1;
+      return PDS_ERROR(ctx, PDS_ERR_UNSUPPORTED, "no device loop: conditional graph nodes unavailable (%s)",
+                       cudaGetErrorString(e));
+    }
+    L->dev.ring   = (pds_cuda_loop_rec *)be->ring_d;
+    L->dev.nring  = LOOP_RING;
+    L->dev.abort  = (volatile int *)((char *)be->ring_d + LOOP_RING * sizeof(pds_cuda_loop_rec));
+    L->dev.handle = h;
+    L->dev.left   = be->loop_left;
+    L->dev.chunk  = LOOP_CHUNK;
+    /* [gate] -> [while] */
+    PDS_CUDA_CALL(ctx, cudaStreamBeginCaptureToGraph(be->stream, L->graph, NULL, NULL, 0,
+                                                     cudaStreamCaptureModeThreadLocal));
+    e = pds_cuda_loop_gate(be->stream, S, &L->dev);
+    {
+      cudaError_t e2 = cudaStreamEndCapture(be->stream, &g);
+
+      PDS_CUDA_CALL(ctx, e != cudaSuccess ? e : e2);
+    }
+    PDS_CUDA_CALL(ctx, cudaGraphGetNodes(L->graph, &gate, &nn));
+    memset(&cp, 0, sizeof cp);
+    cp.type               = cudaGraphNodeTypeConditional;
+    cp.conditional.handle = h;
+    cp.conditional.type   = cudaGraphCondTypeWhile;
+    cp.conditional.size   = 1;
+    PDS_CUDA_CALL(ctx, cudaGraphAddNode(&cond, L->graph, &gate, NULL, 1, &cp));
+    L->body = cp.conditional.phGraph_out[0];
+  } else { /* empty the body for the new recording */
+    cudaGraphNode_t nodes[64], *nv = nodes;
+
+    PDS_CUDA_CALL(ctx, cudaGraphGetNodes(L->body, NULL, &nn));
+    if (nn > 64) {
+      nv = malloc(nn * sizeof *nv);
+      PDS_CHECK(nv, ctx, PDS_ERR_MEM, "allocation of %zu bytes of host memory failed", nn * sizeof *nv);
+    }
+    e = cudaGraphGetNodes(L->body, nv, &nn);
+    for (size_t i = 0; e == cudaSuccess && i < nn; i++) e = cudaGraphDestroyNode(nv[i]);
+    if (nv != nodes) free(nv);
+    PDS_CUDA_CALL(ctx, e);
+  }
+  L->next = first, L->queued = first - 1;
+  /* the body: whatever the solver queues until loop_end */
+  PDS_CUDA_CALL(ctx, cudaStreamBeginCaptureToGraph(be->stream, L->body, NULL, NULL, 0,
+                                                   cudaStreamCaptureModeThreadLocal));
+  be->loop = L;
+  return PDS_OK;
+}
+
+static int loop_end_cuda(pds_ctx ctx, void *loop) {
+  struct cuda_be   *be = enter(ctx);
+  struct cuda_loop *L  = loop;
+  cudaGraph_t       g;
+
+  be->loop = NULL;
+  PDS_CUDA_CALL(ctx, cudaStreamEndCapture(be->stream, &g));
+  if (L->exec) {
+    cudaGraphExecUpdateResultInfo info;
+
+    if (cudaGraphExecUpdate(L->exec, L->graph, &info) == cudaSuccess) L->updates++;
+    else {
+      (void)cudaGetLastError();
+      (void)cudaGraphExecDestroy(L->exec);
+      L->exec = NULL;
+    }
+  }
+  if (!L->exec) {
+    PDS_CUDA_CALL(ctx, cudaGraphInstantiate(&L->exec, L->graph, 0));
+    L->instantiations++;
+  }
+  for (int i = 0; i < LOOP_RING; i++) be->ring_h[i].seq = -1;
+  *be->abort_h = 0;
+  return PDS_OK;
+}
+
+static int loop_next_cuda(pds_ctx ctx, void *loop, pds_real *rec) {
+  struct cuda_be             *be = enter(ctx);
+  struct cuda_loop           *L  = loop;
+  const int                   it = L->next;
+  volatile pds_cuda_loop_rec *r  = &be->ring_h[it % LOOP_RING];
+
+  while (L->queued < it + LOOP_CHUNK) { /* keep the device a chunk or two ahead */
+    PDS_CUDA_CALL(ctx, cudaGraphLaunch(L->exec, be->stream));
+    L->queued += LOOP_CHUNK;
+  }
+  for (long polls = 1; r->seq != it; polls++) {
+    if (polls % 4096) continue;
+    cudaError_t e = cudaStreamQuery(be->stream);
+
+    if (e == cudaSuccess && r->seq != it)
+      return PDS_ERROR(ctx, PDS_ERR_BACKEND, "device loop ended before iteration %d", it);
+    if (e != cudaSuccess && e != cudaErrorNotReady) PDS_CUDA_CALL(ctx, e);
+  }
+  __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the record was written before its number */
+  for (int i = 0; i < PDS_CUDA_LOOP_REC; i++) rec[i] = r->rec[i];
+  L->next++;
+  return PDS_OK;
+}
+
+static int loop_finish_cuda(pds_ctx ctx, void *loop) {
+  struct cuda_be   *be = enter(ctx);
+  struct cuda_loop *L  = loop;
+  cudaError_t       e  = cudaSuccess;
+
+  if (!L) return PDS_OK;
+  if (be->loop == L) { /* still recording: end it, keep nothing (the next recording starts from an empty body) */
+    cudaGraph_t g;
+
+    be->loop = NULL;
+    (void)cudaStreamEndCapture(be->stream, &g);
+    (void)cudaGetLastError();
+    if (L->exec) (void)cudaGraphExecDestroy(L->exec);
+    L->exec = NULL;
+  }
+  if (L->exec) {
+    *be->abort_h = 1; /* chunks still queued: their gates keep the loop closed */
+    e            = cudaStreamSynchronize(be->stream);
+    *be->abort_h = 0;
+  }
+  PDS_CUDA_CALL(ctx, e);
+  return PDS_OK;
 }
 
 /* ---- CSR --------------------------------------------------------------------------------------------------- */
@@ -606,7 +814,9 @@ static int destroy_cuda(pds_ctx ctx) {
   raw_free(be, be->mdot_partial);
   raw_free(be, be->dscal);
   raw_free(be, be->dstat);
+  raw_free(be, be->loop_left);
   if (be->stream) (void)cudaStreamSynchronize(be->stream);
+  if (be->ring_h) (void)cudaFreeHost(be->ring_h);
   for (int i = 0; i < be->have_stage; i++) {
     (void)cudaFreeHost(be->stage[i]);
     (void)cudaEventDestroy(be->ev[i]);
@@ -743,6 +953,12 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->bicg_update_s  = bicg_update_s_cuda;
   k->bicg_update_r  = bicg_update_r_cuda;
   k->bicg_update_xp = bicg_update_xp_cuda;
+  k->krylov_step    = krylov_step_cuda;
+  k->loop_begin     = loop_begin_cuda;
+  k->loop_end       = loop_end_cuda;
+  k->loop_next      = loop_next_cuda;
+  k->loop_finish    = loop_finish_cuda;
+  k->loop_free      = loop_free_cuda;
   k->csr_spmv       = csr_spmv_cuda;
   k->csr_spmv_t     = csr_spmv_t_cuda;
   k->csr_spmv_dot   = csr_spmv_dot_cuda;

@@ -30,6 +30,7 @@
 /* Block Gram-Schmidt (vec_mdot_into, vec_maxpy_dev): the kernels take the pointers of up to PDS_CUDA_MDOT_BATCH
    basis vectors by value (a kernel parameter: no pointer upload, no copy) and the launchers loop over batches. */
 #define PDS_CUDA_MDOT_BATCH 8
+#define PDS_CUDA_LOOP_REC 5 /* = PDS_KS_REC */
 typedef struct {
   const pds_real *v[PDS_CUDA_MDOT_BATCH];
 } pds_cuda_ptrs;
@@ -101,18 +102,42 @@ cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int 
 /* w = w - sum_{i<k} c[i] V[i], per entry i ascending (c: device); one kernel per batch; n > 0 */
 cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real *const *V, const pds_real *c,
                                pds_real *w);
-/* fused Krylov steps (semantics in src/backend/backend.h); sc is the device scalar array */
-cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
-                                 pds_real *r, pds_real *sc);
-cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real beta, const pds_real *z,
-                                  pds_real *x, pds_real *p);
-cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rho, const pds_real *r,
-                                   const pds_real *v, pds_real *w, pds_real *sc);
+/* fused Krylov steps (semantics in src/backend/backend.h); sc is the method's device scalar vector S
+   (src/backend/krylov_step.h) */
+cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *q, pds_real *r,
+                                 pds_real *sc);
+cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, const pds_real *z, pds_real *x, pds_real *p,
+                                  const pds_real *sc);
+cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *r, const pds_real *v,
+                                   pds_real *w, pds_real *sc);
 cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
                                    const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc);
-cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
-                                    const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
-                                    pds_real *x, pds_real *p);
+cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *ph, const pds_real *sh,
+                                    const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
+                                    const pds_real *sc);
+
+/* ---- the device loop of the Krylov methods (cuda_krylov.cu) ----------------------------------------------------- */
+/* One iteration's record as the host reads it (mapped pinned memory): seq = the iteration's number, written last. */
+typedef struct {
+  volatile double rec[PDS_CUDA_LOOP_REC]; /* S[PDS_KS_IT .. PDS_KS_IT + PDS_KS_REC) */
+  volatile long long seq;
+} pds_cuda_loop_rec;
+/* What a step kernel inside a device loop also does (NULL outside one): write the record to ring[it % nring],
+   count the chunk down, and end the loop (the conditional handle) when the record gives a reason, when the host
+   asked to stop (*abort != 0), or after chunk iterations. */
+typedef struct {
+  pds_cuda_loop_rec        *ring;   /* device pointer of mapped pinned memory */
+  int                       nring;
+  volatile int             *abort;  /* device pointer of mapped pinned memory, host-written */
+  unsigned long long        handle; /* cudaGraphConditionalHandle */
+  int                      *left;   /* device: iterations left in this chunk */
+  int                       chunk;
+} pds_cuda_loop_dev;
+/* the scalar step of method m on S (one thread), inside a device loop when lp != NULL */
+cudaError_t pds_cuda_krylov_step(cudaStream_t s, int m, pds_real *S, const pds_cuda_loop_dev *lp);
+/* the loop's gate, first node of the graph: the loop runs (chunk more iterations) unless S says the solve ended or
+   the host asked to stop */
+cudaError_t pds_cuda_loop_gate(cudaStream_t s, const pds_real *S, const pds_cuda_loop_dev *lp);
 
 /* ---- CSR (cuda_csr.cu) --------------------------------------------------------------------------------- */
 /* Row statistics for the plan: stats[0] = longest row, stats[1] = rows longer than long_len (listed in

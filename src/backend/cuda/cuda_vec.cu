@@ -13,6 +13,7 @@
 // 256-byte coalesced and each thread has several independent loads in flight. Reductions: see cuda_common.h.
 #include <math.h>
 
+#include "../krylov_step.h"
 #include "cuda_reduce.cuh"
 
 #define EW_T    256
@@ -59,25 +60,55 @@ __global__ void __launch_bounds__(EW_T) axpbypcz_k(pds_size n, double a, const d
                                                     const double *__restrict__ y, double c, double *__restrict__ z) {
   EW_FOR(n) z[i] = a * x[i] + b * y[i] + c * z[i];
 }
-__global__ void __launch_bounds__(EW_T) cg_xp_k(pds_size n, double alpha, double beta, const double *__restrict__ z,
-                                                 double *__restrict__ x, double *__restrict__ p) {
-  EW_FOR(n) {
-    double pi = p[i];
+// The updates that end a CG / BiCGSTAB iteration, as S[PDS_KS_XP] says (krylov_step.h). x and p together (every
+// iteration but the last) in one pass; x alone, or BiCGSTAB's half step, with axpby_k's and axpbypcz_k's expressions
+// (one: a 1.0 the compiler cannot fold, as those kernels' runtime coefficient), so the bits of the unfused updates.
+__global__ void __launch_bounds__(EW_T) cg_xp_k(pds_size n, const double *__restrict__ z, double *__restrict__ x,
+                                                 double *__restrict__ p, const double *__restrict__ S, double one) {
+  const int    m     = (int)S[PDS_KS_XP];
+  const double alpha = S[PDS_KS_ALPHA], beta = S[PDS_KS_BETA];
 
-    x[i] = alpha * pi + 1.0 * x[i];
-    p[i] = 1.0 * z[i] + beta * pi;
+  if (m == (PDS_KS_XP_X | PDS_KS_XP_P)) {
+    EW_FOR(n) {
+      double pi = p[i];
+
+      x[i] = alpha * pi + 1.0 * x[i];
+      p[i] = 1.0 * z[i] + beta * pi;
+    }
+    return;
+  }
+  if (m & PDS_KS_XP_X) {
+    EW_FOR(n) x[i] = alpha * p[i] + one * x[i];
+  }
+  if (m & PDS_KS_XP_P) {
+    EW_FOR(n) p[i] = one * z[i] + beta * p[i];
   }
 }
 // ph may be p: no __restrict__ on them, and every entry is loaded before anything is stored
-__global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, double alpha, double omega, double bo, double beta,
-                                                   const double *ph, const double *__restrict__ sh,
+__global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, const double *__restrict__ sh,
                                                    const double *__restrict__ r, const double *__restrict__ v,
-                                                   double *__restrict__ x, double *p) {
-  EW_FOR(n) {
-    double phi = ph[i], pi = p[i], shi = sh[i], ri = r[i], vi = v[i], xi = x[i];
+                                                   double *__restrict__ x, double *p, const double *__restrict__ S,
+                                                   double one) {
+  const int    m     = (int)S[PDS_KS_XP];
+  const double alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA], bo = -beta * omega;
 
-    x[i] = alpha * phi + omega * shi + 1.0 * xi;
-    p[i] = 1.0 * ri + bo * vi + beta * pi;
+  if (m == (PDS_KS_XP_X | PDS_KS_XP_P)) {
+    EW_FOR(n) {
+      double phi = ph[i], pi = p[i], shi = sh[i], ri = r[i], vi = v[i], xi = x[i];
+
+      x[i] = alpha * phi + omega * shi + 1.0 * xi;
+      p[i] = 1.0 * ri + bo * vi + beta * pi;
+    }
+    return;
+  }
+  if (m & PDS_KS_XP_X) {
+    EW_FOR(n) x[i] = alpha * ph[i] + omega * sh[i] + one * x[i];
+  }
+  if (m & PDS_KS_XP_HALF) {
+    EW_FOR(n) x[i] = alpha * ph[i] + one * x[i];
+  }
+  if (m & PDS_KS_XP_P) {
+    EW_FOR(n) p[i] = one * r[i] + bo * v[i] + beta * p[i];
   }
 }
 
@@ -146,21 +177,20 @@ __global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs
   }
 }
 
-// a = rz / sc[0] (0 if sc[0] is 0 or not finite); r = -a q + 1 r; sc[1] = (r, r)
-__global__ void __launch_bounds__(RT) cg_r_k(pds_size n, double rz, const double *__restrict__ q,
-                                              double *__restrict__ r, pds_cuda_red red, double *sc) {
-  const double pq = sc[0], a = pq != 0 && isfinite(pq) ? rz / pq : 0.0;
+// a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); r = -a q + 1 r; sc[1] = (r, r)
+__global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restrict__ q, double *__restrict__ r,
+                                              pds_cuda_red red, double *sc) {
+  const double pq = sc[0], a = pq != 0 && isfinite(pq) ? sc[PDS_KS_RHO] / pq : 0.0;
   double       v[1] = {0.0};
 
   RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
   grid_red<1, SumOp>(v, red, sc + 1);
 }
 
-// a = rho / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
-__global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, double rho, const double *__restrict__ r,
-                                                const double *__restrict__ vv, double *__restrict__ w,
-                                                pds_cuda_red red, double *sc) {
-  const double rv = sc[0], a = rv != 0 && isfinite(rv) ? rho / rv : 0.0;
+// a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
+__global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restrict__ r, const double *__restrict__ vv,
+                                                double *__restrict__ w, pds_cuda_red red, double *sc) {
+  const double rv = sc[0], a = rv != 0 && isfinite(rv) ? sc[PDS_KS_RHO] / rv : 0.0;
   double       v[1] = {0.0};
 
   RED_FOR(n, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
@@ -255,26 +285,26 @@ cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real
   }
   return cudaSuccess;
 }
-cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rz, const pds_real *q,
-                                 pds_real *r, pds_real *sc) {
-  RED_LAUNCH(cg_r_k, n, rz, q, r, red, sc);
+cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *q, pds_real *r,
+                                 pds_real *sc) {
+  RED_LAUNCH(cg_r_k, n, q, r, red, sc);
 }
-cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real beta, const pds_real *z,
-                                  pds_real *x, pds_real *p) {
-  EW_LAUNCH(cg_xp_k, n, alpha, beta, z, x, p);
+cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, const pds_real *z, pds_real *x, pds_real *p,
+                                  const pds_real *sc) {
+  EW_LAUNCH(cg_xp_k, n, z, x, p, sc, 1.0);
 }
-cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, pds_real rho, const pds_real *r,
-                                   const pds_real *v, pds_real *w, pds_real *sc) {
-  RED_LAUNCH(bicg_s_k, n, rho, r, v, w, red, sc);
+cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *r, const pds_real *v,
+                                   pds_real *w, pds_real *sc) {
+  RED_LAUNCH(bicg_s_k, n, r, v, w, red, sc);
 }
 cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
                                    const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc) {
   RED_LAUNCH(bicg_r_k, n, w, t, rhat, r, red, sc);
 }
-cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
-                                    const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v,
-                                    pds_real *x, pds_real *p) {
-  EW_LAUNCH(bicg_xp_k, n, alpha, omega, -beta * omega, beta, ph, sh, r, v, x, p);
+cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *ph, const pds_real *sh,
+                                    const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
+                                    const pds_real *sc) {
+  EW_LAUNCH(bicg_xp_k, n, ph, sh, r, v, x, p, sc, 1.0);
 }
 
 } // extern "C"

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "../fem2d_kernels.h"
+#include "../krylov_step.h"
 #include "../kernel_bodies.h"
 
 /* Below these sizes a kernel runs on the calling thread: vector entries, and matrix "work" (nnz + rows). */
@@ -279,42 +280,54 @@ static int vec_dot2_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_re
 }
 
 /* the fused Krylov steps that end in a reduction (semantics in backend.h; the scalars as ref computes them) */
-static int cg_update_r_omp(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
-  pds_real a = s[0] != 0 && isfinite(s[0]) ? rz / s[0] : 0;
+static int cg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S) {
+  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
 
-  return chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &s[1]);
+  return chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &S[1]);
 }
-static int bicg_update_s_omp(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
-                             pds_real *s) {
-  pds_real a = s[0] != 0 && isfinite(s[0]) ? rho / s[0] : 0;
+static int bicg_update_s_omp(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
+  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
 
-  return chunk_sums_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &s[1]);
+  return chunk_sums_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &S[1]);
 }
 static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
-                             pds_real *r, pds_real *s) {
-  pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
+                             pds_real *r, pds_real *S) {
+  pds_real o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
 
-  return chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &s[4]);
+  return chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &S[4]);
 }
-/* x = alpha p + 1 x; p = 1 z + beta p, per entry in that order (ref's two vec_axpby, so its bits): 40 bytes, 6 flops
-   per entry (p read once: 8 bytes less than the two passes) */
-static int cg_update_xp_omp(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
-                            pds_real *p) {
-  (void)ctx;
+/* S[XP] = x and p (every iteration but the last): x = alpha p + 1 x; p = 1 z + beta p, per entry in that order
+   (ref's two vec_axpby, so its bits): 40 bytes, 6 flops per entry (p read once: 8 bytes less than the two passes);
+   other modes: the vec_axpby each part is */
+static int cg_update_xp_omp(pds_ctx ctx, pds_size n, const pds_real *z, pds_real *x, pds_real *p, const pds_real *S) {
+  const pds_real alpha = S[PDS_KS_ALPHA], beta = S[PDS_KS_BETA];
+  const int      m     = (int)S[PDS_KS_XP];
+
+  if (m != (PDS_KS_XP_X | PDS_KS_XP_P)) {
+    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, p, 1.0, x));
+    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpby(ctx, n, 1.0, z, beta, p));
+    return PDS_OK;
+  }
   OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
     x[i] = alpha * p[i] + 1.0 * x[i];
     p[i] = 1.0 * z[i] + beta * p[i];
   });
   return PDS_OK;
 }
-/* x = alpha ph + omega sh + 1 x; p = 1 r + (-beta omega) v + beta p, per entry in that order (ref's two
-   vec_axpbypcz, so its bits; ph may be p: x reads it first): 64 bytes (56 when ph is p), 10 flops per entry */
-static int bicg_update_xp_omp(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
-                              const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v, pds_real *x,
-                              pds_real *p) {
-  const pds_real bo = -beta * omega;
+/* S[XP] = x and p: x = alpha ph + omega sh + 1 x; p = 1 r + (-beta omega) v + beta p, per entry in that order (ref's
+   two vec_axpbypcz, so its bits; ph may be p: x reads it first): 64 bytes (56 when ph is p), 10 flops per entry;
+   other modes: the kernels ref composes them from */
+static int bicg_update_xp_omp(pds_ctx ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
+                              const pds_real *v, pds_real *x, pds_real *p, const pds_real *S) {
+  const pds_real alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA], bo = -beta * omega;
+  const int      m     = (int)S[PDS_KS_XP];
 
-  (void)ctx;
+  if (m != (PDS_KS_XP_X | PDS_KS_XP_P)) {
+    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
+    if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, ph, 1.0, x));
+    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, 1.0, r, bo, v, beta, p));
+    return PDS_OK;
+  }
   OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
     x[i] = alpha * ph[i] + omega * sh[i] + 1.0 * x[i];
     p[i] = 1.0 * r[i] + bo * v[i] + beta * p[i];

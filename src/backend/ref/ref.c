@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "../fem2d_kernels.h"
+#include "../krylov_step.h"
 #include "../kernel_bodies.h"
 
 static int vec_set_ref(pds_ctx ctx, pds_size n, pds_real a, pds_real *y) {
@@ -255,40 +256,51 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
   return PDS_OK;
 }
 
-static int cg_update_r_ref(pds_ctx ctx, pds_size n, pds_real rz, const pds_real *q, pds_real *r, pds_real *s) {
-  pds_real a = s[0] != 0 && isfinite(s[0]) ? rz / s[0] : 0;
+static int cg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S) {
+  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
 
   PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
-  return ctx->k->vec_dot(ctx, n, r, r, &s[1]);
+  return ctx->k->vec_dot(ctx, n, r, r, &S[1]);
 }
 
-static int cg_update_xp_ref(pds_ctx ctx, pds_size n, pds_real alpha, pds_real beta, const pds_real *z, pds_real *x,
-                            pds_real *p) {
-  PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, p, 1.0, x));
-  return ctx->k->vec_axpby(ctx, n, 1.0, z, beta, p);
+static int cg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *z, pds_real *x, pds_real *p, const pds_real *S) {
+  const int m = (int)S[PDS_KS_XP];
+
+  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpby(ctx, n, S[PDS_KS_ALPHA], p, 1.0, x));
+  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpby(ctx, n, 1.0, z, S[PDS_KS_BETA], p));
+  return PDS_OK;
 }
 
-static int bicg_update_s_ref(pds_ctx ctx, pds_size n, pds_real rho, const pds_real *r, const pds_real *v, pds_real *w,
-                             pds_real *s) {
-  pds_real a = s[0] != 0 && isfinite(s[0]) ? rho / s[0] : 0;
+static int bicg_update_s_ref(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
+  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
 
   PDS_CALL(ctx->k->vec_waxpby(ctx, n, -a, v, 1.0, r, w));
-  return ctx->k->vec_dot(ctx, n, w, w, &s[1]);
+  return ctx->k->vec_dot(ctx, n, w, w, &S[1]);
 }
 
 static int bicg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
-                             pds_real *r, pds_real *s) {
-  pds_real o = s[3] != 0 && isfinite(s[3]) ? s[2] / s[3] : 0;
+                             pds_real *r, pds_real *S) {
+  pds_real o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
 
   PDS_CALL(ctx->k->vec_waxpby(ctx, n, -o, t, 1.0, w, r));
-  return ctx->k->vec_dot2(ctx, n, r, rhat, r, &s[4]);
+  return ctx->k->vec_dot2(ctx, n, r, rhat, r, &S[4]);
 }
 
-static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, pds_real alpha, pds_real omega, pds_real beta,
-                              const pds_real *ph, const pds_real *sh, const pds_real *r, const pds_real *v, pds_real *x,
-                              pds_real *p) {
-  PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
-  return ctx->k->vec_axpbypcz(ctx, n, 1.0, r, -beta * omega, v, beta, p);
+static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
+                              const pds_real *v, pds_real *x, pds_real *p, const pds_real *S) {
+  const int      m     = (int)S[PDS_KS_XP];
+  const pds_real alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA];
+
+  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
+  if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, ph, 1.0, x));
+  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, 1.0, r, -beta * omega, v, beta, p));
+  return PDS_OK;
+}
+
+/* the scalar step on the host: every CPU backend's, S in host memory */
+static int krylov_step_ref(pds_ctx ctx, int method, pds_real *S) {
+  PDS_CHECK(!pds_ks_step(method, S), ctx, PDS_ERR_ARG, "unknown Krylov step %d", method);
+  return PDS_OK;
 }
 
 static int csr_spmv_dot_ref(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
@@ -330,6 +342,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->bicg_update_s  = bicg_update_s_ref;
   k->bicg_update_r  = bicg_update_r_ref;
   k->bicg_update_xp = bicg_update_xp_ref;
+  k->krylov_step    = krylov_step_ref;
   k->name          = "/cpu/ref";
   k->vec_set       = vec_set_ref;
   k->vec_copy      = vec_copy_ref;

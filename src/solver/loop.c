@@ -1,0 +1,105 @@
+/* src/solver/loop.c: the iteration loop of the methods whose scalars live in backend memory (cg, bicgstab,
+ * richardson): on the host, or as a device loop the host reads behind.
+ *
+ * A body queues one iteration, ending in the method's scalar step (src/backend/krylov_step.h), which writes the
+ * iteration's record into S: its number, whether the test ran and on which norm, and the reason to stop (0: go on).
+ * Host loop (every backend; the CPU backends always): queue the body, read S (one small copy on a GPU), observe.
+ * Device loop (a backend with loop_* kernels, /gpu/cuda): iteration 1 runs on the host loop (it builds whatever the
+ * kernels cache, e.g. a matrix's plan); then the backend records the body once as a device-side loop and runs it,
+ * iteration after iteration, without the host; the host reads each iteration's record behind the device and
+ * observes it as the host loop would. The device stops by itself after an iteration whose record gives a reason,
+ * and the last update of x is part of that iteration, so nothing of a later iteration ever runs.
+ * No device loop when: the backend has none; the operator or the preconditioner calls back into the host (shell:
+ * the callback may read or copy vectors, which a recording cannot hold); the infinity-norm test is on (it reads
+ * the iterate on the host every iteration); or pds_solver_set_device_loop(s, 0). Those run the host loop, with its
+ * one copy per iteration. */
+#include <math.h>
+
+#include "solver_impl.h"
+
+int pds_solver_loop_setup(pds_solver s, int nwork) {
+  PDS_CALL(pds_solver_work(s, nwork));
+  if (!s->data) {
+    pds_vec S;
+
+    PDS_CALL(pds_vec_create(s->hdr.ctx, PDS_KS_N, &S));
+    s->data = S;
+  }
+  return PDS_OK;
+}
+
+int pds_solver_loop_destroy(pds_solver s) {
+  pds_vec S = s->data;
+
+  s->data = NULL;
+  return pds_vec_destroy(&S);
+}
+
+int pds_solver_loop_init(pds_solver s, pds_vec S, int nopc, const pds_real *carry) {
+  pds_real v[PDS_KS_N] = {0};
+
+  v[PDS_KS_TOL]    = s->rtol * s->res.bnorm;
+  v[PDS_KS_ATOL]   = s->atol;
+  v[PDS_KS_DTOL]   = s->dtol;
+  v[PDS_KS_RNORM0] = s->res.rnorm0;
+  v[PDS_KS_MAXIT]  = s->maxit;
+  v[PDS_KS_NOPC]   = nopc;
+  if (carry)
+    for (int i = PDS_KS_ALPHA; i <= PDS_KS_PQ_OLD; i++) v[i] = carry[i - PDS_KS_ALPHA];
+  return pds_vec_set_values(S, v, PDS_MEM_HOST);
+}
+
+/* What the host learns from one iteration's record (rec = S[PDS_KS_IT .. PDS_KS_IT + PDS_KS_REC)). */
+static int loop_observe(pds_solver s, const pds_real *rec, pds_vec b, pds_vec x) {
+  const int it = (int)rec[PDS_KS_IT - PDS_KS_IT], tested = rec[PDS_KS_TESTED - PDS_KS_IT] != 0;
+
+  if (tested) PDS_CALL(pds_solver_record(s, it, rec[PDS_KS_RNORM - PDS_KS_IT]));
+  s->res.reason     = (int)rec[PDS_KS_REASON - PDS_KS_IT];
+  s->res.iterations = (int)rec[PDS_KS_ITS - PDS_KS_IT];
+  if (tested) PDS_CALL(pds_solver_test_inf(s, b, x)); /* x is this iteration's iterate */
+  return PDS_OK;
+}
+
+/* Everything the body calls can be recorded: no host callback in the operator or the preconditioner. */
+static int loop_recordable(pds_solver s) {
+  return strcmp(s->A->type, "shell") && strcmp(s->pc->type, "shell");
+}
+
+/* Iterations on the host: queue one, read its record (one small copy on a GPU), observe; once, or to the end. */
+static int host_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, pds_vec b, pds_vec x, int once) {
+  pds_real all[PDS_KS_N];
+
+  do {
+    PDS_CALL(body(s, data));
+    PDS_CALL(pds_vec_get_values(S, all, PDS_MEM_HOST));
+    PDS_CALL(loop_observe(s, all + PDS_KS_IT, b, x));
+  } while (!s->res.reason && !once);
+  return PDS_OK;
+}
+
+int pds_solver_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, pds_vec b, pds_vec x) {
+  pds_ctx   ctx    = s->hdr.ctx;
+  int       device = ctx->k->loop_begin && s->device_loop && !(s->inftol > 0) && loop_recordable(s), ierr, fin;
+  pds_real  rec[PDS_KS_REC], *Sd;
+
+  PDS_CHECK(S->n >= PDS_KS_N, ctx, PDS_ERR_SIZE, "scalar vector has %" PDS_SIZE_FMT " entries, needs %d", S->n,
+            (int)PDS_KS_N);
+  PDS_CALL(host_loop(s, S, body, data, b, x, device)); /* iteration 1 only, when a device loop follows */
+  if (s->res.reason) return PDS_OK;
+  /* record the body once; if that fails (no device loops here, or something in the body cannot be recorded), nothing
+     ran: the host loop goes on from the same state */
+  PDS_CALL(pds_vec_dev_write(S, &Sd));
+  ierr = ctx->k->loop_begin(ctx, Sd, s->res.iterations + 1, &s->loop);
+  if (!ierr) ierr = body(s, data);
+  if (!ierr) ierr = ctx->k->loop_end(ctx, s->loop);
+  if (ierr) {
+    (void)ctx->k->loop_finish(ctx, s->loop);
+    return host_loop(s, S, body, data, b, x, 0);
+  }
+  while (!ierr && !s->res.reason) {
+    ierr = ctx->k->loop_next(ctx, s->loop, rec);
+    if (!ierr) ierr = loop_observe(s, rec, b, x);
+  }
+  fin = ctx->k->loop_finish(ctx, s->loop); /* after an error too: the device stops */
+  return ierr ? ierr : fin;
+}
