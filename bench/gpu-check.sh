@@ -13,7 +13,9 @@
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
 #   6. a short summary table at the end.
-# GPU_CHECK_SKIP_BENCH=1 leaves out 3 and 4 (a check of the tests alone).
+# GPU_CHECK_SKIP_BENCH=1 leaves out 3 and 4 (a check of the tests alone). GPU_CHECK_BITS_OLD=<pdesolve driver of an
+# older build> adds a bit-for-bit comparison of every solver x preconditioner on /gpu/cuda against it
+# (bench/scripts/bits-vs.sh; for changes that must keep the bits).
 # Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
 # GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
@@ -111,6 +113,14 @@ cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.tx
   > "$OUT/sanitizer.log" 2>&1
 rm -f "$OUT"/san-*.log "$OUT"/san-*.txt
 note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l < "$OUT/sanitizer.txt") runs ($((SECONDS - t0)) s incl. tests)"
+
+# ---- 2b. the bits of double-precision solves against an older build (GPU_CHECK_BITS_OLD: its pdesolve driver) ----------
+if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
+  t0=$SECONDS
+  PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout "$(left 300)" sh "$ROOT/bench/scripts/bits-vs.sh" \
+    "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
+  note "bits vs old build (cuda)" "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")"
+fi
 
 # ---- 3. benchmarks ------------------------------------------------------------------------------------------------
 t0=$SECONDS

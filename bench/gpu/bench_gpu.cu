@@ -32,6 +32,9 @@
 
 #include "pdesolve.h"
 #include "backend/cuda/cuda_common.h"
+extern "C" {
+#include "vec/vec_impl.h" // the fused Krylov steps (internal)
+}
 #include "gpu_bench_util.cuh"
 
 // ---- checks -------------------------------------------------------------------------------------------------
@@ -155,7 +158,7 @@ static double *wr(pds_vec v) {
 static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
   const char *be = gpu ? "/gpu/cuda" : "/cpu/omp";
   pds_vec     x, y, w, z, S;
-  pds_real    d, d2, sc[8] = {1e3, 0, 1, 2e3, 0, 0, 0, 0};
+  pds_real    d, d2, sc[PDS_KS_N] = {1e3, 0, 1, 2e3, 0, 0, 0, 0};
   std::string sz = std::to_string(n);
   auto        T  = [&](auto f) { return gpu ? time_gpu(f) : time_host(f); };
 
@@ -164,7 +167,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
   PK(pds_vec_duplicate(x, &y));
   PK(pds_vec_duplicate(x, &w));
   PK(pds_vec_duplicate(x, &z));
-  PK(pds_vec_create(ctx, 8, &S));
+  PK(pds_vec_create(ctx, PDS_KS_N, &S));
   PK(pds_vec_set_random(x, 1));
   PK(pds_vec_set_random(y, 2));
   PK(pds_vec_set_random(w, 3));
@@ -240,9 +243,11 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
   report("vec", be, "dot2 (device)", sz, n, 0, 1, t, 24.0 * n, gpu ? "2x cublasDdot (device ptr)" : NULL, tp);
   t = T([&] { PK(pds_vec_norm_inf(x, &d)); });
   report("vec", be, "norm_inf (to host)", sz, n, 0, 1, t, 8.0 * n, NULL, 0);
-  // fused Krylov steps
+  // fused Krylov steps (scalars in S, as the solvers keep them: krylov_step.h)
+  sc[PDS_KS_RHO] = 1e-9, sc[PDS_KS_ALPHA] = 1e-6, sc[PDS_KS_BETA] = 0.5, sc[PDS_KS_OMEGA] = 1e-6;
+  sc[PDS_KS_XP]  = PDS_KS_XP_X | PDS_KS_XP_P;
   PK(pds_vec_set_values(S, sc, PDS_MEM_HOST));
-  t = T([&] { PK(pds_vec_fused_cg_r(w, x, 1e-9, S)); });
+  t = T([&] { PK(pds_vec_fused_cg_r(w, x, S)); });
   tp = gpu ? time_gpu([&] {
     double a = -1e-12;
     CKB(cublasDaxpy(g_bl, (int)n, &a, rd(x), 1, wr(w), 1));
@@ -250,7 +255,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
   })
            : 0;
   report("vec", be, "fused_cg_r (r -= a q, (r,r))", sz, n, 0, 1, t, 24.0 * n, gpu ? "cublasDaxpy+Ddot" : NULL, tp);
-  t  = T([&] { PK(pds_vec_fused_cg_xp(z, w, y, 1e-6, 0.5)); });
+  t  = T([&] { PK(pds_vec_fused_cg_xp(z, w, y, S)); });
   tp = gpu ? time_gpu([&] {
     double a = 1e-6, b = 0.5, one = 1;
     CKB(cublasDaxpy(g_bl, (int)n, &a, rd(w), 1, wr(z), 1));
@@ -260,7 +265,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
            : 0;
   report("vec", be, "fused_cg_xp (x += a p; p = z + b p)", sz, n, 0, 1, t, 40.0 * n,
          gpu ? "cublasDaxpy+Dscal+Daxpy" : NULL, tp);
-  t = T([&] { PK(pds_vec_fused_bicgstab_s(w, x, y, 1e-9, S)); });
+  t = T([&] { PK(pds_vec_fused_bicgstab_s(w, x, y, S)); });
   report("vec", be, "fused_bicgstab_s", sz, n, 0, 1, t, 24.0 * n, NULL, 0);
   t = T([&] { PK(pds_vec_fused_bicgstab_r(w, x, y, z, S)); });
   report("vec", be, "fused_bicgstab_r", sz, n, 0, 1, t, 32.0 * n, NULL, 0);
@@ -271,7 +276,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
     PK(pds_vec_duplicate(x, &v2));
     PK(pds_vec_set_random(p2, 7));
     PK(pds_vec_set_random(v2, 8));
-    t = T([&] { PK(pds_vec_fused_bicgstab_xp(z, p2, x, y, w, v2, 1e-6, 1e-6, 0.5)); });
+    t = T([&] { PK(pds_vec_fused_bicgstab_xp(z, p2, x, y, w, v2, S)); });
     report("vec", be, "fused_bicgstab_xp", sz, n, 0, 1, t, 56.0 * n, NULL, 0);
     PK(pds_vec_destroy(&p2));
     PK(pds_vec_destroy(&v2));
@@ -552,12 +557,15 @@ static void bench_bsr(pds_ctx ctx, int m, int bs) {
 }
 
 // ---- Krylov solvers ---------------------------------------------------------------------------------------------
-static double solve_per_iter(pds_ctx ctx, pds_mat A, pds_vec b, const char *type, int iters, bool gpu) {
+// seconds per iteration of a whole solve of iters iterations from x = 0 (setup excluded; the solve's start, its first
+// iteration on the host and the recording of the device loop included); dloop 0: the host in the loop
+static double solve_per_iter(pds_ctx ctx, pds_mat A, pds_vec b, const char *type, int iters, bool gpu, int dloop = 1) {
   pds_solver        s;
   pds_vec           x;
   pds_solver_result r;
 
   PK(pds_solver_create(ctx, type, &s));
+  PK(pds_solver_set_device_loop(s, dloop));
   PK(pds_solver_set_operator(s, A));
   PK(pds_vec_duplicate(b, &x));
   PK(pds_solver_set_tolerances(s, 0.0, 0.0, 3)); // setup and a warm-up
@@ -710,7 +718,7 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
 
   double t_cg = solve_per_iter(ctx, A, b, "cg", iters, gpu);
   double t_bi = solve_per_iter(ctx, A, b, "bicgstab", iters, gpu);
-  double tp_cg = 0, tp_bi = 0;
+  double tp_cg = 0, tp_bi = 0, th_cg = 0, th_bi = 0;
   if (gpu) {
     CsrDev d = csr_upload(A);
     double rr;
@@ -719,17 +727,31 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
     REQUIRE(std::isfinite(rr), "peer CG diverged");
     tp_bi = peer_bicgstab(d, rd(b), iters);
     csr_free(d);
+    th_cg = solve_per_iter(ctx, A, b, "cg", iters, gpu, 0); // the host in the loop: one copy per iteration
+    th_bi = solve_per_iter(ctx, A, b, "bicgstab", iters, gpu, 0);
   }
   snprintf(note, sizeof note, "per iteration; floor %.1f us (fused-CG bytes %.3g / copy bw); time/floor %.3f",
            1e6 * cg_floor / bw, cg_floor, t_cg / (cg_floor / bw));
   report("solver", be, "cg (no pc), per iteration", name, n, nnz, 1, t_cg, cg_lib,
          gpu ? "CG with cuSPARSE SpMV + cuBLAS" : NULL, tp_cg, note);
+  g_rows.back().extra = t_cg / (cg_floor / bw);
+  if (gpu) {
+    snprintf(note, sizeof note, "per iteration, host loop (-device_loop 0); time/floor %.3f", th_cg / (cg_floor / bw));
+    report("solver", be, "cg host loop, per iteration", name, n, nnz, 1, th_cg, cg_lib, "pdesolve's device loop",
+           t_cg, note);
+    g_rows.back().extra = th_cg / (cg_floor / bw);
+  }
   snprintf(note, sizeof note, "per iteration; floor %.1f us (fused-BiCGSTAB bytes %.3g / copy bw); time/floor %.3f",
            1e6 * bi_floor / bw, bi_floor, t_bi / (bi_floor / bw));
   report("solver", be, "bicgstab (no pc), per iteration", name, n, nnz, 1, t_bi, bi_lib,
          gpu ? "BiCGSTAB with cuSPARSE SpMV + cuBLAS" : NULL, tp_bi, note);
-  g_rows[g_rows.size() - 2].extra = t_cg / (cg_floor / bw);
-  g_rows[g_rows.size() - 1].extra = t_bi / (bi_floor / bw);
+  g_rows.back().extra = t_bi / (bi_floor / bw);
+  if (gpu) {
+    snprintf(note, sizeof note, "per iteration, host loop (-device_loop 0); time/floor %.3f", th_bi / (bi_floor / bw));
+    report("solver", be, "bicgstab host loop, per iteration", name, n, nnz, 1, th_bi, bi_lib,
+           "pdesolve's device loop", t_bi, note);
+    g_rows.back().extra = th_bi / (bi_floor / bw);
+  }
 }
 
 static void print_table(void) {
@@ -797,13 +819,13 @@ int main(int argc, char **argv) {
   PK(pds_ctx_create("/gpu/cuda", &ctx));
   g_err_ctx = ctx;
   bench_vectors(ctx, nvec, true);
-  for (int m : {mid, big}) {
+  for (int m : {small ? 16 : 64, mid, big}) { // 64^3: a solve where the fixed cost of an iteration shows
     pds_problem p;
     pds_int     dims[3] = {m, m, m};
 
     PK(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
-    bench_csr_matrix(ctx, p.A, "poisson7 " + std::to_string(m) + "^3", true, NULL);
-    if (m == big) bench_solvers(ctx, p.A, p.b, "poisson7 " + std::to_string(m) + "^3", true, iters);
+    if (m != (small ? 16 : 64)) bench_csr_matrix(ctx, p.A, "poisson7 " + std::to_string(m) + "^3", true, NULL);
+    if (m != mid) bench_solvers(ctx, p.A, p.b, "poisson7 " + std::to_string(m) + "^3", true, m == big ? iters : 200);
     PK(pds_problem_destroy(&p));
   }
   if (shared) {

@@ -4,12 +4,13 @@
 # matrices, on /cpu/ref and /cpu/omp; a run differs when the exit status, the iteration count or the solution file
 # (Matrix Market, written with round-trip precision) is not the same. For a change that must keep the bits.
 #   bench/scripts/bits-vs.sh old-build/bin/pdesolve build/bin/pdesolve      (PDS_SHARED_DIR: folder with matrices/)
+# PDS_BITS_BACKENDS: the backends to compare on (default "/cpu/ref /cpu/omp"; "/gpu/cuda" on a GPU machine).
 set -u
 old=${1:?usage: bits-vs.sh OLD_PDESOLVE NEW_PDESOLVE} new=${2:?usage: bits-vs.sh OLD_PDESOLVE NEW_PDESOLVE}
 M=${PDS_SHARED_DIR:-$(dirname "$0")/../../../shared}/matrices
 d=$(mktemp -d)
 fail=0 n=0
-for be in /cpu/ref /cpu/omp; do
+for be in ${PDS_BITS_BACKENDS:-/cpu/ref /cpu/omp}; do
   for case in "-problem poisson7 -n 40" "-problem fem2d -nodes 50000" "-A $M/sherman1.mtx -b $M/sherman1_rhs1.mtx" \
               "-A $M/bcsstk13.mtx" "-A $M/orsirr_1.mtx" "-A $M/nos3.mtx"; do
     for sv in cg bicgstab gmres fgmres richardson; do
