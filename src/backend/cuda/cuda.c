@@ -525,6 +525,31 @@ static int csr_spmv_t_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha,
   return PDS_OK;
 }
 
+/* -view: which kernel the plan of A's product picked (builds the plan if the product has not run yet) */
+static int csr_describe_cuda(pds_ctx ctx, const struct pds_csr *A, char *buf, size_t len) {
+  struct cuda_be          *be = enter(ctx);
+  struct csr_entry        *e;
+  const pds_cuda_csr_plan *pl;
+  int                      n;
+
+  if (A->nrows <= 0) {
+    snprintf(buf, len, "cuda plan: none (no rows)");
+    return PDS_OK;
+  }
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  pl = &e->plan;
+  if (pl->stream) n = snprintf(buf, len, "cuda plan: stream kernel (thread per row over block-staged products)");
+  else if (pl->merge)
+    n = snprintf(buf, len, "cuda plan: merge-path (nnz-balanced), %d CTAs of %d items", pl->ncta,
+                 PDS_CUDA_MERGE_TILE);
+  else if (pl->width == 1) n = snprintf(buf, len, "cuda plan: thread per row");
+  else n = snprintf(buf, len, "cuda plan: %d lanes per row", pl->width);
+  if (pl->nlong > 0 && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, ", row splitting for %d rows of over %" PDS_SIZE_FMT " entries", pl->nlong,
+             pl->long_len);
+  return PDS_OK;
+}
+
 static int csr_diag_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *d) {
   pds_int n = A->nrows < A->ncols ? A->nrows : A->ncols;
 
@@ -768,6 +793,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->csr_spmv       = csr_spmv_cuda;
   k->csr_spmv_t     = csr_spmv_t_cuda;
   k->csr_spmv_dot   = csr_spmv_dot_cuda;
+  k->csr_describe   = csr_describe_cuda;
   k->bsr_spmv       = bsr_spmv_cuda;
   k->csr_diag       = csr_diag_cuda;
   k->bsr_diag       = bsr_diag_cuda;
