@@ -47,7 +47,8 @@ typedef struct {
 #define PDS_CUDA_MERGE_ITEMS   8
 #define PDS_CUDA_MERGE_TILE    (PDS_CUDA_MERGE_THREADS * PDS_CUDA_MERGE_ITEMS)
 /* CTAs of the merge-path kernel for a matrix of nrows rows and nnz entries */
-#define PDS_CUDA_MERGE_CTAS(nrows, nnz) (((pds_size)(nrows) + (pds_size)(nnz) + PDS_CUDA_MERGE_TILE - 1) / PDS_CUDA_MERGE_TILE)
+#define PDS_CUDA_MERGE_CTAS(nrows, nnz) \
+  (((pds_size)(nrows) + (pds_size)(nnz) + PDS_CUDA_MERGE_TILE - 1) / PDS_CUDA_MERGE_TILE)
 /* Where CTA c's tile starts on the merge path: row = row ends before it, k = entries before it; first = the CTA
    that holds the first entry of that row when the row began in an earlier CTA (k > rowptr[row]), else -1. */
 typedef struct {
@@ -63,7 +64,7 @@ typedef struct {
    partial sums go to partial[row slot * nseg + segment] and are then added in segment order. */
 typedef struct {
   int       stream;    /* 1: csr_stream_k (every row has at most PDS_CUDA_STREAM_MAXROW entries) */
-  int       merge;     /* 1: csr_merge_k and its fix-up (the fields below up to long_len are then unused) */
+  int       merge;     /* 1: csr_merge_k and its fix-up (width and the row-splitting fields are then unused) */
   int       ncta;      /* merge: CTAs (tiles), PDS_CUDA_MERGE_CTAS(nrows, nnz) */
   pds_cuda_merge_coord *coord; /* merge: [ncta + 1] device, pds_cuda_csr_merge_setup fills it */
   pds_real *carry;     /* merge: [2 ncta] device scratch: each CTA's carry-out, then each CTA's head partial */
