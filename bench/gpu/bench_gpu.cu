@@ -10,7 +10,7 @@
 //
 // Byte models (what GB/s counts; 8-byte reals, 4-byte column indices, 8-byte row pointers):
 //   vectors: as in src/backend/cuda/cuda_vec.cu (axpby 24 n, dot 16 n, ...);
-//   CSR y = A x: 12 nnz + 8 (n+1) + 8 n (x) + 8 n (y) (the merge-path kernel adds 40 bytes per 2048-item tile:
+//   CSR y = A x: 12 nnz + 8 (n+1) + 8 n (x) + 8 n (y) (the merge-path kernel adds about 64 bytes per 2048-item tile:
 //     src/backend/cuda/cuda_csr.cu); BSR: nnzb (8 bs^2 + 4) + 8 (nb+1) + 16 n;
 //   CG floor (a fully fused CSR CG, no preconditioner): q = A p fused with (p,q): 12 nnz + 8 (n+1) + 16 n;
 //     r -= alpha q fused with (r,r): 24 n; x += alpha p with p = r + beta p: 40 n  ->  12 nnz + 8 (n+1) + 80 n;
