@@ -10,7 +10,8 @@
 //
 // Byte models (what GB/s counts; 8-byte reals, 4-byte column indices, 8-byte row pointers):
 //   vectors: as in src/backend/cuda/cuda_vec.cu (axpby 24 n, dot 16 n, ...);
-//   CSR y = A x: 12 nnz + 8 (n+1) + 8 n (x) + 8 n (y); BSR: nnzb (8 bs^2 + 4) + 8 (nb+1) + 16 n;
+//   CSR y = A x: 12 nnz + 8 (n+1) + 8 n (x) + 8 n (y) (the merge-path kernel adds about 64 bytes per 2048-item tile:
+//     src/backend/cuda/cuda_csr.cu); BSR: nnzb (8 bs^2 + 4) + 8 (nb+1) + 16 n;
 //   CG floor (a fully fused CSR CG, no preconditioner): q = A p fused with (p,q): 12 nnz + 8 (n+1) + 16 n;
 //     r -= alpha q fused with (r,r): 24 n; x += alpha p with p = r + beta p: 40 n  ->  12 nnz + 8 (n+1) + 80 n;
 //     the library's CG (pds_vec_fused_apply_dot, _cg_r, _cg_xp) moves exactly these bytes;
@@ -386,56 +387,146 @@ static void bench_csr_matrix(pds_ctx ctx, pds_mat A, const std::string &name, bo
   PK(pds_vec_destroy(&y));
 }
 
-// An irregular matrix: banded rows of 7 entries, and every 1024th row with 4096 entries anywhere
-static pds_mat irregular(pds_ctx ctx, int n) {
+// ---- CSR matrices of irregular row lengths ------------------------------------------------------------------------
+// Each class is built on the host from a reproducible stream; rows of 7 are banded (offsets multiple of 97).
+static unsigned long long g_lcg = 12345;
+static unsigned long long lcg() { return g_lcg = g_lcg * 6364136223846793005ull + 1442695040888963407ull; }
+static double             lcg_unit() { return (double)(lcg() >> 11) * 0x1.0p-53; } // [0, 1)
+static void row7(int i, int n, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+  for (int k = -3; k <= 3; k++) ci.push_back((pds_int)((i + k * 97 + 7LL * n) % n)), v.push_back(k ? -1.0 : 8.0);
+}
+// an n x n csr matrix whose row i row(i, ci, v) appends
+template <class F> static pds_mat csr_rows(pds_ctx ctx, int n, F row) {
   std::vector<pds_size> rp(n + 1, 0);
   std::vector<pds_int>  ci;
   std::vector<pds_real> v;
-  unsigned long long    s = 12345;
+  pds_mat               A;
 
   for (int i = 0; i < n; i++) {
-    if (i % 1024 == 0)
-      for (int k = 0; k < 4096; k++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        ci.push_back((pds_int)((s >> 33) % n));
-        v.push_back(1e-3);
-      }
-    else
-      for (int k = -3; k <= 3; k++) ci.push_back((pds_int)((i + k * 97 + n) % n)), v.push_back(k ? -1.0 : 8.0);
+    row(i, ci, v);
     rp[i + 1] = (pds_size)ci.size();
   }
-  pds_mat A;
-
   PK(pds_mat_create_csr(ctx, n, n, rp.data(), ci.data(), v.data(), PDS_MEM_HOST, PDS_COPY_VALUES, &A));
   return A;
 }
+static void row_random(long long len, int n, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+  for (long long k = 0; k < len; k++) ci.push_back((pds_int)((lcg() >> 33) % n)), v.push_back(1e-3);
+}
+// irregular: banded rows of 7 entries, and every 1024th row with 4096 entries anywhere
+static pds_mat irregular(pds_ctx ctx, int n) {
+  return csr_rows(ctx, n, [n](int i, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+    if (i % 1024 == 0) row_random(4096, n, ci, v);
+    else row7(i, n, ci, v);
+  });
+}
+// power law: Pareto lengths, P(len > l) = l^-1.2, at most 10^5 (a few dozen rows of 10^4 and more, most 1..10;
+// mean 5.5), random columns
+static pds_mat power_law(pds_ctx ctx, int n) {
+  return csr_rows(ctx, n, [n](int, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+    const double l = std::pow(1 - lcg_unit(), -1 / 1.2);
 
-static void bench_csr_irregular(pds_ctx ctx, int n) {
-  pds_mat A = irregular(ctx, n);
-  pds_vec x, y;
-  pds_size nnz;
+    row_random((long long)(l > 1e5 ? 1e5 : l), n, ci, v);
+  });
+}
+// dense rows: 16 rows with every column (evenly spread), banded rows of 7 elsewhere
+static pds_mat dense_rows(pds_ctx ctx, int n) {
+  return csr_rows(ctx, n, [n](int i, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+    if (i % (n / 16) == n / 32)
+      for (int j = 0; j < n; j++) ci.push_back(j), v.push_back(1e-6);
+    else row7(i, n, ci, v);
+  });
+}
+// empty rows: three rows in four empty (at random), the others 8..24 entries (mean 16) near the diagonal
+static pds_mat empty_rows(pds_ctx ctx, int n) {
+  return csr_rows(ctx, n, [n](int i, std::vector<pds_int> &ci, std::vector<pds_real> &v) {
+    if (lcg() >> 62 == 0)
+      for (int k = 0, l = 8 + (int)((lcg() >> 33) % 17); k < l; k++)
+        ci.push_back((pds_int)(((long long)i + 31 * k) % n)), v.push_back(k ? -1.0 : 16.0);
+  });
+}
 
+// the kernel the library's plan picked for A, as -view prints it ("merge-path (nnz-balanced), ...")
+static std::string plan_of(pds_mat A) {
+  FILE       *f = tmpfile();
+  char        text[2048] = "";
+  const char *p;
+
+  if (!f) return "?";
+  PK(pds_mat_view(A, f));
+  rewind(f);
+  text[fread(text, 1, sizeof text - 1, f)] = 0;
+  fclose(f);
+  if (!(p = strstr(text, "cuda plan: "))) return "?";
+  std::string s(p + strlen("cuda plan: "));
+  return s.substr(0, s.find('\n'));
+}
+
+// One irregular class: the library's rule (its plan in the label), the merge-path kernel forced, and the rule before
+// merge-path (stream when every row has at most 64 entries, else lanes per row with row splitting), each validated
+// against cuSPARSE (the better of CSR_ALG1 and ALG2) before it is reported.
+static void bench_csr_class(pds_ctx ctx, pds_mat A, const std::string &name) {
+  pds_vec         x, y;
+  pds_int         n, nc;
+  pds_size        nnz;
+  const pds_size *hrp;
+  const pds_int  *hci;
+  const pds_real *hv;
+
+  PK(pds_mat_get_size(A, &n, &nc));
   PK(pds_mat_get_nnz(A, &nnz));
-  PK(pds_vec_create(ctx, n, &x));
+  PK(pds_mat_csr_get_arrays(A, &hrp, &hci, &hv));
+  PK(pds_vec_create(ctx, nc, &x));
   PK(pds_vec_create(ctx, n, &y));
   PK(pds_vec_set_random(x, 3));
-  double  bytes = 12.0 * nnz + 24.0 * n + 8;
-  CsrDev  d     = csr_upload(A);
-  double *xs = dev_vec(n, 3), *ys = dev_vec(n, 4), *yv = dev_vec(n, 5);
-  CK(cudaMemcpy(xs, rd(x), (size_t)n * 8, cudaMemcpyDeviceToDevice));
-  double      t_lib = time_gpu([&] { PK(pds_mat_apply(A, x, y)); });
-  const char *alg   = "";
-  double      t_sp  = cusparse_spmv(d, xs, ys, &alg);
-  double      err   = max_rel_diff(rd(y), ys, n);
-  REQUIRE(err <= 1e-12, "irregular: library and cuSPARSE differ by %g", err);
-  std::string name = "irregular " + std::to_string(n) + " (1/1024 rows of 4096)";
-  report("csr", "/gpu/cuda", "csr spmv (library rule: row splitting)", name, n, nnz, 1, t_lib, bytes, alg, t_sp);
-  pds_cuda_csr_plan pl = {};
-  pl.width = 4, pl.long_len = (pds_size)1 << 62;
-  double t = time_gpu([&] { CK(pds_cuda_csr_spmv(0, &pl, d.n, d.rp64, d.ci, d.v, NULL, 1.0, xs, 0.0, yv)); });
+  const double bytes = 12.0 * nnz + 8.0 * (n + 1) + 8.0 * nc + 8.0 * n;
+  CsrDev       d     = csr_upload(A);
+  double      *xs = dev_vec(nc, 3), *ys = dev_vec(n, 4), *yv = dev_vec(n, 5);
+  CK(cudaMemcpy(xs, rd(x), (size_t)nc * 8, cudaMemcpyDeviceToDevice));
+  const char  *alg   = "";
+  const double t_sp  = cusparse_spmv(d, xs, ys, &alg);
+  const double t_lib = time_gpu([&] { PK(pds_mat_apply(A, x, y)); });
+  double       err   = max_rel_diff(rd(y), ys, n);
+  REQUIRE(err <= 1e-12, "%s: library and cuSPARSE differ by %g", name.c_str(), err);
+  const std::string plan  = plan_of(A); // the table's column is short: the kernel's name there, all of it in the note
+  const std::string kname = plan.find("merge-path") != std::string::npos ? "merge-path"
+                            : plan.find("stream") != std::string::npos   ? "stream"
+                            : plan.find("splitting") != std::string::npos ? "lanes/row + splitting"
+                                                                          : "lanes per row";
+  report("csr", "/gpu/cuda", ("csr spmv (rule: " + kname + ")").c_str(), name, n, nnz, 1, t_lib, bytes, alg, t_sp,
+         plan);
+  // forced merge-path
+  pds_cuda_csr_plan pm = {};
+  pm.merge = 1, pm.ncta = (int)PDS_CUDA_MERGE_CTAS(n, nnz);
+  CK(cudaMalloc(&pm.coord, (pm.ncta + 1) * sizeof *pm.coord));
+  CK(cudaMalloc(&pm.carry, 2 * (size_t)pm.ncta * sizeof *pm.carry));
+  CK(pds_cuda_csr_merge_setup(0, &pm, n, nnz, d.rp64));
+  double t = time_gpu([&] { CK(pds_cuda_csr_spmv(0, &pm, n, d.rp64, d.ci, d.v, NULL, 1.0, xs, 0.0, yv)); });
   err = max_rel_diff(yv, ys, n);
-  REQUIRE(err <= 1e-12, "irregular without splitting: %g", err);
-  report("csr", "/gpu/cuda", "csr variant: 4 lanes per row, no splitting", name, n, nnz, 1, t, bytes, alg, t_sp);
+  REQUIRE(err <= 1e-12, "%s, merge-path: differs from cuSPARSE by %g", name.c_str(), err);
+  report("csr", "/gpu/cuda", "csr variant: merge-path (forced)", name, n, nnz, 1, t, bytes, alg, t_sp);
+  CK(cudaFree(pm.coord));
+  CK(cudaFree(pm.carry));
+  // the rule before merge-path
+  pds_cuda_csr_plan po = {};
+  std::vector<int>  lr;
+  po.stream = d.maxrow <= PDS_CUDA_STREAM_MAXROW && n >= PDS_CUDA_STREAM_MINROWS;
+  po.width = pds_cuda_lanes_per_row((double)nnz / n), po.long_len = std::max<pds_size>(256, 64 * po.width);
+  for (int i = 0; i < n && !po.stream; i++)
+    if (hrp[i + 1] - hrp[i] > po.long_len) lr.push_back(i);
+  po.nlong = (int)lr.size();
+  if (po.nlong) {
+    po.seg  = std::max<pds_size>(4096, ((d.maxrow + 63) / 64 + 255) / 256 * 256);
+    po.nseg = (int)((d.maxrow + po.seg - 1) / po.seg);
+    po.long_rows = dev_copy(lr.data(), lr.size());
+    CK(cudaMalloc(&po.partial, (size_t)po.nlong * po.nseg * sizeof(double)));
+  }
+  t   = time_gpu([&] { CK(pds_cuda_csr_spmv(0, &po, n, d.rp64, d.ci, d.v, NULL, 1.0, xs, 0.0, yv)); });
+  err = max_rel_diff(yv, ys, n);
+  REQUIRE(err <= 1e-12, "%s, rule before merge-path: differs from cuSPARSE by %g", name.c_str(), err);
+  report("csr", "/gpu/cuda", "csr variant: rule before merge-path", name, n, nnz, 1, t, bytes, alg, t_sp,
+         po.stream ? "stream" : std::to_string(po.width) + " lanes per row" + (po.nlong ? " + row splitting" : ""));
+  CK(cudaFree(po.long_rows));
+  CK(cudaFree(po.partial));
   csr_free(d);
   CK(cudaFree(xs));
   CK(cudaFree(ys));
@@ -843,7 +934,14 @@ int main(int argc, char **argv) {
       PK(pds_mat_destroy(&A));
     }
   }
-  bench_csr_irregular(ctx, small ? (1 << 16) : (1 << 21));
+  { // irregular row lengths: 2^21 rows (2^20 for dense rows), 8-23M entries; -small: 1/32 of that
+    const int n = small ? (1 << 16) : (1 << 21);
+
+    bench_csr_class(ctx, irregular(ctx, n), "irregular " + std::to_string(n) + " (1/1024 rows of 4096)");
+    bench_csr_class(ctx, power_law(ctx, n), "power law " + std::to_string(n) + " (Pareto 1.2, <= 1e5)");
+    bench_csr_class(ctx, dense_rows(ctx, n / 2), "dense rows " + std::to_string(n / 2) + " (16 of all columns)");
+    bench_csr_class(ctx, empty_rows(ctx, n), "empty rows " + std::to_string(n) + " (3/4 empty, 8..24)");
+  }
   for (int bs : {4, 5, 6}) bench_bsr(ctx, cells, bs);
   if (!small)
     for (int bs : {2, 3, 8}) bench_bsr(ctx, 64, bs);

@@ -133,6 +133,9 @@ struct pds_kernels {
      layer copies b to r and calls csr_spmv (alpha -1, beta 1) */
   int (*csr_residual)(pds_ctx, const struct pds_csr *A, const pds_real *x, const pds_real *b, pds_real *r);
   int (*bsr_spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  /* optional: one line (no newline) saying how this backend runs A's product, for -view ("cuda plan: stream
+     kernel"); NULL where there is nothing to tell (ref, omp) */
+  int (*csr_describe)(pds_ctx, const struct pds_csr *A, char *buf, size_t len);
   int (*csr_diag)(pds_ctx, const struct pds_csr *A, pds_real *d);                 /* d_i = a_ii */
   int (*bsr_diag)(pds_ctx, const struct pds_bsr *A, pds_real *d);                 /* scalar diagonal */
 

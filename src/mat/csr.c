@@ -72,6 +72,17 @@ static int csr_get_block_diagonal(pds_mat A, int bs, pds_real *blocks) {
   return PDS_OK;
 }
 
+/* the backend's word on how it runs the product (/gpu/cuda: the kernel its plan picked), when it has one */
+static int csr_view(pds_mat A, FILE *f) {
+  pds_ctx ctx = A->hdr.ctx;
+  char    line[160];
+
+  if (!ctx->k->csr_describe) return PDS_OK;
+  PDS_CALL(ctx->k->csr_describe(ctx, &CSR(A)->d, line, sizeof line));
+  fprintf(f, "  %s\n", line);
+  return PDS_OK;
+}
+
 static int csr_destroy(pds_mat A) {
   struct pds_mat_csr *c   = CSR(A);
   pds_ctx             ctx = A->hdr.ctx;
@@ -129,6 +140,7 @@ static void csr_set_ops(pds_mat A) {
   A->ops.residual           = csr_residual;
   A->ops.get_diagonal       = csr_get_diagonal;
   A->ops.get_block_diagonal = csr_get_block_diagonal;
+  A->ops.view               = csr_view;
   A->ops.destroy            = csr_destroy;
 }
 

@@ -266,7 +266,8 @@ int main(int argc, char **argv) {
   }
   /* every CSR kernel against ref through pds_mat_apply and _transpose: rows of up to 64 entries (the stream
      kernel), of 10 with some of 80 (8 lanes per row), of 1 to 150 (32 lanes), of 1 or 2 with a few of 100
-     (thread per row); the transposes get their own plans */
+     (merge-path; its transpose, rows of about 2: thread per row); the transposes get their own plans (tc04 has the
+     classes of each kernel, row splitting included) */
   for (int c = 0; c < 4; c++) {
     pds_int   m = c == 0 ? 70000 : small ? 2000 : 50000; /* case 0 with 70000 rows: the stream kernel */
     pds_size *rp = malloc(((size_t)m + 1) * sizeof *rp), nnz = 0;

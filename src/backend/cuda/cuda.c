@@ -124,14 +124,21 @@ static int dev_alloc(pds_ctx ctx, struct cuda_be *be, size_t bytes, void **p) {
 
 static int mem_alloc_cuda(pds_ctx ctx, size_t bytes, void **p) { return dev_alloc(ctx, enter(ctx), bytes, p); }
 
+/* a CSR plan's device arrays (what csr_plan_build allocated, also after it failed half way) */
+static void csr_plan_free(struct cuda_be *be, pds_cuda_csr_plan *pl) {
+  raw_free(be, pl->long_rows);
+  raw_free(be, pl->partial);
+  raw_free(be, pl->coord);
+  raw_free(be, pl->carry);
+  memset(pl, 0, sizeof *pl);
+}
+
 static void csr_entry_free(struct cuda_be *be, struct csr_entry *e) {
-  raw_free(be, e->plan.long_rows);
-  raw_free(be, e->plan.partial);
+  csr_plan_free(be, &e->plan);
   raw_free(be, e->t_rowptr);
   raw_free(be, e->t_rowidx);
   raw_free(be, e->t_perm);
-  raw_free(be, e->t_plan.long_rows);
-  raw_free(be, e->t_plan.partial);
+  csr_plan_free(be, &e->t_plan);
   free(e);
 }
 
@@ -584,11 +591,15 @@ static int loop_finish_cuda(pds_ctx ctx, void *loop) {
 
 /* ---- CSR --------------------------------------------------------------------------------------------------- */
 /* The plan of a CSR structure (the selection rule of cuda_csr.cu): the stream kernel when no row has more than
-   PDS_CUDA_STREAM_MAXROW entries, else lanes per row from the mean row length and row splitting for the rows the
-   statistics kernel finds longer than long_len. One small copy, once per structure. */
+   PDS_CUDA_STREAM_MAXROW entries (and the matrix is large enough), the merge-path kernel when the row lengths are
+   irregular (the longest row over 8 times the mean non-empty row, or a quarter of the rows empty), else lanes per row
+   from the mean row length and row splitting for the rows longer than long_len. One statistics kernel and one small
+   copy, once per structure; a second pair lists the long rows for row splitting. On failure the caller frees what
+   was allocated (csr_plan_free). */
 static int csr_plan_build(pds_ctx ctx, struct cuda_be *be, pds_int nrows, pds_size nnz, const pds_size *rowptr,
                           pds_cuda_csr_plan *pl) {
-  unsigned long long st[2] = {0, 0};
+  unsigned long long st[2] = {0, 0}, longest, empty;
+  double             m;
   int                cap;
 
   memset(pl, 0, sizeof *pl);
@@ -598,21 +609,33 @@ static int csr_plan_build(pds_ctx ctx, struct cuda_be *be, pds_int nrows, pds_si
     pl->stream = nrows >= PDS_CUDA_STREAM_MINROWS;
     return PDS_OK;
   }
-  cap = (int)(nnz / (pl->long_len + 1) + 1 < INT_MAX ? nnz / (pl->long_len + 1) + 1 : INT_MAX);
-  PDS_CALL(dev_alloc(ctx, be, (size_t)cap * sizeof(int), (void **)&pl->long_rows)); /* the caller frees on failure */
-  PDS_CUDA_CALL(ctx, pds_cuda_csr_analyze(be->stream, nrows, rowptr, pl->long_len, be->dstat, pl->long_rows, cap));
+  /* longest row and non-empty rows */
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_analyze(be->stream, nrows, rowptr, 0, be->dstat, NULL, 0));
   PDS_CALL(fetch_stats(ctx, be, 2, st));
+  longest = st[0], empty = (unsigned long long)nrows - st[1];
   /* every row short, and enough rows to fill the GPU: thread per row over staged products */
-  pl->stream = st[0] <= PDS_CUDA_STREAM_MAXROW && nrows >= PDS_CUDA_STREAM_MINROWS;
-  pl->nlong = (int)(st[1] < (unsigned long long)cap ? st[1] : (unsigned long long)cap);
-  if (pl->nlong == 0) {
-    raw_free(be, pl->long_rows);
-    pl->long_rows = NULL;
+  pl->stream = longest <= PDS_CUDA_STREAM_MAXROW && nrows >= PDS_CUDA_STREAM_MINROWS;
+  if (pl->stream) return PDS_OK;
+  m = (double)nnz / (double)st[1]; /* mean length of the non-empty rows (nnz > 0: there is one) */
+  if (((double)longest > 8 * (m > 4 ? m : 4) || 4 * empty >= (unsigned long long)nrows) &&
+      PDS_CUDA_MERGE_CTAS(nrows, nnz) < INT_MAX) { /* irregular: merge-path */
+    pl->merge = 1;
+    pl->ncta  = (int)PDS_CUDA_MERGE_CTAS(nrows, nnz);
+    PDS_CALL(dev_alloc(ctx, be, ((size_t)pl->ncta + 1) * sizeof *pl->coord, (void **)&pl->coord));
+    PDS_CALL(dev_alloc(ctx, be, 2 * (size_t)pl->ncta * sizeof *pl->carry, (void **)&pl->carry));
+    PDS_CUDA_CALL(ctx, pds_cuda_csr_merge_setup(be->stream, pl, nrows, nnz, rowptr));
     return PDS_OK;
   }
-  pl->seg  = ((pds_size)(st[0] + 63) / 64 + 255) / 256 * 256;
-  pl->seg  = pl->seg < 4096 ? 4096 : pl->seg;
-  pl->nseg = (int)(((pds_size)st[0] + pl->seg - 1) / pl->seg);
+  if (longest <= (unsigned long long)pl->long_len) return PDS_OK;
+  /* the long rows, for row splitting */
+  cap = (int)(nnz / (pl->long_len + 1) + 1 < INT_MAX ? nnz / (pl->long_len + 1) + 1 : INT_MAX);
+  PDS_CALL(dev_alloc(ctx, be, (size_t)cap * sizeof(int), (void **)&pl->long_rows));
+  PDS_CUDA_CALL(ctx, pds_cuda_csr_analyze(be->stream, nrows, rowptr, pl->long_len, be->dstat, pl->long_rows, cap));
+  PDS_CALL(fetch_stats(ctx, be, 2, st));
+  pl->nlong = (int)(st[1] < (unsigned long long)cap ? st[1] : (unsigned long long)cap);
+  pl->seg   = ((pds_size)(longest + 63) / 64 + 255) / 256 * 256;
+  pl->seg   = pl->seg < 4096 ? 4096 : pl->seg;
+  pl->nseg  = (int)(((pds_size)longest + pl->seg - 1) / pl->seg);
   return dev_alloc(ctx, be, (size_t)pl->nlong * pl->nseg * sizeof(pds_real), (void **)&pl->partial);
 }
 
@@ -699,15 +722,39 @@ static int csr_spmv_t_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha,
     if (!ierr) ierr = csr_plan_build(ctx, be, A->ncols, A->nnz, e->t_rowptr, &e->t_plan);
     if (ierr) {
       raw_free(be, e->t_rowptr), raw_free(be, e->t_rowidx), raw_free(be, e->t_perm);
-      raw_free(be, e->t_plan.long_rows), raw_free(be, e->t_plan.partial);
       e->t_rowptr = NULL, e->t_rowidx = NULL, e->t_perm = NULL;
-      memset(&e->t_plan, 0, sizeof e->t_plan);
+      csr_plan_free(be, &e->t_plan);
       return ierr;
     }
     e->have_t = 1;
   }
   PDS_CUDA_CALL(ctx, pds_cuda_csr_spmv(be->stream, &e->t_plan, A->ncols, e->t_rowptr, e->t_rowidx, A->vals, e->t_perm,
                                        alpha, x, beta, y));
+  return PDS_OK;
+}
+
+/* -view: which kernel the plan of A's product picked (builds the plan if the product has not run yet) */
+static int csr_describe_cuda(pds_ctx ctx, const struct pds_csr *A, char *buf, size_t len) {
+  struct cuda_be          *be = enter(ctx);
+  struct csr_entry        *e;
+  const pds_cuda_csr_plan *pl;
+  int                      n;
+
+  if (A->nrows <= 0) {
+    snprintf(buf, len, "cuda plan: none (no rows)");
+    return PDS_OK;
+  }
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  pl = &e->plan;
+  if (pl->stream) n = snprintf(buf, len, "cuda plan: stream kernel (thread per row over block-staged products)");
+  else if (pl->merge)
+    n = snprintf(buf, len, "cuda plan: merge-path (nnz-balanced), %d CTAs of %d items", pl->ncta,
+                 PDS_CUDA_MERGE_TILE);
+  else if (pl->width == 1) n = snprintf(buf, len, "cuda plan: thread per row");
+  else n = snprintf(buf, len, "cuda plan: %d lanes per row", pl->width);
+  if (pl->nlong > 0 && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, ", row splitting for %d rows of over %" PDS_SIZE_FMT " entries", pl->nlong,
+             pl->long_len);
   return PDS_OK;
 }
 
@@ -962,6 +1009,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->csr_spmv       = csr_spmv_cuda;
   k->csr_spmv_t     = csr_spmv_t_cuda;
   k->csr_spmv_dot   = csr_spmv_dot_cuda;
+  k->csr_describe   = csr_describe_cuda;
   k->bsr_spmv       = bsr_spmv_cuda;
   k->csr_diag       = csr_diag_cuda;
   k->bsr_diag       = bsr_diag_cuda;

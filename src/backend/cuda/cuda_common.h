@@ -41,13 +41,34 @@ typedef struct {
   unsigned *counter; /* blocks done; back to 0 after each reduction */
 } pds_cuda_red;
 
+/* Merge-path CSR product (csr_merge_k in cuda_csr.cu): CTAs of PDS_CUDA_MERGE_THREADS threads, each thread taking
+   PDS_CUDA_MERGE_ITEMS consecutive items of the merge list (nrows row ends + nnz entries), so a CTA takes a tile of
+   PDS_CUDA_MERGE_TILE items whatever the row lengths. */
+#define PDS_CUDA_MERGE_THREADS 256
+#define PDS_CUDA_MERGE_ITEMS   8
+#define PDS_CUDA_MERGE_TILE    (PDS_CUDA_MERGE_THREADS * PDS_CUDA_MERGE_ITEMS)
+/* CTAs of the merge-path kernel for a matrix of nrows rows and nnz entries */
+#define PDS_CUDA_MERGE_CTAS(nrows, nnz) \
+  (((pds_size)(nrows) + (pds_size)(nnz) + PDS_CUDA_MERGE_TILE - 1) / PDS_CUDA_MERGE_TILE)
+/* Where CTA c's tile starts on the merge path: row = row ends before it, k = entries before it; first = the CTA
+   that holds the first entry of that row when the row began in an earlier CTA (k > rowptr[row]), else -1. */
+typedef struct {
+  pds_size k;
+  pds_int  row;
+  pds_int  first;
+} pds_cuda_merge_coord;
+
 /* Per-matrix plan of the CSR product (cuda.c builds it once per row-pointer array: csr_plan_build). stream: the
-   block-staged thread-per-row kernel (all rows short); else width: 1 = thread per row, 2..32 = sub-warp of that
-   many lanes per row. Rows longer than long_len are left to the row-splitting kernels: long_rows[0..nlong) lists
-   them, each cut into segments of seg entries whose partial sums go to partial[row slot * nseg + segment] and
-   are then added in segment order. */
+   block-staged thread-per-row kernel (all rows short); merge: the nnz-balanced merge-path kernel (irregular rows);
+   else width: 1 = thread per row, 2..32 = sub-warp of that many lanes per row. Rows longer than long_len are left
+   to the row-splitting kernels: long_rows[0..nlong) lists them, each cut into segments of seg entries whose
+   partial sums go to partial[row slot * nseg + segment] and are then added in segment order. */
 typedef struct {
   int       stream;    /* 1: csr_stream_k (every row has at most PDS_CUDA_STREAM_MAXROW entries) */
+  int       merge;     /* 1: csr_merge_k and its fix-up (width and the row-splitting fields are then unused) */
+  int       ncta;      /* merge: CTAs (tiles), PDS_CUDA_MERGE_CTAS(nrows, nnz) */
+  pds_cuda_merge_coord *coord; /* merge: [ncta + 1] device, pds_cuda_csr_merge_setup fills it */
+  pds_real *carry;     /* merge: [2 ncta] device scratch: each CTA's carry-out, then each CTA's head partial */
   int       width;     /* 1, 2, 4, 8, 16 or 32 lanes per row */
   pds_size  long_len;  /* rows with more entries go to the row-splitting kernels */
   int       nlong;     /* number of such rows */
@@ -141,9 +162,13 @@ cudaError_t pds_cuda_loop_gate(cudaStream_t s, const pds_real *S, const pds_cuda
 
 /* ---- CSR (cuda_csr.cu) --------------------------------------------------------------------------------- */
 /* Row statistics for the plan: stats[0] = longest row, stats[1] = rows longer than long_len (listed in
-   long_rows, in no particular order, at most cap of them). stats: device, 2 entries, zeroed by the launcher. */
+   long_rows, in no particular order, at most cap of them; cap 0: counted only, long_rows may be NULL; long_len 0
+   counts the non-empty rows). stats: device, 2 entries, zeroed by the launcher. */
 cudaError_t pds_cuda_csr_analyze(cudaStream_t s, pds_int nrows, const pds_size *rowptr, pds_size long_len,
                                  unsigned long long *stats, int *long_rows, int cap);
+/* Merge-path plan: plan->coord[0..ncta] from the row pointers (one binary search per CTA), ncta = plan->ncta. */
+cudaError_t pds_cuda_csr_merge_setup(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, pds_size nnz,
+                                     const pds_size *rowptr);
 /* y = alpha A x + beta y (beta = 0: y not read) following plan; perm != NULL: entry k's value is vals[perm[k]]
    (the transpose, see below). */
 cudaError_t pds_cuda_csr_spmv(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,

@@ -1,5 +1,6 @@
-// src/backend/cuda/cuda_csr.cu: /gpu/cuda CSR kernels: y = alpha A x + beta y with three kernels (thread per row,
-// sub-warp per row, row splitting for long rows), the row statistics that choose among them, and the diagonal.
+// src/backend/cuda/cuda_csr.cu: /gpu/cuda CSR kernels: y = alpha A x + beta y with five kernels (stream, thread per
+// row, sub-warp per row, row splitting for long rows, merge-path), the row statistics that choose among them, and the
+// diagonal.
 //
 // Byte model of the product (what bench/gpu divides by the time): 12 nnz (8-byte value + 4-byte column index)
 // + 8 (nrows + 1) (64-bit row pointers) + 8 ncols (x, each entry once: banded matrices reuse it from cache)
@@ -9,6 +10,12 @@
 // Which kernel runs (cuda.c, csr_plan_build, decides once per matrix from its row statistics; docs/dev.md too):
 //   every row has at most 64 entries and there are at least 65536 rows (256 CTAs, enough to fill the GPU)
 //           -> the stream kernel: thread per row over block-staged products (below);
+//   otherwise, with L = the longest row, m = nnz / (non-empty rows) and E = the empty rows, if the lengths are
+//   irregular: L > 8 max(m, 4) (a row far longer than the typical one: the per-row kernels would leave most lanes
+//   idle while one works, and row splitting pays three launches and its own reads), or E >= nrows / 4 (the lanes
+//   per row, taken from the mean over all rows, would be too few for the rows that have entries)
+//           -> the merge-path kernel: every thread takes 8 items of the merged list of row ends and entries
+//              (below), whatever the row lengths, with a fix-up kernel for the rows that cross CTAs;
 //   otherwise width = lanes per row = the power of two nearest avg/2, where avg = nnz / nrows, clamped to [1, 32]
 //           (width 1: the plain thread-per-row kernel; widths 2..32: the sub-warp-per-row kernel), and
 //   rows with more than long_len = max(256, 64 * width) entries go to the row-splitting kernels: each is cut into
@@ -20,6 +27,9 @@
 // 4 lanes 5.2 us, thread per row 6.7, stream 7.0. On small matrices the stream kernel has too few CTAs. The thread
 // and sub-warp kernels load through the cache without evict-first hints: their threads come back to the sectors
 // they touched (with __ldcs thread per row was 36% of copy on poisson7 and 1.9x slower on the P1 matrix).
+// The merge-path rule leaves every matrix that had the stream or the sub-warp kernels with a regular length
+// profile where it was (poisson7, the P1 matrices, the real matrices of ../shared: their longest rows are within 2.5x
+// of their mean). bench/gpu measures the forced merge-path kernel on every class beside the rule's choice.
 // All kernels write disjoint entries of y and sum each row in a fixed order: the result does not depend on timing.
 // The stream kernel also takes the Krylov methods' dots of y (pds_vec_fused_apply_dot); other plans run the product
 // and then a dot kernel.
@@ -182,13 +192,208 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
   if (ND > 0) grid_red<(ND > 0 ? ND : 1), SumOp>(acc, red, out);
 }
 
+// Merge-path product (Merrill & Garland, "Merge-based parallel sparse matrix-vector multiplication", SC16), for
+// matrices whose rows are of very uneven length. The rows' end offsets rp[1..nrows] and the entry indices 0..nnz-1
+// are merged into one list of nrows + nnz items (a row's end comes after its entries and before the next row's);
+// CTA c takes items [c MD, (c+1) MD) of it, MD = 2048, thread t of the CTA the MI = 8 items from t MI, so every
+// thread has the same work whatever the row lengths: 7 entries and a row end, or 8 entries of a long row, or 8
+// empty rows. The CTA's start (row, entry) on the path is a binary search done once per matrix (csr_merge_setup_k,
+// in the plan). A CTA
+//   1. stages its tile: the row ends rp[r0+1 .. r1] and the products v_k x_{c_k} of its entries k0..k1-1, in one
+//      shared array (coalesced independent loads, as the stream kernel);
+//   2. each thread finds its start in the tile (binary search in shared memory) and walks its 8 items: an entry
+//      adds its product to the running sum s (in entry order), a row end closes the row. The first row a thread
+//      closes may have begun in earlier threads; the rows it closes after that are all its own, so it writes them;
+//   3. the threads' last, open rows (key = row, value = s) go through a segmented inclusive scan over the CTA (warp
+//      shuffles in the fixed order 1, 2, 4, 8, 16, then the warp totals in ascending warp order): thread t's first
+//      closed row is thread t-1's open row, so its value is scan[t-1] + the thread's own part, and scan[last] is the
+//      CTA's carry-out, the part of its last row that lies in this tile;
+//   4. a row that began in an earlier CTA is not written by the CTA that closes it: that CTA stores its part (the
+//      head) and the fix-up kernel (csr_merge_fix_k) adds the carries of the CTAs the row crossed, in CTA order,
+//      then the head, and writes y.
+// Every sum has a fixed order that depends on the structure only (no atomics): the same bits on every run. With
+// beta = 0 y is not read; empty rows are row ends with no entries (y_i = beta y_i, or 0).
+// Bytes: 12 nnz (values and column indices, once) + 8 nrows (the row ends) + 8 ncols (x, gathered through the
+// cache) + 8 nrows (y) [+ 8 nrows with beta != 0] [+ 4 nnz with perm], plus about 64 bytes per CTA (its path
+// coordinate, carry and head: 32, which the fix-up reads again): under 0.5% of a 2048-item tile's 12-22 KB.
+// Flops: 2 nnz, plus one addition per CTA boundary a row crosses.
+#define MT PDS_CUDA_MERGE_THREADS
+#define MI PDS_CUDA_MERGE_ITEMS
+#define MD PDS_CUDA_MERGE_TILE
+
+template <bool BETA, bool PERM>
+__global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ rp, const pds_int *__restrict__ ci,
+                                                   const double *__restrict__ v, const pds_int *__restrict__ perm,
+                                                   double alpha, const double *__restrict__ x, double beta,
+                                                   double *__restrict__ y,
+                                                   const pds_cuda_merge_coord *__restrict__ coord, int ncta,
+                                                   double *__restrict__ carry) {
+  __shared__ pds_size tile[MD]; // [0, nr): row ends (entry offsets); [nr, nr + nk): products (double bits)
+  __shared__ double   scan[MT];
+  __shared__ int      wkey[MT / 32];
+  __shared__ double   wval[MT / 32];
+  const int                  c = blockIdx.x, t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const pds_cuda_merge_coord a = coord[c], b = coord[c + 1];
+  const pds_int              r0 = a.row;
+  const pds_size             k0 = a.k;
+  const int                  nr = b.row - a.row, nk = (int)(b.k - a.k), len = nr + nk;
+
+  // 1. stage the tile: all loads issued before any is used
+  {
+    double  av[MI], xv[MI];
+    pds_int cv[MI];
+
+#pragma unroll
+    for (int j = 0; j < MI; j++)
+      if (t + j * MT < nr) tile[t + j * MT] = rp[r0 + 1 + t + j * MT];
+#pragma unroll
+    for (int j = 0; j < MI; j++) {
+      const int i = t + j * MT;
+
+      av[j] = 0, cv[j] = 0;
+      if (i < nk) av[j] = csr_val<PERM>(v, perm, k0 + i), cv[j] = __ldcs(&ci[k0 + i]);
+    }
+#pragma unroll
+    for (int j = 0; j < MI; j++) xv[j] = t + j * MT < nk ? __ldg(&x[cv[j]]) : 0.0;
+#pragma unroll
+    for (int j = 0; j < MI; j++)
+      if (t + j * MT < nk) tile[nr + t + j * MT] = (pds_size)__double_as_longlong(__dmul_rn(av[j], xv[j]));
+  }
+  __syncthreads();
+
+  // 2. this thread's start on the path (diagonal d of the tile), then its items
+  const int d = t * MI < len ? t * MI : len, n = len - d < MI ? len - d : MI;
+  int       lo = d - nk > 0 ? d - nk : 0, hi = d < nr ? d : nr;
+
+  while (lo < hi) { // the row end at p comes before entry d - p - 1?
+    const int p = (lo + hi) >> 1;
+
+    if (tile[p] <= k0 + (d - p - 1)) lo = p + 1;
+    else hi = p;
+  }
+  int    xr = lo, yk = d - lo, xf = lo; // local row, local entry; xf: the first row this thread closes
+  bool   closed = false;
+  double s = 0, first = 0;
+
+  for (int it = 0; it < n; it++) {
+    if (xr < nr && tile[xr] <= k0 + yk) { // row r0 + xr ends here
+      if (!closed) first = s, closed = true;
+      else y[r0 + xr] = BETA ? alpha * s + beta * y[r0 + xr] : alpha * s;
+      s = 0, xr++;
+    } else s = __dadd_rn(s, __longlong_as_double((long long)tile[nr + yk++]));
+  }
+
+  // 3. segmented inclusive scan of the open rows (keys ascend with t: equal keys are one contiguous run)
+  int    key = xr;
+  double val = s;
+
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int    kk = __shfl_up_sync(FULL, key, o);
+    const double vv = __shfl_up_sync(FULL, val, o);
+
+    if (lane >= o && kk == key) val = vv + val;
+  }
+  if (lane == 31) wkey[w] = key, wval[w] = val;
+  __syncthreads();
+  {
+    int ws = w;
+
+    while (ws > 0 && wkey[ws - 1] == key) ws--;
+    if (ws < w) { // the earlier warps of this run, in ascending order
+      double cr = wval[ws];
+
+      for (int j = ws + 1; j < w; j++) cr += wval[j];
+      val = cr + val;
+    }
+  }
+  scan[t] = val;
+  __syncthreads();
+
+  // 4. the first closed row, with the parts of the threads before; the carry-out
+  if (closed) {
+    const double r = t > 0 ? scan[t - 1] + first : first;
+
+    if (xf == 0 && a.first >= 0) carry[ncta + c] = r; // began in an earlier CTA: the fix-up finishes it
+    else y[r0 + xf] = BETA ? alpha * r + beta * y[r0 + xf] : alpha * r;
+  }
+  if (t == MT - 1) carry[c] = val;
+}
+
+// Fix-up of the rows that cross CTAs: CTA c owns its first row when that row began in an earlier CTA (first >= 0)
+// and ends in c. Its value is the carries of CTAs first .. c-1 in order, then c's head. Thread per CTA; a row that
+// crossed more than MERGE_SERIAL CTAs (a long row) is summed by the whole warp (lane-strided, then the warp tree).
+#define MERGE_SERIAL 8
+template <bool BETA>
+__global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coord *__restrict__ coord, int ncta,
+                                                       const double *__restrict__ carry, double alpha, double beta,
+                                                       double *__restrict__ y) {
+  const int     c = (int)(blockIdx.x * 256 + threadIdx.x), lane = threadIdx.x & 31;
+  const double *head = carry + ncta;
+  int           first = -1, row = 0;
+
+  if (c < ncta) {
+    const pds_cuda_merge_coord a = coord[c];
+
+    if (a.first >= 0 && coord[c + 1].row > a.row) first = a.first, row = a.row;
+  }
+  const bool wide = first >= 0 && c - first > MERGE_SERIAL;
+
+  if (first >= 0 && !wide) {
+    double s = carry[first];
+
+    for (int j = first + 1; j < c; j++) s += carry[j];
+    s += head[c];
+    y[row] = BETA ? alpha * s + beta * y[row] : alpha * s;
+  }
+  for (unsigned m = __ballot_sync(FULL, wide); m; m &= m - 1) { // no lane has left: the whole warp is here
+    const int src = __ffs(m) - 1;
+    const int f = __shfl_sync(FULL, first, src), cc = __shfl_sync(FULL, c, src), r = __shfl_sync(FULL, row, src);
+    double    s = 0;
+
+    for (int j = f + lane; j < cc; j += 32) s += carry[j];
+    s = warp_red<SumOp>(s);
+    if (lane == 0) {
+      s += head[cc];
+      y[r] = BETA ? alpha * s + beta * y[r] : alpha * s;
+    }
+  }
+}
+
+// The plan: thread c finds where tile c starts on the merge path (c = ncta gives the end, (nrows, nnz)).
+__global__ void csr_merge_setup_k(pds_int nrows, pds_size nnz, const pds_size *__restrict__ rp, int ncta,
+                                  pds_cuda_merge_coord *__restrict__ coord) {
+  const pds_size c = blockIdx.x * (pds_size)blockDim.x + threadIdx.x;
+
+  if (c > ncta) return;
+  const pds_size total = (pds_size)nrows + nnz, d = c * MD < total ? c * MD : total;
+  pds_size       lo = d - nnz > 0 ? d - nnz : 0, hi = d < nrows ? d : nrows;
+
+  while (lo < hi) { // rows whose end comes before entry d - p - 1
+    const pds_size p = (lo + hi) >> 1;
+
+    if (rp[p + 1] <= d - p - 1) lo = p + 1;
+    else hi = p;
+  }
+  pds_cuda_merge_coord q;
+
+  q.row   = (pds_int)lo;
+  q.k     = d - lo;
+  // the row's first entry is item row + rp[row] of the list
+  q.first = c > 0 && q.k > rp[lo] ? (pds_int)((lo + rp[lo]) / MD) : -1;
+  coord[c] = q;
+}
+
 // row statistics: longest row (warp maximum, then one 64-bit integer atomicMax per warp), and the rows longer
-// than long_len (their order in the list varies from run to run; the products do not depend on it)
+// than long_len (one integer atomicAdd per warp; their order in the list varies from run to run, the products do
+// not depend on it)
 __global__ void csr_analyze_k(pds_int nrows, const pds_size *__restrict__ rp, pds_size long_len,
                               unsigned long long *stats, int *long_rows, int cap) {
-  const pds_int      i   = (pds_int)(blockIdx.x * (pds_size)blockDim.x + threadIdx.x);
-  unsigned long long len = i < nrows ? (unsigned long long)(rp[i + 1] - rp[i]) : 0;
-  unsigned long long m   = len;
+  const pds_int      i    = (pds_int)(blockIdx.x * (pds_size)blockDim.x + threadIdx.x);
+  const int          lane = threadIdx.x & 31;
+  unsigned long long len  = i < nrows ? (unsigned long long)(rp[i + 1] - rp[i]) : 0;
+  unsigned long long m    = len, base = 0;
+  const unsigned     lng  = __ballot_sync(FULL, i < nrows && len > (unsigned long long)long_len);
 
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
@@ -196,9 +401,11 @@ __global__ void csr_analyze_k(pds_int nrows, const pds_size *__restrict__ rp, pd
 
     m = t > m ? t : m;
   }
-  if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(&stats[0], m);
-  if (i < nrows && len > (unsigned long long)long_len) {
-    unsigned long long slot = atomicAdd(&stats[1], 1ull);
+  if (lane == 0 && m > 0) atomicMax(&stats[0], m);
+  if (lane == 0 && lng) base = atomicAdd(&stats[1], (unsigned long long)__popc(lng));
+  base = __shfl_sync(FULL, base, 0);
+  if ((lng >> lane) & 1u) {
+    unsigned long long slot = base + (unsigned long long)__popc(lng & ((1u << lane) - 1u));
 
     if (slot < (unsigned long long)cap) long_rows[slot] = i;
   }
@@ -224,6 +431,14 @@ static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrow
   const pds_size L = pl->long_len;
   const unsigned g = (unsigned)(((pds_size)nrows * pl->width + CSR_T - 1) / CSR_T);
 
+  if (pl->merge) {
+    csr_merge_k<BETA, PERM><<<(unsigned)pl->ncta, MT, 0, s>>>(rp, ci, v, perm, alpha, x, beta, y, pl->coord, pl->ncta,
+                                                              pl->carry);
+    if (pl->ncta > 1)
+      csr_merge_fix_k<BETA><<<(unsigned)((pl->ncta + 255) / 256), 256, 0, s>>>(pl->coord, pl->ncta, pl->carry, alpha,
+                                                                              beta, y);
+    return;
+  }
   if (pl->stream) {
     pds_cuda_red none = {NULL, NULL};
 
@@ -255,6 +470,15 @@ cudaError_t pds_cuda_csr_analyze(cudaStream_t s, pds_int nrows, const pds_size *
 
   if (e != cudaSuccess || nrows <= 0) return e;
   csr_analyze_k<<<(unsigned)((nrows + 255) / 256), 256, 0, s>>>(nrows, rowptr, long_len, stats, long_rows, cap);
+  return cudaGetLastError();
+}
+
+cudaError_t pds_cuda_csr_merge_setup(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, pds_size nnz,
+                                     const pds_size *rowptr) {
+  const pds_size n = (pds_size)plan->ncta + 1;
+
+  if (nrows <= 0 || plan->ncta <= 0) return cudaSuccess;
+  csr_merge_setup_k<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(nrows, nnz, rowptr, plan->ncta, plan->coord);
   return cudaGetLastError();
 }
 
