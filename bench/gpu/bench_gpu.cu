@@ -248,7 +248,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
   sc[PDS_KS_RHO] = 1e-9, sc[PDS_KS_ALPHA] = 1e-6, sc[PDS_KS_BETA] = 0.5, sc[PDS_KS_OMEGA] = 1e-6;
   sc[PDS_KS_XP]  = PDS_KS_XP_X | PDS_KS_XP_P;
   PK(pds_vec_set_values(S, sc, PDS_MEM_HOST));
-  t = T([&] { PK(pds_vec_fused_cg_r(w, x, S)); });
+  t = T([&] { PK(pds_vec_fused_cg_r(w, x, S, -1)); });
   tp = gpu ? time_gpu([&] {
     double a = -1e-12;
     CKB(cublasDaxpy(g_bl, (int)n, &a, rd(x), 1, wr(w), 1));
@@ -268,7 +268,7 @@ static void bench_vectors(pds_ctx ctx, long long n, bool gpu) {
          gpu ? "cublasDaxpy+Dscal+Daxpy" : NULL, tp);
   t = T([&] { PK(pds_vec_fused_bicgstab_s(w, x, y, S)); });
   report("vec", be, "fused_bicgstab_s", sz, n, 0, 1, t, 24.0 * n, NULL, 0);
-  t = T([&] { PK(pds_vec_fused_bicgstab_r(w, x, y, z, S)); });
+  t = T([&] { PK(pds_vec_fused_bicgstab_r(w, x, y, z, S, -1)); });
   report("vec", be, "fused_bicgstab_r", sz, n, 0, 1, t, 32.0 * n, NULL, 0);
   {
     pds_vec p2, v2;

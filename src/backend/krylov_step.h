@@ -46,7 +46,7 @@ enum {
   PDS_KS_RHO,     /* CG: (r,z); BiCGSTAB: (rhat,r) */
   PDS_KS_RHO_OLD,
   PDS_KS_PQ_OLD,  /* CG: the last (p,Ap), whose sign the next must have */
-  PDS_KS_XP,      /* what the update after the step does: PDS_KS_XP_* bits */
+  PDS_KS_XP,      /* what the update after the step does: PDS_KS_XP_* bits (Richardson: the next x update) */
   /* the record of the last iteration */
   PDS_KS_IT,      /* its number */
   PDS_KS_TESTED,  /* 1: the convergence test ran (history and monitor get RNORM) */
@@ -171,19 +171,26 @@ PDS_KS_HD void pds_ks_bicg_step(pds_real *S) {
   S[PDS_KS_XP]   = PDS_KS_XP_X | PDS_KS_XP_P;
 }
 
-/* A method whose only decision is the test on sqrt(S_0) (Richardson: S_0 = (r,r) of the new residual). */
+/* A method whose only decision is the test on sqrt(S_0) (Richardson: S_0 = (r,r) of the new residual); the next
+   iteration's x update (x += alpha z, before its step) runs while the solve goes on. */
 PDS_KS_HD void pds_ks_norm_step(pds_real *S) {
   const int it = pds_ks_begin(S);
 
-  pds_ks_test(S, it, sqrt(S[PDS_KS_RED + 0]));
+  if (!pds_ks_test(S, it, sqrt(S[PDS_KS_RED + 0]))) S[PDS_KS_XP] = PDS_KS_XP_X;
 }
 
-/* The step of method m (PDS_KS_STEP_*); 0, or -1 for an unknown method. */
+/* The step of method m (PDS_KS_STEP_*); 0, or -1 for an unknown method. After the solve ended (S[REASON] set by an
+   earlier step) it changes nothing but S[XP] = 0: a device loop that runs a few iterations per round (cuda.c) may
+   queue iterations past the last one, and those leave x and the record alone. */
 PDS_KS_HD int pds_ks_step(int m, pds_real *S) {
+  if (m < PDS_KS_STEP_CG || m > PDS_KS_STEP_NORM) return -1;
+  if (S[PDS_KS_REASON] != 0) {
+    S[PDS_KS_XP] = 0;
+    return 0;
+  }
   if (m == PDS_KS_STEP_CG) pds_ks_cg_step(S);
   else if (m == PDS_KS_STEP_BICG) pds_ks_bicg_step(S);
-  else if (m == PDS_KS_STEP_NORM) pds_ks_norm_step(S);
-  else return -1;
+  else pds_ks_norm_step(S);
   return 0;
 }
 

@@ -80,6 +80,9 @@ int pds_precond_set_block_size(pds_precond pc, int bs) {
   return PDS_OK;
 }
 
+/* a number no two setups share, in any preconditioner of the process */
+static _Atomic unsigned long precond_states;
+
 int pds_precond_setup(pds_precond pc) {
   PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
   PDS_CHECK(pc->A || !strcmp(pc->type, "none") || !strcmp(pc->type, "shell"), pc->hdr.ctx, PDS_ERR_STATE,
@@ -87,6 +90,7 @@ int pds_precond_setup(pds_precond pc) {
   pc->setup_done = 0;
   if (pc->ops.setup) PDS_CALL(pc->ops.setup(pc));
   pc->setup_done = 1;
+  pc->state      = ++precond_states;
   return PDS_OK;
 }
 

@@ -20,6 +20,7 @@ struct pds_precond_s {
   pds_mat                A;
   int                    bs;         /* requested block size (pbjacobi), 0 = the operator's */
   int                    setup_done;
+  unsigned long          state;      /* new at every setup (never reused): what a recorded device loop keys on */
   void                  *user;       /* shell */
   pds_shell_pc_setup     user_setup;
   pds_shell_pc_apply     user_apply;

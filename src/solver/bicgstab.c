@@ -35,9 +35,9 @@ static int bicgstab_body(pds_solver S, void *data) {
   PDS_CALL(pds_vec_fused_bicgstab_s(c->s, c->r, c->v, c->S));             /* s = r - (rho / S_0) v; S_1 = (s, s) */
   if (!c->none) PDS_CALL(pds_solver_pc_apply(S, c->s, c->sh));             /* sh = M^-1 s */
   PDS_CALL(pds_vec_fused_apply_dot(S->A, c->sh, c->t, c->s, c->t, c->S, 2)); /* t = A sh; S_2 = (t,s), S_3 = (t,t) */
-  PDS_CALL(pds_vec_fused_bicgstab_r(c->r, c->s, c->t, c->rhat, c->S)); /* r = s - (S_2 / S_3) t; S_4 = (r, rhat),
-                                                                          S_5 = (r, r) */
-  PDS_CALL(pds_vec_krylov_step(c->S, PDS_KS_STEP_BICG)); /* alpha, omega, the tests, beta */
+  /* r = s - (S_2 / S_3) t; S_4 = (r, rhat), S_5 = (r, r); then the step in the same kernel: alpha, omega, the tests,
+     beta */
+  PDS_CALL(pds_vec_fused_bicgstab_r(c->r, c->s, c->t, c->rhat, c->S, PDS_KS_STEP_BICG));
   return pds_vec_fused_bicgstab_xp(c->x, c->p, c->ph, c->sh, c->r, c->v, c->S); /* x += alpha ph + omega sh;
                                                                                    p = r + beta (p - omega v) */
 }
@@ -45,7 +45,7 @@ static int bicgstab_body(pds_solver S, void *data) {
 static int bicgstab_solve(pds_solver S, pds_vec b, pds_vec x) {
   struct bicg_iter c = {x, S->work[0], S->work[1], S->work[2], S->work[3], S->work[4], S->work[5], S->work[6],
                         S->work[7], S->data, 0};
-  pds_real         rho, rr, beta, carry[PDS_KS_PQ_OLD - PDS_KS_ALPHA + 1] = {0};
+  pds_real         rho, rr, beta, carry[PDS_KS_XP - PDS_KS_ALPHA + 1] = {0};
 
   c.none = !strcmp(pds_precond_get_type(S->pc), "none");
   if (c.none) c.ph = c.p, c.sh = c.s;                  /* M = I */

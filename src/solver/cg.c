@@ -34,18 +34,20 @@ static int cg_body(pds_solver s, void *data) {
   struct cg_iter *c = data;
 
   PDS_CALL(pds_vec_fused_apply_dot(s->A, c->p, c->q, c->p, NULL, c->S, 0)); /* q = A p; S_0 = (p, A p) */
-  PDS_CALL(pds_vec_fused_cg_r(c->r, c->q, c->S)); /* r -= (rz / S_0) q (not if S_0 is 0 or not finite); S_1 = (r,r) */
+  /* r -= (rz / S_0) q (not if S_0 is 0 or not finite); S_1 = (r,r); without a preconditioner the step follows in the
+     same kernel: alpha, the test, beta */
+  PDS_CALL(pds_vec_fused_cg_r(c->r, c->q, c->S, c->none ? PDS_KS_STEP_CG : -1));
   if (!c->none) {
     PDS_CALL(pds_solver_pc_apply(s, c->r, c->z)); /* z = M^-1 r */
     PDS_CALL(pds_vec_dot_into(c->r, c->z, c->S, 2)); /* S_2 = (r,z) */
+    PDS_CALL(pds_vec_krylov_step(c->S, PDS_KS_STEP_CG));
   }
-  PDS_CALL(pds_vec_krylov_step(c->S, PDS_KS_STEP_CG)); /* alpha, the test, beta */
   return pds_vec_fused_cg_xp(c->x, c->p, c->z, c->S);  /* x += alpha p; p = z + beta p (as the step says) */
 }
 
 static int cg_solve(pds_solver s, pds_vec b, pds_vec x) {
   struct cg_iter c = {x, s->work[0], s->work[1], s->work[2], s->work[3], s->data, 0};
-  pds_real       rz, rr, carry[PDS_KS_PQ_OLD - PDS_KS_ALPHA + 1] = {0};
+  pds_real       rz, rr, carry[PDS_KS_XP - PDS_KS_ALPHA + 1] = {0};
 
   c.none = !strcmp(pds_precond_get_type(s->pc), "none");
   if (c.none) c.z = c.r;                             /* M = I: z = r, (r,z) = (r,r) */

@@ -14,6 +14,15 @@ static const struct solver_entry registry[] = {
 };
 #undef PDS_SOLVER
 
+/* PDS_DEVICE_LOOP=0 in the environment: no device loops unless a program asks (pds_solver_set_device_loop); for
+   tools that cannot follow CUDA graphs with conditional nodes (compute-sanitizer's racecheck and synccheck report
+   false barrier errors in them and stop the program) */
+static int device_loop_default(void) {
+  const char *e = getenv("PDS_DEVICE_LOOP");
+
+  return !(e && !strcmp(e, "0"));
+}
+
 int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
   pds_solver S;
   int        ierr;
@@ -35,7 +44,7 @@ int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
     S->maxit       = 10000;
     S->restart     = 30;
     S->orthog_passes = 2;
-    S->device_loop   = 1;
+    S->device_loop   = device_loop_default();
     S->omega       = 1.0;
     S->res.rnorm_inf = -1;
     ierr           = registry[i].create(S);

@@ -26,6 +26,12 @@ struct pds_solver_s {
   int                   orthog_passes; /* gmres/fgmres: 2 = CGS2 (default), 1 = CGS */
   int                   device_loop;   /* 1: iterations may run as a device loop (src/solver/loop.c); 0: never */
   void                 *loop;          /* the backend's device loop, kept from one solve to the next */
+  struct pds_loop_key {                /* what the recorded loop depends on (src/solver/loop.c) */
+    const void   *ptr[8];
+    unsigned long pc_state;
+    pds_real      omega;
+    pds_int       n;
+  } loop_key;
   pds_monitor_fn        monitor;
   void                 *monitor_user;
   int                   keep_history;
@@ -59,7 +65,7 @@ PDS_INTERN int pds_solver_record(pds_solver s, int it, pds_real rnorm);
 /* Methods whose iteration takes no value from the host (src/solver/loop.c): one call of body queues iteration k,
    ending in pds_vec_krylov_step on the scalar vector S and the update that follows it; everything the iteration
    decides is in S's record. pds_solver_loop_init sets S's test constants for a solve whose iteration 0 was tested
-   (carry: the method's carried scalars, PDS_KS_ALPHA .. PDS_KS_PQ_OLD, may be NULL); pds_solver_loop runs
+   (carry: the method's carried scalars, PDS_KS_ALPHA .. PDS_KS_XP, may be NULL); pds_solver_loop runs
    iterations 1, 2, ... until the record gives a reason: on the host (queue, read the record, repeat), or, where
    the backend has a device loop and everything the body calls can be recorded, iteration 1 on the host and the
    rest as a device loop whose records the host reads behind it. Either way the history, the monitor and the

@@ -443,7 +443,7 @@ int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset)
   return ierr;
 }
 
-int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S) {
+int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step) {
   const pds_real *a;
   pds_real       *b, *c;
 
@@ -454,7 +454,7 @@ int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S) {
   PDS_CALL(pds_vec_dev_read(q, &a));
   PDS_CALL(pds_vec_dev_write(r, &b));
   PDS_CALL(pds_vec_dev_write(S, &c));
-  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, a, b, c);
+  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, a, b, c, step);
 }
 
 int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
@@ -489,7 +489,7 @@ int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
   return VEC_CTX(w)->k->bicg_update_s(VEC_CTX(w), w->n, a, b, c, d);
 }
 
-int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S) {
+int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step) {
   const pds_real *a, *b, *c;
   pds_real       *d, *e;
 
@@ -504,7 +504,7 @@ int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_
   PDS_CALL(pds_vec_dev_read(rhat, &c));
   PDS_CALL(pds_vec_dev_write(r, &d));
   PDS_CALL(pds_vec_dev_write(S, &e));
-  return VEC_CTX(r)->k->bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e);
+  return VEC_CTX(r)->k->bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, step);
 }
 
 int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_vec S) {
@@ -528,6 +528,17 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   PDS_CALL(pds_vec_dev_write(p, &f));
   PDS_CALL(pds_vec_dev_read(S, &g));
   return VEC_CTX(x)->k->bicg_update_xp(VEC_CTX(x), x->n, a, b, c, d, e, f, g);
+}
+
+int pds_vec_krylov_set(pds_vec S, const pds_real *v) {
+  pds_real *a;
+
+  PDS_VALID(S, PDS_CLASSID_VEC, "S");
+  PDS_CHECK(S->n == PDS_KS_N, VEC_CTX(S), PDS_ERR_SIZE, "scalar vector S has length %" PDS_SIZE_FMT ", needs %d",
+            S->n, (int)PDS_KS_N);
+  PDS_KERNEL(VEC_CTX(S), krylov_set);
+  PDS_CALL(pds_vec_dev_write(S, &a));
+  return VEC_CTX(S)->k->krylov_set(VEC_CTX(S), a, v);
 }
 
 int pds_vec_krylov_step(pds_vec S, int method) {

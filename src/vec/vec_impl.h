@@ -26,12 +26,14 @@ PDS_INTERN int pds_vec_dev_write(pds_vec v, pds_real **a);
    three; the kernels' semantics are in backend.h). S: the method's scalar vector (at least PDS_KS_N entries, laid
    out as src/backend/krylov_step.h says); every scalar they use comes from S, so they can be queued (or captured)
    without a value from the host. Each gives the bits of the unfused sequence on the same backend. */
-PDS_INTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S);   /* r -= (S_RHO / S_0) q; S_1 = r^T r */
+/* step >= 0: the scalar step PDS_KS_STEP_* after the reduction, in the same kernel where the backend can */
+PDS_INTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step); /* r -= (S_RHO/S_0) q; S_1 = r^T r */
 PDS_INTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S); /* x += alpha p; p = z + beta p */
 PDS_INTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S); /* w = r - (S_RHO/S_0) v; S_1 */
-PDS_INTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S); /* S_4, S_5 */
+PDS_INTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step);
 PDS_INTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,
                                          pds_vec S);
 PDS_INTERN int pds_vec_krylov_step(pds_vec S, int method); /* the scalar step PDS_KS_STEP_* on S */
+PDS_INTERN int pds_vec_krylov_set(pds_vec S, const pds_real *v); /* S = v[0..PDS_KS_N) (host), without a wait */
 
 #endif

@@ -238,8 +238,8 @@ static void test_fused(vset *v) {
     vset_reset(v);
     hs[PDS_KS_RHO] = 0.6;
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
-    TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs));
-    TEST_CALL(kr->cg_update_r(E.ref, n, v->rx, v->ry, rs));
+    TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs, -1));
+    TEST_CALL(kr->cg_update_r(E.ref, n, v->rx, v->ry, rs, -1));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "cg_update_r: r", v->by, v->ry, 0.6 / 1.25, v->hx, 1.0, v->hy);
     scheck("cg_update_r: (r, r)", n, gs[1], rs[1], rs[1], (double)n);
@@ -255,8 +255,8 @@ static void test_fused(vset *v) {
     /* r = -(s2 / s3) t + w, s4 = (r, rhat), s5 = (r, r); w = x, t = y, rhat = w's array */
     vset_reset(v);
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb), br = eq_dev(E.be, v->hx, b);
-    TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs));
-    TEST_CALL(kr->bicg_update_r(E.ref, n, v->rx, v->ry, v->rw, rr, rs));
+    TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, -1));
+    TEST_CALL(kr->bicg_update_r(E.ref, n, v->rx, v->ry, v->rw, rr, rs, -1));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "bicg_update_r: r", br, rr, 0.75 / 2.5, v->hy, 1.0, v->hx);
     eq_dfree(E.be, &br);
@@ -264,6 +264,24 @@ static void test_fused(vset *v) {
     for (pds_size i = 0; i < n; i++) mag += fabs(rr[i] * v->hw[i]);
     scheck("bicg_update_r: (r, rhat)", n, gs[4], rs[4], mag, (double)n);
     scheck("bicg_update_r: (r, r)", n, gs[5], rs[5], rs[5], (double)n);
+    /* the step after the reduction, in the same call (step >= 0), against the reduction then krylov_step on the same
+       backend: the same bits in all of S; and krylov_set */
+    for (int m = 0; m < 2; m++) {
+      pds_real g2[PDS_KS_N], c0[PDS_KS_N] = {0};
+
+      c0[0] = 1.25, c0[2] = -0.75, c0[3] = 2.5, c0[PDS_KS_RHO] = 0.6, c0[PDS_KS_TOL] = 1e-30, c0[PDS_KS_MAXIT] = 10;
+      c0[PDS_KS_DTOL] = 1e10, c0[PDS_KS_RNORM0] = 1e3, c0[PDS_KS_NOPC] = 1;
+      for (int fused = 0; fused < 2; fused++) {
+        vset_reset(v);
+        bs = eq_dev(E.be, c0, sb), br = eq_dev(E.be, v->hx, b);
+        TEST_CALL(kb->krylov_set(E.be, bs, c0)); /* the same values once more, by the backend's own path */
+        if (m == 0) TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs, fused ? PDS_KS_STEP_CG : -1));
+        else TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, fused ? PDS_KS_STEP_BICG : -1));
+        if (!fused) TEST_CALL(kb->krylov_step(E.be, m == 0 ? PDS_KS_STEP_CG : PDS_KS_STEP_BICG, bs));
+        eq_host(E.be, fused ? g2 : gs, bs, sb), eq_dfree(E.be, &bs), eq_dfree(E.be, &br);
+      }
+      TEST_ASSERT(!memcmp(gs, g2, sb) && gs[PDS_KS_IT] == 1);
+    }
     /* the updates in each mode the steps set: x = 0.7 p + x (X), p = z - 0.3 p (P); z = x, x = y, p = w */
     hs[PDS_KS_ALPHA] = 0.7, hs[PDS_KS_BETA] = -0.3, hs[PDS_KS_OMEGA] = 0.2;
     for (int m = 0; m <= (PDS_KS_XP_X | PDS_KS_XP_P); m++) {

@@ -125,14 +125,17 @@ cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real
                                pds_real *w);
 /* fused Krylov steps (semantics in src/backend/backend.h); sc is the method's device scalar vector S
    (src/backend/krylov_step.h) */
+struct pds_cuda_loop_dev_s;
+/* ..._update_r: then the step `step` (>= 0) in the last block; lp: the device loop being recorded, or NULL */
 cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *q, pds_real *r,
-                                 pds_real *sc);
+                                 pds_real *sc, int step, const struct pds_cuda_loop_dev_s *lp);
 cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, const pds_real *z, pds_real *x, pds_real *p,
                                   const pds_real *sc);
 cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *r, const pds_real *v,
                                    pds_real *w, pds_real *sc);
 cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
-                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc);
+                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc, int step,
+                                   const struct pds_cuda_loop_dev_s *lp);
 cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *ph, const pds_real *sh,
                                     const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
                                     const pds_real *sc);
@@ -146,7 +149,7 @@ typedef struct {
 /* What a step kernel inside a device loop also does (NULL outside one): write the record to ring[it % nring],
    count the chunk down, and end the loop (the conditional handle) when the record gives a reason, when the host
    asked to stop (*abort != 0), or after chunk iterations. */
-typedef struct {
+typedef struct pds_cuda_loop_dev_s {
   pds_cuda_loop_rec        *ring;   /* device pointer of mapped pinned memory */
   int                       nring;
   volatile int             *abort;  /* device pointer of mapped pinned memory, host-written */
@@ -156,6 +159,8 @@ typedef struct {
 } pds_cuda_loop_dev;
 /* the scalar step of method m on S (one thread), inside a device loop when lp != NULL */
 cudaError_t pds_cuda_krylov_step(cudaStream_t s, int m, pds_real *S, const pds_cuda_loop_dev *lp);
+/* S[0 .. PDS_KS_N) = v (host values, passed as the kernel's parameter: nothing to wait for) */
+cudaError_t pds_cuda_krylov_set(cudaStream_t s, pds_real *S, const pds_real *v);
 /* the loop's gate, first node of the graph: the loop runs (chunk more iterations) unless S says the solve ended or
    the host asked to stop */
 cudaError_t pds_cuda_loop_gate(cudaStream_t s, const pds_real *S, const pds_cuda_loop_dev *lp);

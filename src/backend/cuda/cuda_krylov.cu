@@ -1,5 +1,6 @@
 // src/backend/cuda/cuda_krylov.cu: /gpu/cuda's side of the Krylov methods' scalars: the step kernel (the scalar work
-// of one iteration, src/backend/krylov_step.h, on one thread) and the device loop's gate. Compiled with -fmad=false
+// of one iteration, src/backend/krylov_step.h, on one thread: cuda_krylov.cuh), the kernel that sets S at a solve's
+// start, and the device loop's gate. Compiled with -fmad=false
 // (cuda.cmake): the step's arithmetic is the host's, bit for bit.
 //
 // Device loop (cuda.c builds it, src/solver/loop.c drives it): a CUDA graph [gate] -> [while (cond) { body }], the
@@ -9,20 +10,16 @@
 // loop when the record gives a reason, when the host asked to stop, or when the chunk is used up (the host queues the
 // next chunk long before: the device never waits for it). The update kernel after the step reads S[PDS_KS_XP], so
 // the last iteration's update of x is inside the loop and nothing of a later iteration runs.
-#include "../krylov_step.h"
-#include "cuda_common.h"
+#include "cuda_krylov.cuh"
 
-__global__ void step_k(int m, double *S, pds_cuda_loop_dev lp, int in_loop) {
-  pds_ks_step(m, S);
-  if (!in_loop) return;
-  const int          it  = (int)S[PDS_KS_IT];
-  pds_cuda_loop_rec *r   = &lp.ring[it % lp.nring];
-  const int          end = S[PDS_KS_REASON] != 0 || *lp.abort != 0 || --*lp.left <= 0;
+__global__ void step_k(int m, double *S, pds_cuda_loop_dev lp, int in_loop) { ks_step_dev(m, S, lp, in_loop); }
 
-  for (int i = 0; i < PDS_CUDA_LOOP_REC; i++) r->rec[i] = S[PDS_KS_IT + i];
-  __threadfence_system(); // the record before its number
-  r->seq = it;
-  if (end) cudaGraphSetConditional((cudaGraphConditionalHandle)lp.handle, 0);
+// S = v (a solve's start: the values travel as the kernel's parameter, no copy to wait for)
+struct ks_values {
+  double v[PDS_KS_N];
+};
+__global__ void set_k(double *S, ks_values v) {
+  for (int i = threadIdx.x; i < PDS_KS_N; i += blockDim.x) S[i] = v.v[i];
 }
 
 __global__ void gate_k(const double *S, pds_cuda_loop_dev lp) {
@@ -38,6 +35,14 @@ cudaError_t pds_cuda_krylov_step(cudaStream_t s, int m, pds_real *S, const pds_c
   pds_cuda_loop_dev none = {};
 
   step_k<<<1, 1, 0, s>>>(m, S, lp ? *lp : none, lp != NULL);
+  return cudaGetLastError();
+}
+
+cudaError_t pds_cuda_krylov_set(cudaStream_t s, pds_real *S, const pds_real *v) {
+  ks_values p;
+
+  for (int i = 0; i < PDS_KS_N; i++) p.v[i] = v[i];
+  set_k<<<1, 32, 0, s>>>(S, p);
   return cudaGetLastError();
 }
 

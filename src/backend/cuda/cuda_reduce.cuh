@@ -39,13 +39,22 @@ template <int NOUT, class Op> __device__ __forceinline__ void block_red(double (
     for (int o = 0; o < NOUT; o++) v[o] = warp_red<Op>(lane < RT / 32 ? sh[o][lane] : Op::id());
 }
 
-// Each block's partials, then the last block to finish combines them in fixed order and writes out[0..NOUT).
+// Each block's partials, then the last block to finish combines them in fixed order and writes out[0..NOUT); returns
+// true in the thread that wrote out (thread 0 of that block), after the write. One block: its sum is the result, and
+// the second pass would only combine it with the operation's identity (Op::comb(id, v), the same bits: a sum's -0
+// becomes +0), so it writes that at once.
 template <int NOUT, class Op>
-__device__ __forceinline__ void grid_red(double (&v)[NOUT], const pds_cuda_red &red, double *out) {
+__device__ __forceinline__ bool grid_red(double (&v)[NOUT], const pds_cuda_red &red, double *out) {
   __shared__ double sh[NOUT][RT / 32];
   __shared__ bool   last;
 
   block_red<NOUT, Op>(v, sh);
+  if (gridDim.x == 1) {
+    if (threadIdx.x != 0) return false;
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) out[o] = Op::comb(Op::id(), v[o]);
+    return true;
+  }
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int o = 0; o < NOUT; o++) red.partial[o * PDS_CUDA_RED_MAXBLOCK + blockIdx.x] = v[o];
@@ -53,7 +62,7 @@ __device__ __forceinline__ void grid_red(double (&v)[NOUT], const pds_cuda_red &
     last = atomicAdd(red.counter, 1u) == gridDim.x - 1; // an integer counter: the only atomic
   }
   __syncthreads();
-  if (!last) return;
+  if (!last) return false;
   __threadfence();
 #pragma unroll
   for (int o = 0; o < NOUT; o++) {
@@ -74,11 +83,11 @@ __device__ __forceinline__ void grid_red(double (&v)[NOUT], const pds_cuda_red &
   }
   __syncthreads(); // sh is reused
   block_red<NOUT, Op>(v, sh);
-  if (threadIdx.x == 0) {
+  if (threadIdx.x != 0) return false;
 #pragma unroll
-    for (int o = 0; o < NOUT; o++) out[o] = v[o];
-    *red.counter = 0;
-  }
+  for (int o = 0; o < NOUT; o++) out[o] = v[o];
+  *red.counter = 0;
+  return true;
 }
 
 #endif

@@ -13,7 +13,7 @@
 // 256-byte coalesced and each thread has several independent loads in flight. Reductions: see cuda_common.h.
 #include <math.h>
 
-#include "../krylov_step.h"
+#include "cuda_krylov.cuh"
 #include "cuda_reduce.cuh"
 
 #define EW_T    256
@@ -177,14 +177,15 @@ __global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs
   }
 }
 
-// a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); r = -a q + 1 r; sc[1] = (r, r)
+// a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); r = -a q + 1 r; sc[1] = (r, r); then the step (step >= 0)
 __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restrict__ q, double *__restrict__ r,
-                                              pds_cuda_red red, double *sc) {
+                                              pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
+                                              int in_loop) {
   const double pq = sc[0], a = pq != 0 && isfinite(pq) ? sc[PDS_KS_RHO] / pq : 0.0;
   double       v[1] = {0.0};
 
   RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
-  grid_red<1, SumOp>(v, red, sc + 1);
+  if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 // a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
@@ -197,15 +198,17 @@ __global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restr
   grid_red<1, SumOp>(v, red, sc + 1);
 }
 
-// o = sc[2] / sc[3] (0 if sc[3] is 0 or not finite); r = -o t + 1 w; sc[4] = (r, rhat); sc[5] = (r, r)
+// o = sc[2] / sc[3] (0 if sc[3] is 0 or not finite); r = -o t + 1 w; sc[4] = (r, rhat); sc[5] = (r, r); then the
+// step (step >= 0)
 __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restrict__ w, const double *__restrict__ t,
                                                 const double *__restrict__ rhat, double *__restrict__ r,
-                                                pds_cuda_red red, double *sc) {
+                                                pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
+                                                int in_loop) {
   const double tt = sc[3], o = tt != 0 && isfinite(tt) ? sc[2] / tt : 0.0;
   double       v[2] = {0.0, 0.0};
 
   RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
-  grid_red<2, SumOp>(v, red, sc + 4);
+  if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 // ---- launchers --------------------------------------------------------------------------------------------
@@ -286,8 +289,10 @@ cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real
   return cudaSuccess;
 }
 cudaError_t pds_cuda_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *q, pds_real *r,
-                                 pds_real *sc) {
-  RED_LAUNCH(cg_r_k, n, q, r, red, sc);
+                                 pds_real *sc, int step, const pds_cuda_loop_dev *lp) {
+  pds_cuda_loop_dev none = {};
+
+  RED_LAUNCH(cg_r_k, n, q, r, red, sc, step, lp ? *lp : none, lp != NULL);
 }
 cudaError_t pds_cuda_cg_update_xp(cudaStream_t s, pds_size n, const pds_real *z, pds_real *x, pds_real *p,
                                   const pds_real *sc) {
@@ -298,8 +303,11 @@ cudaError_t pds_cuda_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n,
   RED_LAUNCH(bicg_s_k, n, r, v, w, red, sc);
 }
 cudaError_t pds_cuda_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *w,
-                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc) {
-  RED_LAUNCH(bicg_r_k, n, w, t, rhat, r, red, sc);
+                                   const pds_real *t, const pds_real *rhat, pds_real *r, pds_real *sc, int step,
+                                   const pds_cuda_loop_dev *lp) {
+  pds_cuda_loop_dev none = {};
+
+  RED_LAUNCH(bicg_r_k, n, w, t, rhat, r, red, sc, step, lp ? *lp : none, lp != NULL);
 }
 cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *ph, const pds_real *sh,
                                     const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,

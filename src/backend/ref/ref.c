@@ -256,11 +256,12 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
   return PDS_OK;
 }
 
-static int cg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S) {
+static int cg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S, int step) {
   pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
 
   PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
-  return ctx->k->vec_dot(ctx, n, r, r, &S[1]);
+  PDS_CALL(ctx->k->vec_dot(ctx, n, r, r, &S[1]));
+  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
 }
 
 static int cg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *z, pds_real *x, pds_real *p, const pds_real *S) {
@@ -279,11 +280,12 @@ static int bicg_update_s_ref(pds_ctx ctx, pds_size n, const pds_real *r, const p
 }
 
 static int bicg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
-                             pds_real *r, pds_real *S) {
+                             pds_real *r, pds_real *S, int step) {
   pds_real o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
 
   PDS_CALL(ctx->k->vec_waxpby(ctx, n, -o, t, 1.0, w, r));
-  return ctx->k->vec_dot2(ctx, n, r, rhat, r, &S[4]);
+  PDS_CALL(ctx->k->vec_dot2(ctx, n, r, rhat, r, &S[4]));
+  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
 }
 
 static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
@@ -300,6 +302,11 @@ static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *ph, const
 /* the scalar step on the host: every CPU backend's, S in host memory */
 static int krylov_step_ref(pds_ctx ctx, int method, pds_real *S) {
   PDS_CHECK(!pds_ks_step(method, S), ctx, PDS_ERR_ARG, "unknown Krylov step %d", method);
+  return PDS_OK;
+}
+static int krylov_set_ref(pds_ctx ctx, pds_real *S, const pds_real *v) {
+  (void)ctx;
+  memcpy(S, v, PDS_KS_N * sizeof *S);
   return PDS_OK;
 }
 
@@ -343,6 +350,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->bicg_update_r  = bicg_update_r_ref;
   k->bicg_update_xp = bicg_update_xp_ref;
   k->krylov_step    = krylov_step_ref;
+  k->krylov_set     = krylov_set_ref;
   k->name          = "/cpu/ref";
   k->vec_set       = vec_set_ref;
   k->vec_copy      = vec_copy_ref;
