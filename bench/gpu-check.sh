@@ -79,7 +79,7 @@ export SANITIZER=${SANITIZER:-compute-sanitizer}
 san() { # tool, exe, extra flags...: one run, one line of result
   local tool=$1 exe=$2; shift 2
   local log="$OUT/san-$tool-$(basename "$exe").log" t=$SECONDS rc
-  PDS_TEST_SMALL=1 timeout "$((SAN_BUDGET / 3))" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
+  PDS_TEST_SMALL=1 timeout "$((SAN_BUDGET / 2))" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
     > "$log" 2>&1
   rc=$?
   local summ; summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$log" | tail -1)
@@ -199,6 +199,9 @@ sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt"
+# the first errors of a run that found any, here too: the logs may not all come back from a device machine
+awk '/^=== /{f=$2; n=0} /Invalid|ERROR SUMMARY: [1-9]|Program hit|hazard|Barrier error/{ if (n++ < 8) print f ": " $0 }' \
+  "$OUT/sanitizer.log" | grep -v 'ERROR SUMMARY: 0' | head -40
 echo "-- failed tests"
 cat "$OUT/ctest-failed.txt"
 echo "--"
