@@ -9,6 +9,7 @@
 #define PDS_BACKEND_H
 
 #include "../sys/sys_impl.h"
+#include "kernels_f32.h"
 
 /* Matrix data as kernels see it. */
 struct pds_csr {
@@ -166,6 +167,9 @@ struct pds_kernels {
   int (*blocks_invert)(pds_ctx, pds_size nb, int bs, pds_real *blocks, pds_size *bad);
   /* y = blockdiag(inv) x for nb blocks of size bs */
   int (*blocks_apply)(pds_ctx, pds_size nb, int bs, const pds_real *inv, const pds_real *x, pds_real *y);
+
+  /* single precision (kernels_f32.h): the kernels of a single-precision solve; a slot is named f32.name */
+  struct pds_kernels_f32 f32;
 };
 
 /* Raise "backend X has no kernel K" when a slot is empty. */
