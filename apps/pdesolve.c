@@ -63,6 +63,7 @@ static int fail_lib(pds_ctx ctx, int ierr, const char *what) {
 
 static const char *const format_names[] = {"csr", "bsr"};
 static const char *const orthog_names[] = {"cgs2", "cgs"};
+static const char *const precision_names[] = {"double", "single", "mixed"};
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* -backend: "auto", a backend name of the library (with ":options"), or its short form ref/omp/cuda. */
@@ -344,6 +345,7 @@ typedef struct {
   bool        monitor, view, history;
   bool        host_loop; /* -device_loop 0: the host stays in the loop */
   const char *orthog;    /* gmres/fgmres: cgs2 or cgs */
+  const char *precision; /* double, single or mixed */
 } solve_settings;
 
 typedef struct {
@@ -380,6 +382,10 @@ static int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds
   TRY("flag -orthog", pds_solver_set_orthogonalization(*s, st->orthog ? st->orthog : "cgs2"));
   TRY("flag -omega", pds_solver_set_damping(*s, st->omega));
   TRY("flag -device_loop", pds_solver_set_device_loop(*s, !st->host_loop));
+  if (st->precision)
+    TRY("flag -precision", pds_solver_set_precision(*s, !strcmp(st->precision, "single") ? PDS_PRECISION_SINGLE
+                                                        : !strcmp(st->precision, "mixed") ? PDS_PRECISION_MIXED
+                                                                                            : PDS_PRECISION_DOUBLE));
   TRY("solver settings", pds_solver_set_precond(*s, *pc));
   if (st->monitor) TRY("flag -monitor", pds_solver_set_monitor(*s, monitor_print, NULL));
   if (st->history) TRY("flag -history", pds_solver_set_history(*s, 1));
@@ -483,6 +489,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
   pds_json_int(&j, "restart", st->restart);
   pds_json_string(&j, "orthog", st->orthog ? st->orthog : "cgs2");
   pds_json_int(&j, "device_loop", !st->host_loop);
+  pds_json_string(&j, "precision", st->precision ? st->precision : "double");
   pds_json_real(&j, "omega", st->omega);
   pds_json_int(&j, "iterations", in->res.iterations);
   pds_json_string(&j, "reason", pds_reason_name(in->res.reason));
@@ -594,6 +601,10 @@ static int cmd_solve(pds_options o) {
                                 &dl, NULL));
     st.host_loop = !dl;
   }
+  OPT(o, pds_options_get_choice(o, "-precision", "double", precision_names, NELEM(precision_names),
+                                "double; single (matrix values and vectors in float, reductions in double: cg, "
+                                "bicgstab, richardson on csr with -pc none or jacobi); mixed (refinement in double "
+                                "around single-precision solves)", &st.precision, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
                                 "matrix storage (bsr converts from csr with block size -bs)", &format, NULL));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64,
@@ -948,7 +959,7 @@ static bool find_matrices(char *dir, size_t len) {
 /* One demo case; *ok says whether it ended as expected (converged, true residual within reach of rtol). */
 static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rtol, bool *ok) {
   solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, false,
-                       "cgs2"};
+                       "cgs2", "double"};
   solve_info     info;
   pds_problem    p;
   pds_solver     s  = NULL;

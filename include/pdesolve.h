@@ -174,6 +174,13 @@ PDS_EXTERN int pds_solver_set_damping(pds_solver s, pds_real omega);     /* rich
    0 keeps the host in the loop (one small device-to-host copy per iteration). docs/dev.md says when the device
    loop is not used (shell operator or preconditioner, the infinity-norm test). */
 PDS_EXTERN int pds_solver_set_device_loop(pds_solver s, int on);
+/* The arithmetic of the solve (cg, bicgstab, richardson on a csr operator with no or the jacobi preconditioner):
+   PDS_PRECISION_DOUBLE (default); _SINGLE: the matrix values and the Krylov vectors in float, reductions accumulated
+   in double (half the bytes, about eps_f accuracy: it may stall); _MIXED: iterative refinement in double around
+   single-precision inner solves (double's accuracy while cond(A) eps_f << 1). b and x stay double vectors.
+   docs/dev.md has the numerics and the measured costs. */
+PDS_EXTERN int pds_solver_set_precision(pds_solver s, pds_precision p);
+PDS_EXTERN int pds_solver_get_precision(pds_solver s, pds_precision *p);
 /* Called after every iteration with the residual 2-norm the method tracks (iteration 0 = initial). */
 typedef int (*pds_monitor_fn)(void *user, int it, pds_real rnorm);
 PDS_EXTERN int pds_solver_set_monitor(pds_solver s, pds_monitor_fn fn, void *user);

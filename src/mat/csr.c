@@ -11,6 +11,7 @@ static int csr_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   const pds_real *xa;
   pds_real       *ya;
 
+  if (x->f32) return pds_mat_csr_apply_f32(A, alpha, x, beta, y);
   PDS_KERNEL(ctx, csr_spmv);
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
@@ -23,6 +24,7 @@ static int csr_residual(pds_mat A, pds_vec b, pds_vec x, pds_vec r) {
   const pds_real *xa, *ba;
   pds_real       *ra;
 
+  if (x->f32) return pds_mat_csr_residual_f32(A, b, x, r);
   if (!ctx->k->csr_residual) {
     PDS_CALL(pds_vec_copy(b, r));
     return csr_apply(A, -1.0, x, 1.0, r);
@@ -98,6 +100,7 @@ static int csr_destroy(pds_mat A) {
     pds_free(ctx, PDS_MEM_DEVICE, &c->d.colidx);
     pds_free(ctx, PDS_MEM_DEVICE, &c->d.vals);
   }
+  pds_free(ctx, PDS_MEM_DEVICE, &c->vals32);
   free(c);
   A->data = NULL;
   return PDS_OK;

@@ -35,6 +35,8 @@ struct pds_mat_csr {
   int            own_h, own_d, unified;
   int            h_missing; /* born on the device (pds_mat_csr_from_device_owned): h's arrays are NULL until the
                                first host use downloads them (pds_mat_csr_host_sync) */
+  float         *vals32;    /* the values rounded to float (backend memory), made by the first single-precision
+                               product (csr_f32.c) and kept: a matrix's values never change */
 };
 struct pds_mat_bsr {
   struct pds_bsr h, d;
@@ -53,6 +55,12 @@ PDS_INTERN int pds_mat_csr_from_device_owned(pds_ctx ctx, pds_int nrows, pds_int
                                              pds_size *rowptr, pds_int *colidx, pds_real *vals, pds_mat *A);
 /* Make a csr matrix's host arrays exist (one download for a matrix born on the device); a no-op otherwise. */
 PDS_INTERN int pds_mat_csr_host_sync(pds_mat A);
+/* Single-precision products of a csr matrix (src/mat/csr_f32.c), on single-precision vectors (vec_impl.h), with the
+   values rounded to float once (an error names the first value outside float's range): the csr ops dispatch here
+   when x is single. apply_dot: y = A x; s[i] = y . w1 (and s[i+1] = y . w2 when w2 != NULL), in double. */
+PDS_INTERN int pds_mat_csr_apply_f32(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
+PDS_INTERN int pds_mat_csr_residual_f32(pds_mat A, pds_vec b, pds_vec x, pds_vec r);
+PDS_INTERN int pds_mat_csr_apply_dot_f32(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i);
 /* Host CSR/BSR arrays of a matrix (NULL if it is not of that type; csr: after pds_mat_csr_host_sync). */
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);

@@ -58,11 +58,12 @@ int pds_solver_create(pds_ctx ctx, const char *type, pds_solver *s) {
   return PDS_ERROR_UNKNOWN(ctx, "solver", type, registry);
 }
 
-static void solver_free_work(pds_solver s) {
+void pds_solver_free_work(pds_solver s) {
   for (int i = 0; i < s->nwork; i++) pds_vec_destroy(&s->work[i]);
   pds_free(s->hdr.ctx, PDS_MEM_HOST, &s->work);
   s->nwork = 0;
   pds_vec_destroy(&s->rinf);
+  pds_vec_destroy(&s->bf), pds_vec_destroy(&s->xf), pds_vec_destroy(&s->rd), pds_vec_destroy(&s->dd);
 }
 
 int pds_solver_destroy(pds_solver *s) {
@@ -76,7 +77,7 @@ int pds_solver_destroy(pds_solver *s) {
   if (--S->hdr.refct > 0) return PDS_OK;
   if (S->ops.destroy) ierr = S->ops.destroy(S);
   if (S->loop) (void)S->hdr.ctx->k->loop_free(S->hdr.ctx, S->loop);
-  solver_free_work(S);
+  pds_solver_free_work(S);
   pds_free(S->hdr.ctx, PDS_MEM_HOST, &S->hist);
   pds_mat_destroy(&S->A);
   pds_precond_destroy(&S->pc);
@@ -94,7 +95,7 @@ int pds_solver_set_operator(pds_solver s, pds_mat A) {
   PDS_CHECK(A->nrows == A->ncols, s->hdr.ctx, PDS_ERR_SIZE, "solver needs a square matrix, got %" PDS_INT_FMT " x %"
             PDS_INT_FMT, A->nrows, A->ncols);
   PDS_CALL(pds_mat_reference(A));
-  if (s->A && s->A->nrows != A->nrows) solver_free_work(s);
+  if (s->A && s->A->nrows != A->nrows) pds_solver_free_work(s);
   pds_mat_destroy(&s->A);
   s->A          = A;
   s->setup_done = 0;
@@ -187,7 +188,9 @@ int pds_solver_work(pds_solver s, int n) {
     pds_free(ctx, PDS_MEM_HOST, &s->work);
     s->work = w;
   }
-  for (; s->nwork < n; s->nwork++) PDS_CALL(pds_vec_create(ctx, s->A->nrows, &s->work[s->nwork]));
+  for (; s->nwork < n; s->nwork++)
+    PDS_CALL(s->precision == PDS_PRECISION_DOUBLE ? pds_vec_create(ctx, s->A->nrows, &s->work[s->nwork])
+                                                  : pds_vec_create_f32(ctx, s->A->nrows, &s->work[s->nwork]));
   return PDS_OK;
 }
 
@@ -197,6 +200,7 @@ int pds_solver_setup(pds_solver s) {
   if (!s->pc) PDS_CALL(pds_precond_create(s->hdr.ctx, "none", &s->pc));
   if (s->pc->A != s->A && strcmp(s->pc->type, "none")) PDS_CALL(pds_precond_set_operator(s->pc, s->A));
   if (!s->pc->setup_done) PDS_CALL(pds_precond_setup(s->pc));
+  PDS_CALL(pds_solver_precision_setup(s));
   if (s->ops.setup) PDS_CALL(s->ops.setup(s));
   s->setup_done = 1;
   return PDS_OK;
@@ -227,6 +231,10 @@ int pds_solver_record(pds_solver s, int it, pds_real rnorm) {
   if (it == 0) s->res.rnorm0 = rnorm;
   s->res.iterations = it;
   s->res.rnorm      = rnorm;
+  if (s->inner) { /* a mixed solve's inner solve: its iteration 0 is the refinement's, recorded already */
+    if (it == 0) return PDS_OK;
+    it += s->it_base;
+  }
   if (s->keep_history) {
     if (s->hist_len == s->hist_cap) {
       int       cap = s->hist_cap ? 2 * s->hist_cap : 64;
@@ -286,6 +294,7 @@ int pds_solver_solve(pds_solver s, pds_vec b, pds_vec x) {
   if (!s->setup_done) PDS_CALL(pds_solver_setup(s));
   PDS_CALL(pds_solver_begin(s, b, x, &trivial));
   if (trivial) return PDS_OK;
+  if (s->precision != PDS_PRECISION_DOUBLE) return pds_solver_solve_precision(s, b, x);
   return s->ops.solve(s, b, x);
 }
 
@@ -309,6 +318,7 @@ int pds_solver_view(pds_solver s, FILE *f) {
   if (!f) f = stdout;
   fprintf(f, "solver: %s, rtol %g, atol %g, maxit %d", s->type, s->rtol, s->atol, s->maxit);
   if (s->inftol > 0) fprintf(f, ", inftol %g", s->inftol);
+  if (s->precision) fprintf(f, ", precision %s", s->precision == PDS_PRECISION_SINGLE ? "single" : "mixed");
   fprintf(f, "\n");
   if (s->ops.view) PDS_CALL(s->ops.view(s, f));
   if (s->pc) PDS_CALL(pds_precond_view(s->pc, f));

@@ -41,12 +41,23 @@ struct pds_solver_s {
   pds_vec              *work;      /* nwork vectors like the operator's columns */
   int                   nwork;
   pds_vec               rinf;      /* residual for the infinity-norm test */
+  int                   precision; /* pds_precision (src/solver/precision.c) */
+  pds_vec               bf, xf;    /* single and mixed: b (or the refinement's residual) and x in float */
+  pds_vec               rd, dd;    /* mixed: the true residual and the correction, in double */
+  int                   inner;     /* mixed: an inner solve runs (its iteration 0 is not recorded) */
+  int                   it_base;   /* mixed: the iterations before this inner solve (the monitor numbers on) */
   pds_solver_result     res;
   void                 *data;      /* private to one method */
 };
 
-/* Make sure s has n work vectors (created once, reused by every solve). */
+/* Make sure s has n work vectors (created once, reused by every solve; single-precision ones when the solver's
+   precision is not double). pds_solver_free_work releases them and every vector sized like the operator. */
 PDS_INTERN int pds_solver_work(pds_solver s, int n);
+PDS_INTERN void pds_solver_free_work(pds_solver s);
+/* src/solver/precision.c: setup checks and vectors of a single or mixed precision solver (nothing in double), and
+   its solve (after pds_solver_begin) */
+PDS_INTERN int pds_solver_precision_setup(pds_solver s);
+PDS_INTERN int pds_solver_solve_precision(pds_solver s, pds_vec b, pds_vec x);
 /* y = M^-1 x with the solver's preconditioner. */
 PDS_INTERN int pds_solver_pc_apply(pds_solver s, pds_vec x, pds_vec y);
 /* Start a solve: record ||b||, clear history; *trivial = 1 when b = 0 (then x = 0 and the solve is done). */

@@ -2,12 +2,15 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "vec_impl.h"
+#include "vec_f32.h"
 #include "../mat/mat_impl.h" /* pds_vec_fused_apply_dot reaches a csr matrix's backend arrays */
 
 #define VEC_CTX(v) ((v)->hdr.ctx)
 
-int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) {
+/* element size of v's arrays */
+#define VEC_ESZ(v) ((v)->f32 ? sizeof(float) : sizeof(pds_real))
+
+static int vec_create(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
   pds_vec w;
   int     ierr;
 
@@ -20,8 +23,9 @@ int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) {
   w->hdr.classid = PDS_CLASSID_VEC;
   w->hdr.refct   = 1;
   w->n           = n;
+  w->f32         = f32;
   w->unified     = ctx->k->mem_alloc == NULL;
-  ierr           = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * sizeof(pds_real), &w->d);
+  ierr           = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * VEC_ESZ(w), &w->d);
   if (ierr) {
     free(w);
     return ierr;
@@ -31,6 +35,9 @@ int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) {
   *v       = w;
   return PDS_OK;
 }
+
+int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) { return vec_create(ctx, n, 0, v); }
+int pds_vec_create_f32(pds_ctx ctx, pds_size n, pds_vec *v) { return vec_create(ctx, n, 1, v); }
 
 int pds_vec_duplicate(pds_vec v, pds_vec *w) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
@@ -73,13 +80,13 @@ static int vec_sync(pds_vec v, pds_memtype mt) {
 
   if (v->unified) return PDS_OK;
   if (mt == PDS_MEM_HOST) {
-    if (!v->h) PDS_CALL(PDS_NEW(ctx, v->n, &v->h));
+    if (!v->h) PDS_CALL(pds_calloc(ctx, PDS_MEM_HOST, (size_t)v->n * VEC_ESZ(v), &v->h));
     if (!(v->valid & PDS_VALID_HOST)) {
-      PDS_CALL(pds_memcpy(ctx, v->h, PDS_MEM_HOST, v->d, PDS_MEM_DEVICE, (size_t)v->n * sizeof(pds_real)));
+      PDS_CALL(pds_memcpy(ctx, v->h, PDS_MEM_HOST, v->d, PDS_MEM_DEVICE, (size_t)v->n * VEC_ESZ(v)));
       v->valid |= PDS_VALID_HOST;
     }
   } else if (!(v->valid & PDS_VALID_DEVICE)) {
-    PDS_CALL(pds_memcpy(ctx, v->d, PDS_MEM_DEVICE, v->h, PDS_MEM_HOST, (size_t)v->n * sizeof(pds_real)));
+    PDS_CALL(pds_memcpy(ctx, v->d, PDS_MEM_DEVICE, v->h, PDS_MEM_HOST, (size_t)v->n * VEC_ESZ(v)));
     v->valid |= PDS_VALID_DEVICE;
   }
   return PDS_OK;
@@ -92,24 +99,42 @@ static int vec_check_free(pds_vec v, bool for_write) {
   return PDS_OK;
 }
 
-int pds_vec_dev_read(pds_vec v, const pds_real **a) {
-  PDS_CALL(vec_check_free(v, false));
+/* v's backend array made current for a kernel, after the precision check: double vectors for the double kernels,
+   float ones for the f32 group (the accessors below return it typed) */
+static int vec_dev(pds_vec v, int f32, int write) {
+  PDS_CHECK(v->f32 == f32, VEC_CTX(v), PDS_ERR_ARG, "a %s-precision vector where a %s-precision one is needed",
+            v->f32 ? "single" : "double", f32 ? "single" : "double");
+  PDS_CALL(vec_check_free(v, write));
   PDS_CALL(vec_sync(v, PDS_MEM_DEVICE));
-  *a = v->d;
+  if (write) v->valid = PDS_VALID_DEVICE | (v->unified ? PDS_VALID_HOST : 0);
   return PDS_OK;
 }
 
+int pds_vec_dev_read(pds_vec v, const pds_real **a) {
+  PDS_CALL(vec_dev(v, 0, 0));
+  *a = v->d;
+  return PDS_OK;
+}
 int pds_vec_dev_write(pds_vec v, pds_real **a) {
-  PDS_CALL(vec_check_free(v, true));
-  PDS_CALL(vec_sync(v, PDS_MEM_DEVICE));
-  v->valid = PDS_VALID_DEVICE | (v->unified ? PDS_VALID_HOST : 0);
-  *a       = v->d;
+  PDS_CALL(vec_dev(v, 0, 1));
+  *a = v->d;
+  return PDS_OK;
+}
+int pds_vec_dev_read_f32(pds_vec v, const float **a) {
+  PDS_CALL(vec_dev(v, 1, 0));
+  *a = (const float *)(void *)v->d;
+  return PDS_OK;
+}
+int pds_vec_dev_write_f32(pds_vec v, float **a) {
+  PDS_CALL(vec_dev(v, 1, 1));
+  *a = (float *)(void *)v->d;
   return PDS_OK;
 }
 
 int pds_vec_get_array_read(pds_vec v, pds_memtype mt, const pds_real **a) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   PDS_CHECK(a, VEC_CTX(v), PDS_ERR_ARG, "array pointer is NULL");
+  PDS_CHECK(!v->f32, VEC_CTX(v), PDS_ERR_ARG, "a single-precision solver vector has no double array");
   PDS_CALL(vec_check_free(v, false));
   PDS_CALL(vec_sync(v, mt));
   *a = mt == PDS_MEM_HOST ? v->h : v->d;
@@ -128,6 +153,7 @@ int pds_vec_restore_array_read(pds_vec v, const pds_real **a) {
 int pds_vec_get_array_write(pds_vec v, pds_memtype mt, pds_real **a) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   PDS_CHECK(a, VEC_CTX(v), PDS_ERR_ARG, "array pointer is NULL");
+  PDS_CHECK(!v->f32, VEC_CTX(v), PDS_ERR_ARG, "a single-precision solver vector has no double array");
   PDS_CALL(vec_check_free(v, true));
   PDS_CALL(vec_sync(v, mt)); /* the caller may update only part of it */
   v->valid = v->unified ? (PDS_VALID_HOST | PDS_VALID_DEVICE) : mt == PDS_MEM_HOST ? PDS_VALID_HOST : PDS_VALID_DEVICE;
@@ -180,8 +206,8 @@ int pds_vec_set_random(pds_vec v, uint64_t seed) {
   return pds_vec_restore_array_write(v, &a);
 }
 
-/* Check that vectors share a context and a length. */
-#define VEC_SAME(x, y)                                                                                           \
+/* Check that vectors share a context and a length (VEC_SAME: and a precision). */
+#define VEC_LIKE(x, y)                                                                                           \
   do {                                                                                                           \
     PDS_VALID(x, PDS_CLASSID_VEC, #x);                                                                           \
     PDS_VALID(y, PDS_CLASSID_VEC, #y);                                                                           \
@@ -189,11 +215,17 @@ int pds_vec_set_random(pds_vec v, uint64_t seed) {
     PDS_CHECK((x)->n == (y)->n, VEC_CTX(x), PDS_ERR_SIZE,                                                        \
               "vector " #x " has length %" PDS_SIZE_FMT " but " #y " has %" PDS_SIZE_FMT, (x)->n, (y)->n);      \
   } while (0)
+#define VEC_SAME(x, y)                                                                                           \
+  do {                                                                                                           \
+    VEC_LIKE(x, y);                                                                                              \
+    PDS_CHECK((x)->f32 == (y)->f32, VEC_CTX(x), PDS_ERR_ARG, "vectors " #x " and " #y " differ in precision");    \
+  } while (0)
 
 int pds_vec_set(pds_vec v, pds_real alpha) {
   pds_real *a;
 
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  if (v->f32) return pds_vec_f32_set(v, alpha);
   PDS_KERNEL(VEC_CTX(v), vec_set);
   PDS_CALL(pds_vec_dev_write(v, &a));
   return VEC_CTX(v)->k->vec_set(VEC_CTX(v), v->n, alpha, a);
@@ -203,8 +235,9 @@ int pds_vec_copy(pds_vec x, pds_vec y) {
   const pds_real *a;
   pds_real       *b;
 
-  VEC_SAME(x, y);
+  VEC_LIKE(x, y);
   if (x == y) return PDS_OK;
+  if (x->f32 || y->f32) return pds_vec_f32_copy(x, y); /* converts where the precisions differ */
   PDS_KERNEL(VEC_CTX(x), vec_copy);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_write(y, &b));
@@ -225,6 +258,7 @@ int pds_vec_axpby(pds_vec y, pds_real alpha, pds_vec x, pds_real beta) {
   pds_real       *b;
 
   VEC_SAME(x, y);
+  if (x->f32 && x != y) return pds_vec_f32_axpby(y, alpha, x, beta);
   PDS_KERNEL(VEC_CTX(x), vec_axpby);
   if (x == y) return pds_vec_scale(y, alpha + beta);
   PDS_CALL(pds_vec_dev_read(x, &a));
@@ -254,8 +288,10 @@ static int vec_pointwise(pds_vec w, pds_vec x, pds_vec y, bool divide) {
   pds_real       *c;
   pds_ctx         ctx;
 
-  VEC_SAME(x, y);
+  VEC_LIKE(x, y);
   VEC_SAME(x, w);
+  if (x->f32 && !y->f32 && divide) return pds_vec_f32_pdiv(w, x, y); /* a single-precision solve's Jacobi */
+  VEC_SAME(x, y);
   ctx = VEC_CTX(x);
   if (divide) PDS_KERNEL(ctx, vec_pdiv);
   else PDS_KERNEL(ctx, vec_pmult);
@@ -273,6 +309,7 @@ int pds_vec_dot(pds_vec x, pds_vec y, pds_real *d) {
 
   VEC_SAME(x, y);
   PDS_CHECK(d, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
+  if (x->f32) return pds_vec_f32_dot2(x, y, NULL, d);
   PDS_KERNEL(VEC_CTX(x), vec_dot);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
@@ -304,6 +341,7 @@ int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   VEC_SAME(x, y);
   VEC_SAME(x, z);
   PDS_CHECK(z != x && z != y, VEC_CTX(x), PDS_ERR_ARG, "z must differ from x and y");
+  if (x->f32) return pds_vec_f32_axpbypcz(z, alpha, x, beta, y, gamma);
   PDS_KERNEL(VEC_CTX(x), vec_axpbypcz);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
@@ -318,6 +356,11 @@ int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
   VEC_SAME(x, y);
   VEC_SAME(x, z);
   PDS_CHECK(xy && xz, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
+  if (x->f32) {
+    PDS_CALL(pds_vec_f32_dot2(x, y, z, d));
+    *xy = d[0], *xz = d[1];
+    return PDS_OK;
+  }
   PDS_KERNEL(VEC_CTX(x), vec_dot2);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
@@ -345,6 +388,7 @@ int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i) {
   VEC_SAME(x, y);
   PDS_CHECK(i >= 0, VEC_CTX(x), PDS_ERR_ARG, "scalar index %d is negative", i);
   VEC_SCALARS(x, s, i + 1);
+  if (x->f32) return pds_vec_f32_dot_into(x, y, s, i);
   PDS_KERNEL(VEC_CTX(x), vec_dot_into);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
@@ -450,6 +494,7 @@ int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step) {
   VEC_SAME(r, q);
   VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != q, VEC_CTX(r), PDS_ERR_ARG, "r and q must differ");
+  if (r->f32) return pds_vec_f32_cg_r(r, q, S, step);
   PDS_KERNEL(VEC_CTX(r), cg_update_r);
   PDS_CALL(pds_vec_dev_read(q, &a));
   PDS_CALL(pds_vec_dev_write(r, &b));
@@ -465,6 +510,7 @@ int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
   VEC_SAME(x, z);
   VEC_SCALARS(x, S, PDS_KS_N);
   PDS_CHECK(x != p && x != z && p != z, VEC_CTX(x), PDS_ERR_ARG, "x, p and z must be three different vectors");
+  if (x->f32) return pds_vec_f32_cg_xp(x, p, z, S);
   PDS_KERNEL(VEC_CTX(x), cg_update_xp);
   PDS_CALL(pds_vec_dev_read(z, &a));
   PDS_CALL(pds_vec_dev_write(x, &b));
@@ -481,6 +527,7 @@ int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
   VEC_SAME(w, v);
   VEC_SCALARS(w, S, PDS_KS_N);
   PDS_CHECK(w != r && w != v, VEC_CTX(w), PDS_ERR_ARG, "w must differ from r and v");
+  if (w->f32) return pds_vec_f32_bicgstab_s(w, r, v, S);
   PDS_KERNEL(VEC_CTX(w), bicg_update_s);
   PDS_CALL(pds_vec_dev_read(r, &a));
   PDS_CALL(pds_vec_dev_read(v, &b));
@@ -498,6 +545,7 @@ int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_
   VEC_SAME(r, rhat);
   VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != w && r != t && r != rhat, VEC_CTX(r), PDS_ERR_ARG, "r must differ from w, t and rhat");
+  if (r->f32) return pds_vec_f32_bicgstab_r(r, w, t, rhat, S, step);
   PDS_KERNEL(VEC_CTX(r), bicg_update_r);
   PDS_CALL(pds_vec_dev_read(w, &a));
   PDS_CALL(pds_vec_dev_read(t, &b));
@@ -519,6 +567,7 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   VEC_SCALARS(x, S, PDS_KS_N);
   PDS_CHECK(x != p && x != ph && x != sh && x != r && x != v && p != sh && p != r && p != v, VEC_CTX(x), PDS_ERR_ARG,
             "x and p must differ from each other and from the inputs (only ph may be p)");
+  if (x->f32) return pds_vec_f32_bicgstab_xp(x, p, ph, sh, r, v, S);
   PDS_KERNEL(VEC_CTX(x), bicg_update_xp);
   PDS_CALL(pds_vec_dev_read(ph, &a));
   PDS_CALL(pds_vec_dev_read(sh, &b));
@@ -564,6 +613,19 @@ int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec
   ctx = VEC_CTX(y);
   PDS_CHECK(i >= 0, ctx, PDS_ERR_ARG, "scalar index %d is negative", i);
   VEC_SCALARS(y, s, i + (w2 ? 2 : 1));
+  if (x->f32 || y->f32) { /* single precision: csr only (the solver checks) */
+    PDS_CHECK(!strcmp(A->type, "csr"), ctx, PDS_ERR_UNSUPPORTED, "single-precision products need a csr matrix, not %s",
+              A->type);
+    PDS_CHECK(A->hdr.ctx == ctx && x->hdr.ctx == ctx, ctx, PDS_ERR_ARG,
+              "matrix and vectors belong to different contexts");
+    PDS_CHECK(x->n == A->ncols && y->n == A->nrows, ctx, PDS_ERR_SIZE, "A is %" PDS_INT_FMT " x %" PDS_INT_FMT
+              " but x has length %" PDS_SIZE_FMT " and y %" PDS_SIZE_FMT, A->nrows, A->ncols, x->n, y->n);
+    PDS_CHECK(x != y && w1 != y, ctx, PDS_ERR_ARG, "y must differ from x and w1");
+    VEC_SAME(x, y);
+    VEC_SAME(y, w1);
+    if (w2) VEC_SAME(y, w2);
+    return pds_mat_csr_apply_dot_f32(A, x, y, w1, w2, s, i);
+  }
   if (strcmp(A->type, "csr") || !ctx->k->csr_spmv_dot) { /* the unfused sequence */
     PDS_CALL(pds_mat_apply(A, x, y));
     return w2 ? pds_vec_dot2_into(y, w1, w2, s, i) : pds_vec_dot_into(y, w1, s, i);

@@ -16,11 +16,23 @@ struct pds_vec_s {
   int               unified; /* host and backend memory are the same (CPU backends) */
   int               nread;   /* open read accesses */
   int               writing; /* an open write access */
+  int               f32;     /* 1: the arrays hold n floats (a single-precision solve's internal vector, vec_f32.c) */
 };
 
 /* Backend array for reading / for writing (marks the host copy stale). Used by kernels' callers. */
 PDS_INTERN int pds_vec_dev_read(pds_vec v, const pds_real **a);
 PDS_INTERN int pds_vec_dev_write(pds_vec v, pds_real **a);
+
+/* Single-precision vectors (src/vec/vec_f32.c): internal to a single-precision solve (src/solver/precision.c),
+   never handed to a user. Their backend arrays hold floats; pds_vec_dev_read/_write and the user's array access
+   refuse them (an error naming the vector, never a float array read as doubles), the _f32 accessors refuse double
+   vectors. The operations a single-precision Krylov method uses take them (vec.c dispatches to the f32 kernel
+   group, src/backend/kernels_f32.h): set, copy (also converting between the precisions), axpby, axpbypcz, dot,
+   dot2, dot_into, pointwise_divide (by a double vector), the fused steps, and the csr product; the others refuse
+   them. */
+PDS_INTERN int pds_vec_create_f32(pds_ctx ctx, pds_size n, pds_vec *v);
+PDS_INTERN int pds_vec_dev_read_f32(pds_vec v, const float **a);
+PDS_INTERN int pds_vec_dev_write_f32(pds_vec v, float **a);
 
 /* The fused steps of CG and BiCGSTAB and the scalar step after them (one pass over the vectors instead of two or
    three; the kernels' semantics are in backend.h). S: the method's scalar vector (at least PDS_KS_N entries, laid
