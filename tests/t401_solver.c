@@ -3,18 +3,6 @@
  * infinity-norm criterion, determinism, and bad input. */
 #include "test.h"
 
-static double true_relres(pds_mat A, pds_vec b, pds_vec x) {
-  pds_vec  r;
-  pds_real rn, bn;
-
-  TEST_CALL(pds_vec_duplicate(b, &r));
-  TEST_CALL(pds_mat_residual(A, b, x, r));
-  TEST_CALL(pds_vec_norm2(r, &rn));
-  TEST_CALL(pds_vec_norm2(b, &bn));
-  TEST_CALL(pds_vec_destroy(&r));
-  return rn / bn;
-}
-
 /* solve A x = b from x = 0 with solver/pc; returns the result */
 static pds_solver_result run(pds_ctx ctx, pds_mat A, pds_vec b, pds_vec x, const char *solver, const char *pc,
                              double rtol, int maxit) {
@@ -33,28 +21,6 @@ static pds_solver_result run(pds_ctx ctx, pds_mat A, pds_vec b, pds_vec x, const
   TEST_CALL(pds_solver_get_result(s, &r));
   TEST_CALL(pds_solver_destroy(&s));
   return r;
-}
-
-/* nonsymmetric, diagonally dominant convection-diffusion on an m x m grid (upwinded) */
-static pds_mat convdiff(pds_ctx ctx, int m) {
-  int      n = m * m, k = 0;
-  pds_int *ri = malloc(sizeof(pds_int) * 5 * n), *cj = malloc(sizeof(pds_int) * 5 * n);
-  double  *v = malloc(sizeof(double) * 5 * n);
-  pds_mat  A;
-
-  for (int j = 0; j < m; j++)
-    for (int i = 0; i < m; i++) {
-      int row = j * m + i;
-
-      ri[k] = row, cj[k] = row, v[k++] = 4.0 + 1.5;
-      if (i > 0) ri[k] = row, cj[k] = row - 1, v[k++] = -1.0 - 1.5; /* upwind in x */
-      if (i < m - 1) ri[k] = row, cj[k] = row + 1, v[k++] = -1.0;
-      if (j > 0) ri[k] = row, cj[k] = row - m, v[k++] = -1.0;
-      if (j < m - 1) ri[k] = row, cj[k] = row + m, v[k++] = -1.0;
-    }
-  TEST_CALL(pds_mat_create_csr_from_triplets(ctx, n, n, k, ri, cj, v, &A));
-  free(ri), free(cj), free(v);
-  return A;
 }
 
 /* solve with solver/pc from x = 0, keeping x (host copy in xs) and the residual history (copied into h, at most
@@ -147,7 +113,7 @@ static void cg_negative_definite(pds_ctx ctx, pds_problem *p) {
 
       if (r.reason != PDS_CONVERGED_RTOL) TEST_FAIL("cg + %s on sherman1: %s after %d iterations", pcs[pi],
                                                     pds_reason_name(r.reason), r.iterations);
-      TEST_ASSERT(true_relres(S, b, x) < 1e-9);
+      TEST_ASSERT(test_true_relres(S, b, x) < 1e-9);
     }
     TEST_CALL(pds_vec_destroy(&b));
     TEST_CALL(pds_vec_destroy(&x));
@@ -171,7 +137,7 @@ int main(int argc, char **argv) {
   TEST_CALL(pds_vec_duplicate(p.b, &d));
   r = run(ctx, p.A, p.b, xref, "cg", "none", 1e-13, 1000);
   TEST_ASSERT(r.reason == PDS_CONVERGED_RTOL);
-  TEST_ASSERT(true_relres(p.A, p.b, xref) < 1e-12);
+  TEST_ASSERT(test_true_relres(p.A, p.b, xref) < 1e-12);
   TEST_CALL(pds_vec_norm2(xref, &nref));
   for (int si = 0; si < 5; si++)
     for (int pi = 0; pi < 3; pi++) {
@@ -181,7 +147,7 @@ int main(int argc, char **argv) {
       r = run(ctx, p.A, p.b, x, solvers[si], pcs[pi], 1e-10, maxit);
       if (r.reason <= 0) TEST_FAIL("%s + %s: reason %s after %d", solvers[si], pcs[pi], pds_reason_name(r.reason), r.iterations);
       TEST_ASSERT(r.rnorm <= 1e-10 * r.bnorm);
-      TEST_ASSERT(true_relres(p.A, p.b, x) < 1e-9);
+      TEST_ASSERT(test_true_relres(p.A, p.b, x) < 1e-9);
       TEST_CALL(pds_vec_waxpy(d, -1.0, x, xref));
       TEST_CALL(pds_vec_norm2(d, &err));
       if (!(err / nref < 1e-8)) TEST_FAIL("%s + %s: error %g vs reference", solvers[si], pcs[pi], err / nref);
@@ -202,7 +168,7 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_vec_set(x, 0.0));
     TEST_CALL(pds_solver_solve(s, p.b, x));
     TEST_CALL(pds_solver_get_result(s, &r));
-    TEST_ASSERT(r.reason == PDS_CONVERGED_RTOL && true_relres(p.A, p.b, x) < 1e-9);
+    TEST_ASSERT(r.reason == PDS_CONVERGED_RTOL && test_true_relres(p.A, p.b, x) < 1e-9);
     TEST_CALL(pds_vec_waxpy(d, -1.0, x, xref));
     TEST_CALL(pds_vec_norm2(d, &err));
     TEST_ASSERT(err / nref < 1e-8);
@@ -263,7 +229,7 @@ int main(int argc, char **argv) {
   }
   /* nonsymmetric: bicgstab, gmres, fgmres converge; cg is not for it but must end cleanly */
   {
-    pds_mat A = convdiff(ctx, 30);
+    pds_mat A = test_convdiff(ctx, 30);
     pds_vec b, y, ones;
 
     TEST_CALL(pds_vec_create(ctx, 900, &b));

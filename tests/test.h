@@ -104,4 +104,40 @@ static inline pds_mesh test_mesh_fan(pds_ctx ctx, int nt) {
   return m;
 }
 
+/* ||b - A x||_2 / ||b||_2 */
+static inline double test_true_relres(pds_mat A, pds_vec b, pds_vec x) {
+  pds_vec  r;
+  pds_real rn, bn;
+
+  TEST_CALL(pds_vec_duplicate(b, &r));
+  TEST_CALL(pds_mat_residual(A, b, x, r));
+  TEST_CALL(pds_vec_norm2(r, &rn));
+  TEST_CALL(pds_vec_norm2(b, &bn));
+  TEST_CALL(pds_vec_destroy(&r));
+  return rn / bn;
+}
+
+/* nonsymmetric, diagonally dominant convection-diffusion on an m x m grid (5-point, upwinded in x) */
+static inline pds_mat test_convdiff(pds_ctx ctx, int m) {
+  int      n = m * m, k = 0;
+  pds_int *ri = malloc(sizeof(pds_int) * 5 * n), *cj = malloc(sizeof(pds_int) * 5 * n);
+  double  *v = malloc(sizeof(double) * 5 * n);
+  pds_mat  A;
+
+  if (!ri || !cj || !v) TEST_FAIL("out of host memory");
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < m; i++) {
+      int row = j * m + i;
+
+      ri[k] = row, cj[k] = row, v[k++] = 4.0 + 1.5;
+      if (i > 0) ri[k] = row, cj[k] = row - 1, v[k++] = -1.0 - 1.5; /* upwind in x */
+      if (i < m - 1) ri[k] = row, cj[k] = row + 1, v[k++] = -1.0;
+      if (j > 0) ri[k] = row, cj[k] = row - m, v[k++] = -1.0;
+      if (j < m - 1) ri[k] = row, cj[k] = row + m, v[k++] = -1.0;
+    }
+  TEST_CALL(pds_mat_create_csr_from_triplets(ctx, n, n, k, ri, cj, v, &A));
+  free(ri), free(cj), free(v);
+  return A;
+}
+
 #endif

@@ -138,6 +138,18 @@ struct J {
     s += ",\"" + std::string(k) + "\":" + b;
     return *this;
   }
+  J &arr(const char *k, const std::vector<double> &v) {
+    char b[32];
+
+    s += ",\"" + std::string(k) + "\":[";
+    for (size_t i = 0; i < v.size(); i++) {
+      if (std::isfinite(v[i])) snprintf(b, sizeof b, "%s%.6e", i ? "," : "", v[i]);
+      else snprintf(b, sizeof b, "%snull", i ? "," : "");
+      s += b;
+    }
+    s += "]";
+    return *this;
+  }
   J &boolean(const char *k, bool v) {
     s += ",\"" + std::string(k) + "\":" + (v ? "true" : "false");
     return *this;
@@ -416,6 +428,9 @@ struct Summary {
   double   whole_gpu, whole_ref, whole_omp;
   bool     ref_extrap, omp_extrap;
   double   rcm_pds[3], rcm_sp[3];
+  // precision runs (double, single, mixed): iterations, reason, seconds per iteration, floor ratio, true ||r||_2
+  int      pr_its[3], pr_reason[3];
+  double   pr_it[3], pr_floor[3], pr_true[3];
 };
 static std::vector<Summary> g_sum;
 
@@ -825,20 +840,24 @@ struct SolveRun {
   double rnorm;
 };
 // BiCGSTAB, no preconditioner, from x = 0; rtol 0 and atol the paper's 1e-6 on ||r||_2, or a fixed count (fixed > 0)
-// (dloop 0: the host in the loop, one copy per iteration, as before the device loop)
-static SolveRun solve(Backend &B, int fixed, pds_vec x, int reps, int dloop = 1) {
+// (dloop 0: the host in the loop, one copy per iteration, as before the device loop; prec: the solve's precision,
+// maxit > 0 its iteration limit, hist: the residual history of the last solve)
+static SolveRun solve(Backend &B, int fixed, pds_vec x, int reps, int dloop = 1,
+                      pds_precision prec = PDS_PRECISION_DOUBLE, int maxit = 0, std::vector<double> *hist = nullptr) {
   pds_solver          s;
   pds_solver_result   r;
   std::vector<double> t;
 
   PK(B.ctx, pds_solver_create(B.ctx, "bicgstab", &s));
   PK(B.ctx, pds_solver_set_device_loop(s, dloop));
+  PK(B.ctx, pds_solver_set_precision(s, prec));
+  if (hist) PK(B.ctx, pds_solver_set_history(s, 1));
   PK(B.ctx, pds_solver_set_operator(s, B.A));
   PK(B.ctx, pds_solver_set_precond(s, NULL));
   PK(B.ctx, pds_solver_set_tolerances(s, 0.0, 0.0, 2)); // untimed: the solver's setup, its vectors touched
   PK(B.ctx, pds_vec_set(x, 0.0));
   PK(B.ctx, pds_solver_solve(s, B.b, x));
-  PK(B.ctx, pds_solver_set_tolerances(s, 0.0, fixed > 0 ? 0.0 : g_atol, fixed > 0 ? fixed : g_maxit));
+  PK(B.ctx, pds_solver_set_tolerances(s, 0.0, fixed > 0 ? 0.0 : g_atol, fixed > 0 ? fixed : maxit > 0 ? maxit : g_maxit));
   for (int rep = 0; rep < reps; rep++) {
     PK(B.ctx, pds_vec_set(x, 0.0));
     if (B.gpu) CK(cudaDeviceSynchronize());
@@ -849,11 +868,22 @@ static SolveRun solve(Backend &B, int fixed, pds_vec x, int reps, int dloop = 1)
     if (rep == 0 && reps > 1 && t[0] > 1.0) break; // long: one run
   }
   PK(B.ctx, pds_solver_get_result(s, &r));
+  if (hist) {
+    const pds_real *h;
+    int             len;
+
+    PK(B.ctx, pds_solver_get_history(s, &len, &h));
+    hist->assign(h, h + len);
+  }
   PK(B.ctx, pds_solver_destroy(&s));
   return {median(t), r.iterations, r.reason, r.rnorm};
 }
 
 static double bicgstab_floor(long long n, long long nnz) { return 24.0 * nnz + 16.0 * (n + 1) + 152.0 * n; }
+// single precision (float values and vectors, 8-byte row pointers): per product 8 nnz + 8 (n+1) + 4n (x) + 4n (y),
+// the 15 vector passes 4 bytes each: 16 nnz + 16 (n+1) + 76 n. Mixed adds per refinement one double residual and
+// two conversions (not per iteration; the per-iteration floor is single's).
+static double bicgstab_floor_f32(long long n, long long nnz) { return 16.0 * nnz + 16.0 * (n + 1) + 76.0 * n; }
 static double bicgstab_flops(long long n, long long nnz) { return 4.0 * nnz + 24.0 * n; }
 
 struct CpuSolve {
@@ -1034,6 +1064,28 @@ static void run_grid(int gridno, long target, Backend *be, int nbe) {
     }
     t_get = median(tt);
   }
+  // double, single and mixed precision (paper 004 compares float and double): the same solve from x = 0 to atol,
+  // up to 3x double's iterations (float may stall), with its history; a true residual in double for each
+  for (int p = 0; p < 3; p++) {
+    static const char *const pn[3] = {"double", "single", "mixed"};
+    std::vector<double>      h;
+    SolveRun                 q = solve(gpu, 0, xg, 3, 1, (pds_precision)p, 3 * g.its + 100, &h);
+    pds_vec                  r;
+    double                   tr, flp = (p ? bicgstab_floor_f32(n, nnz) : bicgstab_floor(n, nnz)) / g_copy_bw;
+
+    PK(gpu.ctx, pds_vec_duplicate(gpu.b, &r));
+    PK(gpu.ctx, pds_mat_residual(gpu.A, gpu.b, xg, r));
+    PK(gpu.ctx, pds_vec_norm2(r, &tr));
+    PK(gpu.ctx, pds_vec_destroy(&r));
+    S.pr_its[p] = q.its, S.pr_reason[p] = q.reason, S.pr_it[p] = q.its ? q.t / q.its : 0, S.pr_true[p] = tr;
+    S.pr_floor[p] = q.its ? S.pr_it[p] / flp : 0;
+    J("precision").str("backend", "/gpu/cuda").str("precision", pn[p]).num("iterations", q.its)
+        .str("reason", pds_reason_name(q.reason)).num("time_s", q.t).num("time_per_it_s", S.pr_it[p])
+        .num("floor_per_it_s", flp).num("per_it_over_floor", S.pr_floor[p]).num("rnorm", q.rnorm)
+        .num("true_rnorm", tr).arr("history", h).emit();
+    LOG("  bicgstab %-6s: %d iterations (%s), %.1f us/it (floor x%.2f), true ||r|| %.2e", pn[p], q.its,
+        pds_reason_name(q.reason), 1e6 * S.pr_it[p], S.pr_floor[p], tr);
+  }
   S.its = g.its, S.bi_gpu = g.t / g.its;
   double fl = bicgstab_floor(n, nnz) / g_copy_bw;
   S.bi_floor_ratio = S.bi_gpu / fl;
@@ -1145,6 +1197,13 @@ static void print_tables(void) {
             S.bi_ref / S.bi_gpu, S.bi_omp / S.bi_gpu, 100 * S.asm_frac, S.asm_auto_over_best, S.asm_api_first,
             S.asm_api_repeat, S.asm_ref, S.asm_omp, S.whole_gpu, S.whole_ref / S.whole_gpu, S.ref_extrap ? "*" : "",
             S.whole_omp / S.whole_gpu, S.omp_extrap ? "*" : "");
+  fprintf(stderr, "\n| grid | nodes | precision | BiCGSTAB its | reason | us/it | us/it x double | floor x |"
+                  " true ||r||_2 |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const Summary &S : g_sum)
+    for (int p = 0; p < 3; p++)
+      fprintf(stderr, "| %d | %lld | %s | %d | %s | %.1f | %.2f | %.2f | %.2e |\n", S.g.grid, S.g.n,
+              p == 0 ? "double" : p == 1 ? "single" : "mixed", S.pr_its[p], pds_reason_name(S.pr_reason[p]),
+              1e6 * S.pr_it[p], S.pr_it[0] > 0 ? S.pr_it[p] / S.pr_it[0] : 0, S.pr_floor[p], S.pr_true[p]);
   fprintf(stderr, "\n(* CPU solve extrapolated: time per iteration x the iteration count to convergence on the GPU)\n");
   bool any = false;
   for (const Summary &S : g_sum) any = any || S.rcm_pds[0] > 0;

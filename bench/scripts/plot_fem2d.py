@@ -12,7 +12,10 @@ Writes, into --out (default: the current folder):
                       and BiCGSTAB, as a fraction of the device copy bandwidth vs grid size;
   fem2d_launch.png    launch-configuration sweeps on one grid (--grid N, default the largest swept one): pdesolve's
                       SpMV plans, the assembly kernels' configurations, the paper kernels' blocksPerGrid x
-                      threadsPerBlock; the automatic (or Table 8.1) choice is marked with a star, the best with a box.
+                      threadsPerBlock; the automatic (or Table 8.1) choice is marked with a star, the best with a box;
+  fem2d_precision.png paper 004's float-vs-double figure: BiCGSTAB's residual 2-norm against the iteration on grids 1,
+                      3 and 5 (--precision-grids), in double, single and mixed precision (log y), the paper's
+                      ||r||_2 <= 1e-6 line dashed;
 and prints a markdown table (one row per grid) to stdout. Lines that are not JSON objects of bench "fem2d_gpu" are
 skipped; when a case appears twice, the later line wins. --no-plots prints the table only (no matplotlib needed).
 """
@@ -335,6 +338,60 @@ def plot_launch(recs, out, plt, grid_n=None):
     return p
 
 
+def precision_table(recs):
+    rows = ["| grid | nodes | precision | its | reason | us/it | us/it x double | floor x | true ||r||_2 |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    by = {}
+    for r in recs:
+        if r.get("case") == "precision":
+            by[(r.get("n"), r.get("precision"))] = r
+    for n in sorted({k[0] for k in by}):
+        d = by.get((n, "double"))
+        for p in ("double", "single", "mixed"):
+            r = by.get((n, p))
+            if not r:
+                continue
+            ratio = r["time_per_it_s"] / d["time_per_it_s"] if d and d.get("time_per_it_s") else None
+            rows.append(f"| {r.get('grid', '')} | {n} | {p} | {r.get('iterations')} | {r.get('reason')} | "
+                        f"{fmt(r.get('time_per_it_s'), '{:.1f}', 1e6)} | {fmt(ratio)} | "
+                        f"{fmt(r.get('per_it_over_floor'))} | {fmt(r.get('true_rnorm'), '{:.2e}')} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
+
+
+def plot_precision(recs, out, plt, want=(1, 3, 5)):
+    by = {}
+    for r in recs:
+        if r.get("case") == "precision" and r.get("grid") in want and r.get("history"):
+            by.setdefault(r["grid"], {})[r["precision"]] = r
+    if not by:
+        return None
+    gl = [g for g in want if g in by]
+    fig, axs = plt.subplots(1, len(gl), figsize=(5 * len(gl), 4), squeeze=False)
+    style = {"double": ("C0", "-"), "single": ("C3", "-"), "mixed": ("C2", "--")}
+    for ax, g in zip(axs[0], gl):
+        n = None
+        for p in ("double", "single", "mixed"):
+            r = by[g].get(p)
+            if not r:
+                continue
+            n = r.get("n")
+            h = [v if v is not None else float("nan") for v in r["history"]]
+            c, ls = style[p]
+            ax.semilogy(range(len(h)), h, color=c, ls=ls, lw=1.2,
+                        label=f"{p}: {r.get('iterations')} its, {r.get('reason')}")
+        ax.axhline(1e-6, color="gray", ls=":", lw=1)
+        ax.set_title(f"grid {g} ({n} nodes)")
+        ax.set_xlabel("BiCGSTAB iteration")
+        ax.set_ylabel("||r||_2 (tracked)")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"BiCGSTAB in double, single and mixed precision on {by[gl[0]][next(iter(by[gl[0]]))].get('gpu', '?')}")
+    fig.tight_layout()
+    p = os.path.join(out, "fem2d_precision.png")
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    return p
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("files", nargs="*", help="JSON-lines files (default: stdin)")
@@ -347,6 +404,10 @@ def main(argv):
         print("no bench_fem2d_gpu records found", file=sys.stderr)
         return 1
     print(table(recs))
+    pt = precision_table(recs)
+    if pt:
+        print()
+        print(pt)
     if a.no_plots:
         return 0
     import matplotlib
@@ -355,7 +416,8 @@ def main(argv):
     import matplotlib.pyplot as plt
 
     os.makedirs(a.out, exist_ok=True)
-    for p in (plot_speedup(recs, a.out, plt), plot_spmv(recs, a.out, plt), plot_launch(recs, a.out, plt, a.grid)):
+    for p in (plot_speedup(recs, a.out, plt), plot_spmv(recs, a.out, plt), plot_launch(recs, a.out, plt, a.grid),
+              plot_precision(recs, a.out, plt)):
         if p:
             print(f"wrote {p}", file=sys.stderr)
     return 0
