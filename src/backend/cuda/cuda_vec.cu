@@ -14,19 +14,7 @@
 #include <math.h>
 
 #include "cuda_krylov.cuh"
-#include "cuda_reduce.cuh"
-
-#define EW_T    256
-#define EW_PER  4
-#define EW_TILE (EW_T * EW_PER)
-
-static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 1) / EW_TILE); }
-
-// the elementwise loop: `i` is each entry of this thread, in order
-#define EW_FOR(n)                                                           \
-  const pds_size ew_i0_ = (pds_size)blockIdx.x * EW_TILE + threadIdx.x;     \
-  _Pragma("unroll") for (int ew_j_ = 0; ew_j_ < EW_PER; ew_j_++)            \
-    for (pds_size i = ew_i0_ + (pds_size)ew_j_ * EW_T; i < (n); i = (n))
+#include "cuda_loops.cuh"
 
 __global__ void __launch_bounds__(EW_T) set_k(pds_size n, double a, double *__restrict__ y) {
   EW_FOR(n) y[i] = a;
@@ -112,20 +100,6 @@ __global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, 
   }
 }
 
-// Thread t of block b visits b*RT + t, then every G*RT further: `i` in order, four loads in flight.
-#define RED_FOR(n, body)                                                                              \
-  do {                                                                                                \
-    const pds_size st_ = (pds_size)gridDim.x * RT;                                                    \
-    pds_size       i   = (pds_size)blockIdx.x * RT + threadIdx.x;                                     \
-    for (; i + 3 * st_ < (n); i += 4 * st_) {                                                         \
-      _Pragma("unroll") for (int u_ = 0; u_ < 4; u_++) {                                              \
-        const pds_size ii_ = i + u_ * st_;                                                            \
-        { const pds_size i = ii_; body; }                                                             \
-      }                                                                                               \
-    }                                                                                                 \
-    for (; i < (n); i += st_) { body; }                                                               \
-  } while (0)
-
 __global__ void __launch_bounds__(RT) dot_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
                                              pds_cuda_red red, double *out) {
   double v[1] = {0.0};
@@ -210,18 +184,6 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
   RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
   if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
-
-// ---- launchers --------------------------------------------------------------------------------------------
-#define EW_LAUNCH(kernel, n, ...)                                          \
-  do {                                                                     \
-    kernel<<<ew_blocks(n), EW_T, 0, s>>>(n, __VA_ARGS__);                  \
-    return cudaGetLastError();                                             \
-  } while (0)
-#define RED_LAUNCH(kernel, n, ...)                                         \
-  do {                                                                     \
-    kernel<<<PDS_CUDA_RED_BLOCKS(n), RT, 0, s>>>(n, __VA_ARGS__);          \
-    return cudaGetLastError();                                             \
-  } while (0)
 
 extern "C" {
 
