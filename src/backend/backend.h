@@ -190,6 +190,8 @@ PDS_INTERN int pds_backend_available_cuda(void);
 
 /* The ref table, for backends that start from it. */
 PDS_INTERN void pds_kernels_fill_ref(struct pds_kernels *k);
+/* ref's single-precision group (ref_f32.c); pds_kernels_fill_ref calls it */
+PDS_INTERN void pds_kernels_fill_ref_f32(struct pds_kernels_f32 *k);
 
 /* Shared dense helpers (in ref): Gauss-Jordan inversion of one bs x bs row-major block with partial
    pivoting; returns 0 on success, -1 if singular (pivot exactly zero or not finite). */

@@ -372,6 +372,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   k->blocks_apply  = blocks_apply_ref;
   k->fem2d_element = fem2d_element_ref;
   k->fem2d_gather  = fem2d_gather_ref;
+  pds_kernels_fill_ref_f32(&k->f32);
 }
 
 int pds_backend_init_ref(pds_ctx ctx, const char *resource, struct pds_kernels *k) {
