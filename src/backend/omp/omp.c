@@ -787,6 +787,7 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   k->bicg_update_r = bicg_update_r_omp;
   k->fem2d_element = fem2d_element_omp;
   k->fem2d_gather  = fem2d_gather_omp;
+  pds_kernels_fill_omp_f32(&k->f32);
   ctx->nthreads    = omp_get_max_threads();
   return PDS_OK;
 }

@@ -71,4 +71,7 @@ static inline void chunk_range(const pds_size *rp, pds_int nrows, int t, int nt,
   *c1 = t == nt - 1 ? nc : ((pds_size)r1 + PDS_REDUCE_CHUNK / 2) / PDS_REDUCE_CHUNK;
 }
 
+/* /cpu/omp's single-precision group (omp_f32.c) over a copy of ref's: omp's init calls it */
+PDS_INTERN void pds_kernels_fill_omp_f32(struct pds_kernels_f32 *k);
+
 #endif
