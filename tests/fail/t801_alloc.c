@@ -1,10 +1,10 @@
 /* tests/fail/t801_alloc.c: allocation-failure sweep (CSparse-style): the k-th allocation of a whole pipeline
- * (generate, convert, precondition, solve with every method) fails for k = 0, 1, 2, ...; every call must return
+ * (generate, convert, precondition, solve with every method, in single and mixed precision too) fails for k = 0, 1, 2, ...; every call must return
  * PDS_ERR_MEM with a message and release what it made (the sanitizer build checks for leaks). Also: objects of
  * different contexts are refused. */
 #include "test.h"
 
-static int pipeline(pds_ctx ctx, const char *solver, const char *pc, int use_bsr) {
+static int pipeline(pds_ctx ctx, const char *solver, const char *pc, int use_bsr, pds_precision prec) {
   pds_problem p = {0};
   pds_mat     B = NULL;
   pds_solver  s = NULL;
@@ -23,7 +23,8 @@ static int pipeline(pds_ctx ctx, const char *solver, const char *pc, int use_bsr
   if ((ierr = pds_solver_set_operator(s, B ? B : p.A))) goto done;
   if ((ierr = pds_solver_set_precond(s, P))) goto done;
   if ((ierr = pds_solver_set_history(s, 1))) goto done;
-  if ((ierr = pds_solver_set_inf_tolerance(s, 1e-30))) goto done;
+  if (prec == PDS_PRECISION_DOUBLE && (ierr = pds_solver_set_inf_tolerance(s, 1e-30))) goto done;
+  if ((ierr = pds_solver_set_precision(s, prec))) goto done;
   if ((ierr = pds_solver_set_tolerances(s, 1e-8, 0, 200))) goto done;
   ierr = pds_solver_solve(s, p.b, x);
 done:
@@ -42,12 +43,16 @@ int main(int argc, char **argv) {
 
   for (int si = 0; si < 5; si++)
     for (int pi = 0; pi < 3; pi++)
-      for (int use_bsr = 0; use_bsr < 2; use_bsr++) {
-        int k, ierr = PDS_ERR_MEM;
+      for (int use_bsr = 0; use_bsr < 4; use_bsr++) {
+        /* use_bsr 2 and 3: csr in single and mixed precision (cg, bicgstab, richardson with jacobi or none) */
+        pds_precision prec = use_bsr == 2 ? PDS_PRECISION_SINGLE : use_bsr == 3 ? PDS_PRECISION_MIXED
+                                                                                 : PDS_PRECISION_DOUBLE;
+        int           k, ierr = PDS_ERR_MEM;
 
+        if (prec && (si == 2 || si == 3 || pi == 1)) continue;
         for (k = 0; k < 1000; k++) {
           pds_ctx_set_alloc_fail(ctx, k);
-          ierr = pipeline(ctx, solvers[si], pcs[pi], use_bsr);
+          ierr = pipeline(ctx, solvers[si], pcs[pi], use_bsr == 1, prec);
           if (ierr != PDS_ERR_MEM) break;
           TEST_ASSERT(strstr(pds_ctx_get_error(ctx), "allocation"));
           pds_ctx_clear_error(ctx);

@@ -37,10 +37,12 @@ set(PDS_HAVE_CUDA 1)
 set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
-  src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu)
+  src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
+  src/backend/cuda/cuda_f32.cu)
 # the assembly kernels must round as ref does: no multiply-add contraction (cuda_fem2d.cu says why)
-# and the Krylov steps must take the host's decisions on the host's numbers (cuda_krylov.cu)
-set_source_files_properties(src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
+# and the Krylov steps must take the host's decisions on the host's numbers (cuda_krylov.cu), and the single-precision
+# kernels must give /cpu/ref's float bits (cuda_f32.cu)
+set_source_files_properties(src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu src/backend/cuda/cuda_f32.cu
                             PROPERTIES COMPILE_OPTIONS -fmad=false)
 set(PDS_CUDA_LIBS CUDA::cudart_static)
 set(PDS_CUDA_FLAGS -Xcompiler=-Wall -Xcompiler=-Wextra -Xcompiler=-Wno-unused-parameter)

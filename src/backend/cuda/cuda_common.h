@@ -140,6 +140,30 @@ cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *
                                     const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
                                     const pds_real *sc);
 
+/* ---- single precision (cuda_f32.cu): the kernel group of src/backend/kernels_f32.h, its numerics, on float vectors;
+   the reductions accumulate (double)x_i (double)y_i in the grid and tree of the double ones; n > 0 --------------- */
+cudaError_t pds_cuda_f32_to_f32(cudaStream_t s, pds_size n, const pds_real *x, float *y);
+cudaError_t pds_cuda_f32_to_f64(cudaStream_t s, pds_size n, const float *y, pds_real *x);
+cudaError_t pds_cuda_f32_set(cudaStream_t s, pds_size n, pds_real a, float *y);
+cudaError_t pds_cuda_f32_axpby(cudaStream_t s, pds_size n, pds_real a, const float *x, pds_real b, float *y);
+cudaError_t pds_cuda_f32_axpbypcz(cudaStream_t s, pds_size n, pds_real a, const float *x, pds_real b, const float *y,
+                                  pds_real c, float *z);
+cudaError_t pds_cuda_f32_pdiv(cudaStream_t s, pds_size n, const float *x, const pds_real *d, float *w);
+/* out[0] = x . y, and out[1] = x . z when z != NULL (out: device); n >= 0 */
+cudaError_t pds_cuda_f32_dot2(cudaStream_t s, pds_cuda_red red, pds_size n, const float *x, const float *y,
+                              const float *z, pds_real *out);
+cudaError_t pds_cuda_f32_cg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const float *q, float *r,
+                                     pds_real *sc, int step, const struct pds_cuda_loop_dev_s *lp);
+cudaError_t pds_cuda_f32_cg_update_xp(cudaStream_t s, pds_size n, const float *z, float *x, float *p,
+                                      const pds_real *sc);
+cudaError_t pds_cuda_f32_bicg_update_s(cudaStream_t s, pds_cuda_red red, pds_size n, const float *r, const float *v,
+                                       float *w, pds_real *sc);
+cudaError_t pds_cuda_f32_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_size n, const float *w, const float *t,
+                                       const float *rhat, float *r, pds_real *sc, int step,
+                                       const struct pds_cuda_loop_dev_s *lp);
+cudaError_t pds_cuda_f32_bicg_update_xp(cudaStream_t s, pds_size n, const float *ph, const float *sh, const float *r,
+                                        const float *v, float *x, float *p, const pds_real *sc);
+
 /* ---- the device loop of the Krylov methods (cuda_krylov.cu) ----------------------------------------------------- */
 /* One iteration's record as the host reads it (mapped pinned memory): seq = the iteration's number, written last. */
 typedef struct {
@@ -185,6 +209,14 @@ cudaError_t pds_cuda_csr_spmv_dot(cudaStream_t s, const pds_cuda_csr_plan *plan,
                                   const pds_size *rowptr, const pds_int *colidx, const pds_real *vals,
                                   const pds_real *x, pds_real *y, const pds_real *w1, const pds_real *w2,
                                   pds_real *out);
+/* the same products on float values and vectors (single-precision solves): alpha and beta rounded to float, each row
+   summed in float in the plan's order; the dots in double (out: device) */
+cudaError_t pds_cuda_csr_spmv_f32(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
+                                  const pds_int *colidx, const float *vals, pds_real alpha, const float *x,
+                                  pds_real beta, float *y);
+cudaError_t pds_cuda_csr_spmv_dot_f32(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
+                                      const pds_size *rowptr, const pds_int *colidx, const float *vals,
+                                      const float *x, float *y, const float *w1, const float *w2, pds_real *out);
 cudaError_t pds_cuda_csr_diag(cudaStream_t s, pds_int n, const pds_size *rowptr, const pds_int *colidx,
                               const pds_real *vals, pds_real *d);
 /* The structure of A^T (cuda_transpose.cu): trowptr[ncols+1], trowidx[nnz] (row of each entry, column-major

@@ -31,30 +31,58 @@
 // profile where it was (poisson7, the P1 matrices, the real matrices of ../shared: their longest rows are within 2.5x
 // of their mean). bench/gpu measures the forced merge-path kernel on every class beside the rule's choice.
 // All kernels write disjoint entries of y and sum each row in a fixed order: the result does not depend on timing.
+// Every kernel is a template on the value type T of A's values, x and y: double (pds_cuda_csr_spmv), or float for
+// single-precision solves (pds_cuda_csr_spmv_f32: the same plan and kernels, each row summed in float in the same
+// order, alpha and beta rounded to float; the Krylov dots of the stream kernel accumulate (double)y_i (double)w_i in
+// double; the row-splitting segments and their partials are added in double). Float bytes: 8 nnz + 8 (nrows + 1)
+// + 4 ncols + 4 nrows [+ 4 nrows].
 // The stream kernel also takes the Krylov methods' dots of y (pds_vec_fused_apply_dot); other plans run the product
 // and then a dot kernel.
 #include "cuda_reduce.cuh"
 
 #define CSR_T 256
 
+// The value type's rounded product and sum (no contraction into a multiply-add), and its bits in a 64-bit word (the
+// merge-path kernel's shared tile holds row ends and products in one array).
+template <class T> struct csr_num;
+template <> struct csr_num<double> {
+  static __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+  static __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
+  static __device__ __forceinline__ pds_size bits(double a) { return (pds_size)__double_as_longlong(a); }
+  static __device__ __forceinline__ double from(pds_size b) { return __longlong_as_double((long long)b); }
+};
+template <> struct csr_num<float> {
+  static __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+  static __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
+  static __device__ __forceinline__ pds_size bits(float a) { return (pds_size)__float_as_uint(a); }
+  static __device__ __forceinline__ float from(pds_size b) { return __uint_as_float((unsigned)b); }
+};
+
+// warp_red<SumOp>'s tree (16, 8, 4, 2, 1) in the value type
+template <class T> __device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = v + __shfl_down_sync(FULL, v, o);
+  return v;
+}
+
 // matrix data is streamed once (evict-first hint), x is gathered through the read-only path and stays in cache
-template <bool PERM>
-__device__ __forceinline__ double csr_val(const double *__restrict__ v, const pds_int *__restrict__ perm, pds_size k) {
+template <class T, bool PERM>
+__device__ __forceinline__ T csr_val(const T *__restrict__ v, const pds_int *__restrict__ perm, pds_size k) {
   return PERM ? __ldg(&v[__ldcs(&perm[k])]) : __ldcs(&v[k]);
 }
 
-template <bool BETA, bool PERM>
+template <class T, bool BETA, bool PERM>
 __global__ void __launch_bounds__(CSR_T) csr_thread_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                       const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                       const pds_int *__restrict__ perm, double alpha,
-                                                       const double *__restrict__ x, double beta,
-                                                       double *__restrict__ y, pds_size long_len) {
+                                                       const pds_int *__restrict__ ci, const T *__restrict__ v,
+                                                       const pds_int *__restrict__ perm, T alpha,
+                                                       const T *__restrict__ x, T beta,
+                                                       T *__restrict__ y, pds_size long_len) {
   const pds_int i = (pds_int)(blockIdx.x * CSR_T + threadIdx.x);
 
   if (i >= nrows) return;
   const pds_size k0 = rp[i], k1 = rp[i + 1];
   if (k1 - k0 > long_len) return; // the row-splitting kernels own it
-  double s = 0;
+  T s = 0;
   // plain cached loads here, no evict-first hints: a thread reads its row's entries one by one, so the rest of each
   // 32-byte sector must survive in L1 until its next load (with __ldcs the kernel was 1.9x slower on paper 004's
   // 1.7M-node grid, H200)
@@ -63,12 +91,12 @@ __global__ void __launch_bounds__(CSR_T) csr_thread_k(pds_int nrows, const pds_s
 }
 
 // W lanes per row, W | 32; the lanes of a row take entries k0 + lane, k0 + lane + W, ... and add in a fixed tree
-template <int W, bool BETA, bool PERM>
+template <class T, int W, bool BETA, bool PERM>
 __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                    const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                    const pds_int *__restrict__ perm, double alpha,
-                                                    const double *__restrict__ x, double beta,
-                                                    double *__restrict__ y, pds_size long_len) {
+                                                    const pds_int *__restrict__ ci, const T *__restrict__ v,
+                                                    const pds_int *__restrict__ perm, T alpha,
+                                                    const T *__restrict__ x, T beta,
+                                                    T *__restrict__ y, pds_size long_len) {
   const pds_size g    = (pds_size)blockIdx.x * CSR_T + threadIdx.x;
   const pds_int  i    = (pds_int)(g / W);
   const int      lane = threadIdx.x & (W - 1);
@@ -77,7 +105,7 @@ __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size
   if (i >= nrows) return; // all W lanes of a row leave together
   const pds_size k0 = rp[i], k1 = rp[i + 1];
   if (k1 - k0 > long_len) return;
-  double s = 0;
+  T s = 0;
   // cached loads (as csr_thread_k): a row's next pass reads the rest of the sectors this pass touched
   for (pds_size k = k0 + lane; k < k1; k += W)
     s += (PERM ? __ldg(&v[__ldg(&perm[k])]) : __ldg(&v[k])) * __ldg(&x[__ldg(&ci[k])]);
@@ -86,29 +114,31 @@ __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size
   if (lane == 0) y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
 }
 
-// Row splitting: block (slot, j) sums segment j of long row long_rows[slot] into partial[slot * nseg + j].
-template <bool PERM>
+// Row splitting: block (slot, j) sums segment j of long row long_rows[slot] into partial[slot * nseg + j] (each
+// thread in T, the block's tree and the partials in double).
+template <class T, bool PERM>
 __global__ void __launch_bounds__(RT) csr_seg_k(const int *__restrict__ long_rows, const pds_size *__restrict__ rp,
-                                                 const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                 const pds_int *__restrict__ perm, const double *__restrict__ x,
+                                                 const pds_int *__restrict__ ci, const T *__restrict__ v,
+                                                 const pds_int *__restrict__ perm, const T *__restrict__ x,
                                                  pds_size seg, int nseg, double *__restrict__ partial) {
   __shared__ double sh[1][RT / 32];
   const int         row = long_rows[blockIdx.x];
   const pds_size    k0 = rp[row] + (pds_size)blockIdx.y * seg, end = rp[row + 1];
   const pds_size    k1 = k0 + seg < end ? k0 + seg : end;
-  double            s[1] = {0.0};
+  T                 st = 0;
+  double            s[1];
 
   if (k0 >= end) return; // past this row's last segment (the warp kernel reads only its own segments)
-  for (pds_size k = k0 + threadIdx.x; k < k1; k += RT) s[0] += csr_val<PERM>(v, perm, k) * __ldg(&x[__ldcs(&ci[k])]);
+  for (pds_size k = k0 + threadIdx.x; k < k1; k += RT) st += csr_val<T, PERM>(v, perm, k) * __ldg(&x[__ldcs(&ci[k])]);
+  s[0] = st;
   block_red<1, SumOp>(s, sh);
   if (threadIdx.x == 0) partial[(pds_size)blockIdx.x * nseg + blockIdx.y] = s[0];
 }
 
 // one warp per long row: its segments' partials in order (lane-strided, then the warp tree)
-template <bool BETA>
+template <class T, bool BETA>
 __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pds_size *__restrict__ rp, pds_size seg,
-                          int nseg, const double *__restrict__ partial, double alpha, double beta,
-                          double *__restrict__ y) {
+                          int nseg, const double *__restrict__ partial, T alpha, T beta, T *__restrict__ y) {
   const int slot = (int)((blockIdx.x * (pds_size)blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
 
   if (slot >= nlong) return;
@@ -119,7 +149,7 @@ __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pd
 
   for (int j = lane; j < ns; j += 32) s += partial[(pds_size)slot * nseg + j];
   s = warp_red<SumOp>(s);
-  if (lane == 0) y[row] = BETA ? alpha * s + beta * y[row] : alpha * s;
+  if (lane == 0) y[row] = BETA ? alpha * (T)s + beta * y[row] : alpha * (T)s;
 }
 
 // Thread per row over block-staged products ("stream"): a CTA takes 256 consecutive rows; their entries are one
@@ -130,14 +160,15 @@ __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pd
 // beta = 0. A fixed grid (at most PDS_CUDA_RED_MAXBLOCK CTAs, a function of nrows) strides over the row chunks,
 // so ND > 0 dots of y (with w1, and w2 or y itself when SQ) end in the deterministic grid reduction.
 #define ST_NNZ 2048
-template <bool BETA, bool PERM, int ND, bool SQ>
+template <class T, bool BETA, bool PERM, int ND, bool SQ>
 __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                       const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                       const pds_int *__restrict__ perm, double alpha,
-                                                       const double *__restrict__ x, double beta, double *y,
-                                                       const double *__restrict__ w1, const double *w2,
+                                                       const pds_int *__restrict__ ci, const T *__restrict__ v,
+                                                       const pds_int *__restrict__ perm, T alpha,
+                                                       const T *__restrict__ x, T beta, T *y,
+                                                       const T *__restrict__ w1, const T *w2,
                                                        pds_cuda_red red, double *out) {
-  __shared__ double prod[ST_NNZ];
+  typedef csr_num<T> N;
+  __shared__ T      prod[ST_NNZ];
   double            acc[ND > 0 ? ND : 1];
 
 #pragma unroll
@@ -146,9 +177,9 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
     const pds_size r1 = r0 + CSR_T < (pds_size)nrows ? r0 + CSR_T : (pds_size)nrows, i = r0 + threadIdx.x;
     const pds_size base = rp[r0], end = rp[r1];
     pds_size       my0 = 0, my1 = 0;
-    double         s   = 0;
+    T              s   = 0;
 
-    double         w1i = 0, w2i = 0; /* loaded early: they arrive while the tile is staged */
+    T              w1i = 0, w2i = 0; /* loaded early: they arrive while the tile is staged */
 
     if (i < r1) {
       my0 = rp[i], my1 = rp[i + 1];
@@ -159,7 +190,7 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
       const pds_size t1 = t0 + ST_NNZ < end ? t0 + ST_NNZ : end;
 
       constexpr int J = ST_NNZ / CSR_T;
-      double        a[J], xv[J];
+      T             a[J], xv[J];
       pds_int       c[J];
 
       /* all loads first, from addresses clamped into the tile (no branches), then the products */
@@ -167,26 +198,27 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
       for (int j = 0; j < J; j++) {
         const pds_size k = t0 + threadIdx.x + (pds_size)j * CSR_T, kk = k < t1 ? k : t1 - 1;
 
-        a[j] = csr_val<PERM>(v, perm, kk);
+        a[j] = csr_val<T, PERM>(v, perm, kk);
         c[j] = __ldcs(&ci[kk]);
       }
 #pragma unroll
       for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
 #pragma unroll
       for (int j = 0; j < J; j++)
-        if (t0 + threadIdx.x + (pds_size)j * CSR_T < t1) prod[threadIdx.x + j * CSR_T] = __dmul_rn(a[j], xv[j]);
+        if (t0 + threadIdx.x + (pds_size)j * CSR_T < t1) prod[threadIdx.x + j * CSR_T] = N::mul(a[j], xv[j]);
       __syncthreads();
       const pds_size ka = my0 > t0 ? my0 : t0, kb = my1 < t1 ? my1 : t1;
 
-      for (pds_size k = ka; k < kb; k++) s = __dadd_rn(s, prod[k - t0]);
+      for (pds_size k = ka; k < kb; k++) s = N::add(s, prod[k - t0]);
       __syncthreads();
     }
     if (i < r1) {
-      const double yi = BETA ? __dadd_rn(__dmul_rn(alpha, s), __dmul_rn(beta, y[i])) : __dmul_rn(alpha, s);
+      const T yi = BETA ? N::add(N::mul(alpha, s), N::mul(beta, y[i])) : N::mul(alpha, s);
 
       y[i] = yi;
-      if (ND > 0) acc[0] += yi * w1i;
-      if (ND > 1) acc[ND - 1] += SQ ? yi * yi : yi * w2i;
+      /* for float, the product of two floats is exact in double: the dots do not depend on contraction */
+      if (ND > 0) acc[0] += (double)yi * (double)w1i;
+      if (ND > 1) acc[ND - 1] += SQ ? (double)yi * (double)yi : (double)yi * (double)w2i;
     }
   }
   if (ND > 0) grid_red<(ND > 0 ? ND : 1), SumOp>(acc, red, out);
@@ -221,17 +253,18 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
 #define MI PDS_CUDA_MERGE_ITEMS
 #define MD PDS_CUDA_MERGE_TILE
 
-template <bool BETA, bool PERM>
+template <class T, bool BETA, bool PERM>
 __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ rp, const pds_int *__restrict__ ci,
-                                                   const double *__restrict__ v, const pds_int *__restrict__ perm,
-                                                   double alpha, const double *__restrict__ x, double beta,
-                                                   double *__restrict__ y,
+                                                   const T *__restrict__ v, const pds_int *__restrict__ perm,
+                                                   T alpha, const T *__restrict__ x, T beta,
+                                                   T *__restrict__ y,
                                                    const pds_cuda_merge_coord *__restrict__ coord, int ncta,
-                                                   double *__restrict__ carry) {
-  __shared__ pds_size tile[MD]; // [0, nr): row ends (entry offsets); [nr, nr + nk): products (double bits)
-  __shared__ double   scan[MT];
+                                                   T *__restrict__ carry) {
+  typedef csr_num<T> N;
+  __shared__ pds_size tile[MD]; // [0, nr): row ends (entry offsets); [nr, nr + nk): products (their bits)
+  __shared__ T        scan[MT];
   __shared__ int      wkey[MT / 32];
-  __shared__ double   wval[MT / 32];
+  __shared__ T        wval[MT / 32];
   const int                  c = blockIdx.x, t = threadIdx.x, lane = t & 31, w = t >> 5;
   const pds_cuda_merge_coord a = coord[c], b = coord[c + 1];
   const pds_int              r0 = a.row;
@@ -240,7 +273,7 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
 
   // 1. stage the tile: all loads issued before any is used
   {
-    double  av[MI], xv[MI];
+    T       av[MI], xv[MI];
     pds_int cv[MI];
 
 #pragma unroll
@@ -251,13 +284,13 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
       const int i = t + j * MT;
 
       av[j] = 0, cv[j] = 0;
-      if (i < nk) av[j] = csr_val<PERM>(v, perm, k0 + i), cv[j] = __ldcs(&ci[k0 + i]);
+      if (i < nk) av[j] = csr_val<T, PERM>(v, perm, k0 + i), cv[j] = __ldcs(&ci[k0 + i]);
     }
 #pragma unroll
-    for (int j = 0; j < MI; j++) xv[j] = t + j * MT < nk ? __ldg(&x[cv[j]]) : 0.0;
+    for (int j = 0; j < MI; j++) xv[j] = t + j * MT < nk ? __ldg(&x[cv[j]]) : (T)0;
 #pragma unroll
     for (int j = 0; j < MI; j++)
-      if (t + j * MT < nk) tile[nr + t + j * MT] = (pds_size)__double_as_longlong(__dmul_rn(av[j], xv[j]));
+      if (t + j * MT < nk) tile[nr + t + j * MT] = N::bits(N::mul(av[j], xv[j]));
   }
   __syncthreads();
 
@@ -273,24 +306,24 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
   }
   int    xr = lo, yk = d - lo, xf = lo; // local row, local entry; xf: the first row this thread closes
   bool   closed = false;
-  double s = 0, first = 0;
+  T      s = 0, first = 0;
 
   for (int it = 0; it < n; it++) {
     if (xr < nr && tile[xr] <= k0 + yk) { // row r0 + xr ends here
       if (!closed) first = s, closed = true;
       else y[r0 + xr] = BETA ? alpha * s + beta * y[r0 + xr] : alpha * s;
       s = 0, xr++;
-    } else s = __dadd_rn(s, __longlong_as_double((long long)tile[nr + yk++]));
+    } else s = N::add(s, N::from(tile[nr + yk++]));
   }
 
   // 3. segmented inclusive scan of the open rows (keys ascend with t: equal keys are one contiguous run)
   int    key = xr;
-  double val = s;
+  T      val = s;
 
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) {
-    const int    kk = __shfl_up_sync(FULL, key, o);
-    const double vv = __shfl_up_sync(FULL, val, o);
+    const int kk = __shfl_up_sync(FULL, key, o);
+    const T   vv = __shfl_up_sync(FULL, val, o);
 
     if (lane >= o && kk == key) val = vv + val;
   }
@@ -301,7 +334,7 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
 
     while (ws > 0 && wkey[ws - 1] == key) ws--;
     if (ws < w) { // the earlier warps of this run, in ascending order
-      double cr = wval[ws];
+      T cr = wval[ws];
 
       for (int j = ws + 1; j < w; j++) cr += wval[j];
       val = cr + val;
@@ -312,7 +345,7 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
 
   // 4. the first closed row, with the parts of the threads before; the carry-out
   if (closed) {
-    const double r = t > 0 ? scan[t - 1] + first : first;
+    const T r = t > 0 ? scan[t - 1] + first : first;
 
     if (xf == 0 && a.first >= 0) carry[ncta + c] = r; // began in an earlier CTA: the fix-up finishes it
     else y[r0 + xf] = BETA ? alpha * r + beta * y[r0 + xf] : alpha * r;
@@ -324,12 +357,12 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
 // and ends in c. Its value is the carries of CTAs first .. c-1 in order, then c's head. Thread per CTA; a row that
 // crossed more than MERGE_SERIAL CTAs (a long row) is summed by the whole warp (lane-strided, then the warp tree).
 #define MERGE_SERIAL 8
-template <bool BETA>
+template <class T, bool BETA>
 __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coord *__restrict__ coord, int ncta,
-                                                       const double *__restrict__ carry, double alpha, double beta,
-                                                       double *__restrict__ y) {
-  const int     c = (int)(blockIdx.x * 256 + threadIdx.x), lane = threadIdx.x & 31;
-  const double *head = carry + ncta;
+                                                       const T *__restrict__ carry, T alpha, T beta,
+                                                       T *__restrict__ y) {
+  const int c = (int)(blockIdx.x * 256 + threadIdx.x), lane = threadIdx.x & 31;
+  const T  *head = carry + ncta;
   int           first = -1, row = 0;
 
   if (c < ncta) {
@@ -340,7 +373,7 @@ __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coor
   const bool wide = first >= 0 && c - first > MERGE_SERIAL;
 
   if (first >= 0 && !wide) {
-    double s = carry[first];
+    T s = carry[first];
 
     for (int j = first + 1; j < c; j++) s += carry[j];
     s += head[c];
@@ -349,10 +382,10 @@ __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coor
   for (unsigned m = __ballot_sync(FULL, wide); m; m &= m - 1) { // no lane has left: the whole warp is here
     const int src = __ffs(m) - 1;
     const int f = __shfl_sync(FULL, first, src), cc = __shfl_sync(FULL, c, src), r = __shfl_sync(FULL, row, src);
-    double    s = 0;
+    T         s = 0;
 
     for (int j = f + lane; j < cc; j += 32) s += carry[j];
-    s = warp_red<SumOp>(s);
+    s = warp_sum<T>(s);
     if (lane == 0) {
       s += head[cc];
       y[r] = BETA ? alpha * s + beta * y[r] : alpha * s;
@@ -424,42 +457,79 @@ __global__ void csr_diag_k(pds_int n, const pds_size *__restrict__ rp, const pds
 
 static unsigned stream_blocks(pds_int nrows) { return PDS_CUDA_RED_BLOCKS(((pds_size)nrows + CSR_T - 1) / CSR_T * 2048); }
 
-template <bool BETA, bool PERM>
+template <class T, bool BETA, bool PERM>
 static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrows, const pds_size *rp,
-                       const pds_int *ci, const double *v, const pds_int *perm, double alpha, const double *x,
-                       double beta, double *y) {
+                       const pds_int *ci, const T *v, const pds_int *perm, T alpha, const T *x, T beta, T *y) {
   const pds_size L = pl->long_len;
   const unsigned g = (unsigned)(((pds_size)nrows * pl->width + CSR_T - 1) / CSR_T);
 
   if (pl->merge) {
-    csr_merge_k<BETA, PERM><<<(unsigned)pl->ncta, MT, 0, s>>>(rp, ci, v, perm, alpha, x, beta, y, pl->coord, pl->ncta,
-                                                              pl->carry);
+    T *carry = (T *)pl->carry; // 2 ncta values of T in the plan's 2 ncta doubles
+
+    csr_merge_k<T, BETA, PERM><<<(unsigned)pl->ncta, MT, 0, s>>>(rp, ci, v, perm, alpha, x, beta, y, pl->coord,
+                                                                 pl->ncta, carry);
     if (pl->ncta > 1)
-      csr_merge_fix_k<BETA><<<(unsigned)((pl->ncta + 255) / 256), 256, 0, s>>>(pl->coord, pl->ncta, pl->carry, alpha,
-                                                                              beta, y);
+      csr_merge_fix_k<T, BETA><<<(unsigned)((pl->ncta + 255) / 256), 256, 0, s>>>(pl->coord, pl->ncta, carry, alpha,
+                                                                                 beta, y);
     return;
   }
   if (pl->stream) {
     pds_cuda_red none = {NULL, NULL};
 
-    csr_stream_k<BETA, PERM, 0, false><<<stream_blocks(nrows), CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta,
-                                                                             y, NULL, NULL, none, NULL);
+    csr_stream_k<T, BETA, PERM, 0, false><<<stream_blocks(nrows), CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x,
+                                                                                beta, y, NULL, NULL, none, NULL);
     return;
   }
   switch (pl->width) {
-  case 1: csr_thread_k<BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 2: csr_sub_k<2, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 4: csr_sub_k<4, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 8: csr_sub_k<8, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 16: csr_sub_k<16, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  default: csr_sub_k<32, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 1: csr_thread_k<T, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 2: csr_sub_k<T, 2, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 4: csr_sub_k<T, 4, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 8: csr_sub_k<T, 8, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 16: csr_sub_k<T, 16, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  default: csr_sub_k<T, 32, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
   }
   if (pl->nlong > 0) {
-    csr_seg_k<PERM><<<dim3((unsigned)pl->nlong, (unsigned)pl->nseg), RT, 0, s>>>(pl->long_rows, rp, ci, v, perm, x,
-                                                                               pl->seg, pl->nseg, pl->partial);
-    csr_fin_k<BETA><<<(unsigned)((pl->nlong + 7) / 8), 256, 0, s>>>(pl->nlong, pl->long_rows, rp, pl->seg, pl->nseg,
-                                                                   pl->partial, alpha, beta, y);
+    csr_seg_k<T, PERM><<<dim3((unsigned)pl->nlong, (unsigned)pl->nseg), RT, 0, s>>>(pl->long_rows, rp, ci, v, perm,
+                                                                                  x, pl->seg, pl->nseg, pl->partial);
+    csr_fin_k<T, BETA><<<(unsigned)((pl->nlong + 7) / 8), 256, 0, s>>>(pl->nlong, pl->long_rows, rp, pl->seg,
+                                                                      pl->nseg, pl->partial, alpha, beta, y);
   }
+}
+
+// y = alpha A x + beta y in T: the four instantiations of csr_launch
+template <class T>
+static cudaError_t csr_spmv_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
+                              const pds_int *colidx, const T *vals, const pds_int *perm, T alpha, const T *x, T beta,
+                              T *y) {
+  if (nrows <= 0) return cudaSuccess;
+  if (beta != 0) {
+    if (perm) csr_launch<T, true, true>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
+    else csr_launch<T, true, false>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
+  } else {
+    if (perm) csr_launch<T, false, true>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
+    else csr_launch<T, false, false>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
+  }
+  return cudaGetLastError();
+}
+
+// y = A x and its dots in one stream kernel (stream plans only)
+template <class T>
+static cudaError_t csr_spmv_dot_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
+                                  const pds_size *rowptr, const pds_int *colidx, const T *vals, const T *x, T *y,
+                                  const T *w1, const T *w2, pds_real *out) {
+  const unsigned g = stream_blocks(nrows);
+
+  if (!plan->stream) return cudaErrorNotSupported;
+  if (!w2)
+    csr_stream_k<T, false, false, 1, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
+                                                               NULL, red, out);
+  else if (w2 == y)
+    csr_stream_k<T, false, false, 2, true><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
+                                                              NULL, red, out);
+  else
+    csr_stream_k<T, false, false, 2, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
+                                                               w2, red, out);
+  return cudaGetLastError();
 }
 
 extern "C" {
@@ -485,34 +555,26 @@ cudaError_t pds_cuda_csr_merge_setup(cudaStream_t s, const pds_cuda_csr_plan *pl
 cudaError_t pds_cuda_csr_spmv(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
                               const pds_int *colidx, const pds_real *vals, const pds_int *perm, pds_real alpha,
                               const pds_real *x, pds_real beta, pds_real *y) {
-  if (nrows <= 0) return cudaSuccess;
-  if (beta != 0) {
-    if (perm) csr_launch<true, true>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
-    else csr_launch<true, false>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
-  } else {
-    if (perm) csr_launch<false, true>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
-    else csr_launch<false, false>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
-  }
-  return cudaGetLastError();
+  return csr_spmv_typed<double>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
 }
 
 cudaError_t pds_cuda_csr_spmv_dot(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
                                   const pds_size *rowptr, const pds_int *colidx, const pds_real *vals,
                                   const pds_real *x, pds_real *y, const pds_real *w1, const pds_real *w2,
                                   pds_real *out) {
-  const unsigned g = stream_blocks(nrows);
+  return csr_spmv_dot_typed<double>(s, plan, red, nrows, rowptr, colidx, vals, x, y, w1, w2, out);
+}
 
-  if (!plan->stream) return cudaErrorNotSupported;
-  if (!w2)
-    csr_stream_k<false, false, 1, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1.0, x, 0.0, y, w1,
-                                                            NULL, red, out);
-  else if (w2 == y)
-    csr_stream_k<false, false, 2, true><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1.0, x, 0.0, y, w1,
-                                                           NULL, red, out);
-  else
-    csr_stream_k<false, false, 2, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1.0, x, 0.0, y, w1,
-                                                            w2, red, out);
-  return cudaGetLastError();
+cudaError_t pds_cuda_csr_spmv_f32(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
+                                  const pds_int *colidx, const float *vals, pds_real alpha, const float *x,
+                                  pds_real beta, float *y) {
+  return csr_spmv_typed<float>(s, plan, nrows, rowptr, colidx, vals, NULL, (float)alpha, x, (float)beta, y);
+}
+
+cudaError_t pds_cuda_csr_spmv_dot_f32(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
+                                      const pds_size *rowptr, const pds_int *colidx, const float *vals,
+                                      const float *x, float *y, const float *w1, const float *w2, pds_real *out) {
+  return csr_spmv_dot_typed<float>(s, plan, red, nrows, rowptr, colidx, vals, x, y, w1, w2, out);
 }
 
 cudaError_t pds_cuda_csr_diag(cudaStream_t s, pds_int n, const pds_size *rowptr, const pds_int *colidx,
