@@ -15,7 +15,8 @@
 #   6. a short summary table at the end.
 # GPU_CHECK_SKIP_BENCH=1 leaves out 3 and 4 (a check of the tests alone). GPU_CHECK_BITS_OLD=<pdesolve driver of an
 # older build> adds a bit-for-bit comparison of every solver x preconditioner on /gpu/cuda against it
-# (bench/scripts/bits-vs.sh; for changes that must keep the bits).
+# (bench/scripts/bits-vs.sh; for changes that must keep the bits); GPU_CHECK_BITS_OLD_SRC=<source tree of an older
+# version> builds that driver first (e.g. `git archive REV | tar -x -C .old`, carried with the call).
 # Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
 # GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
@@ -66,6 +67,17 @@ else
   exit 1
 fi
 
+# the older version's driver, for the bit-for-bit comparison (2b)
+if [ -n "${GPU_CHECK_BITS_OLD_SRC:-}" ]; then
+  t0=$SECONDS
+  timeout "$(left 380)" cmake -S "$GPU_CHECK_BITS_OLD_SRC" -B "$GPU_CHECK_BITS_OLD_SRC/build-gpu" "${GEN[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DPDS_ENABLE_CUDA=ON -DPDS_TEST_CUDA=OFF > "$OUT/build-old.log" 2>&1 &&
+    timeout "$(left 360)" cmake --build "$GPU_CHECK_BITS_OLD_SRC/build-gpu" -j "$JOBS" --target pdesolve_app \
+    >> "$OUT/build-old.log" 2>&1
+  note "build (older version)" "rc $? ($((SECONDS - t0)) s)"
+  GPU_CHECK_BITS_OLD=$GPU_CHECK_BITS_OLD_SRC/build-gpu/bin/pdesolve
+fi
+
 # ---- 2. tests on /gpu/cuda, with compute-sanitizer alongside ----------------------------------------------------------
 t0=$SECONDS
 cd "$BUILD" || exit 1
@@ -92,16 +104,17 @@ san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-
 (
   { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
     san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
-    san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; } > "$OUT/san-memcheck.txt" &
+    san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
+    san memcheck "$T/t402_precision"; } > "$OUT/san-memcheck.txt" &
   # racecheck and synccheck cannot follow CUDA graphs with conditional nodes (false barrier errors, then the program
   # is stopped; a conditional while loop of one correct __syncthreads reduction kernel shows it): they run the solves
   # with the host in the loop (PDS_DEVICE_LOOP=0); memcheck runs the device loops
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
-    san racecheck "$T/cuda/tc04_spmv_classes"; } > "$OUT/san-racecheck.txt" &
+    san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
-    san synccheck "$T/cuda/tc04_spmv_classes"; } > "$OUT/san-synccheck.txt" &
+    san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; } > "$OUT/san-synccheck.txt" &
   wait
 ) &
 SANPID=$!

@@ -45,17 +45,19 @@ __global__ void __launch_bounds__(EW_T) f32_pdiv_k(pds_size n, const float *__re
   EW_FOR(n) w[i] = x[i] / __double2float_rn(d[i]);
 }
 
-// x = al p + x; p = z + be p, as S[PDS_KS_XP] says (x first; x alone on the last iteration)
+// x = al p + x; p = z + be p, as S[PDS_KS_XP] says (x first; x alone on the last iteration); S[BETA] = 0: p = z, the
+// old p not used (as ref's axpby with b = 0)
 __global__ void __launch_bounds__(EW_T) f32_cg_xp_k(pds_size n, const float *__restrict__ z, float *__restrict__ x,
                                                      float *__restrict__ p, const double *__restrict__ S) {
   const int   m  = (int)S[PDS_KS_XP];
+  const bool  b0 = S[PDS_KS_BETA] == 0;
   const float al = __double2float_rn(S[PDS_KS_ALPHA]), be = __double2float_rn(S[PDS_KS_BETA]);
 
   EW_FOR(n) {
     const float pi = p[i];
 
     if (m & PDS_KS_XP_X) x[i] = al * pi + x[i];
-    if (m & PDS_KS_XP_P) p[i] = z[i] + be * pi;
+    if (m & PDS_KS_XP_P) p[i] = b0 ? z[i] : z[i] + be * pi;
   }
 }
 
