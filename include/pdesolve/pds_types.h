@@ -61,8 +61,7 @@ typedef enum {
   PDS_DIVERGED_BREAKDOWN  = -2, /* a scalar the method divides by became zero */
   PDS_DIVERGED_NAN        = -3, /* the residual became NaN or Inf */
   PDS_DIVERGED_DTOL       = -4, /* the residual grew by more than dtol */
-  PDS_DIVERGED_INDEFINITE = -5, /* CG: (p, A p) or (r, M^-1 r) zero or changing sign: A or M is indefinite */
-  PDS_DIVERGED_STAGNATION = -6  /* mixed precision: a refinement step did not reduce the true residual */
+  PDS_DIVERGED_INDEFINITE = -5  /* CG: (p, A p) or (r, M^-1 r) zero or changing sign: A or M is indefinite */
 } pds_reason;
 
 /* The arithmetic of a solve (pds_solver_set_precision). */

@@ -12,10 +12,17 @@ static int shell_setup(pds_precond pc) {
   return PDS_OK;
 }
 
+/* A callback that failed through a pdesolve call on this context (which raised its own error, with its message)
+   returns that code: the message stands. Any other nonzero return is reported as the callback's. */
 static int shell_apply(pds_precond pc, pds_vec x, pds_vec y) {
-  int ierr = pc->user_apply(pc->user, x, y);
+  pds_ctx ctx   = pc->hdr.ctx;
+  int     saved = ctx->err_code, ierr;
 
-  PDS_CHECK(!ierr, pc->hdr.ctx, ierr < 0 ? ierr : PDS_ERR_ARG, "shell preconditioner apply callback returned %d", ierr);
+  ctx->err_code = PDS_OK;
+  ierr          = pc->user_apply(pc->user, x, y);
+  if (ierr < 0 && ctx->err_code == ierr) return ierr;
+  if (!ierr) ctx->err_code = saved;
+  PDS_CHECK(!ierr, ctx, ierr < 0 ? ierr : PDS_ERR_ARG, "shell preconditioner apply callback returned %d", ierr);
   return PDS_OK;
 }
 

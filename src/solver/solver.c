@@ -63,7 +63,8 @@ void pds_solver_free_work(pds_solver s) {
   pds_free(s->hdr.ctx, PDS_MEM_HOST, &s->work);
   s->nwork = 0;
   pds_vec_destroy(&s->rinf);
-  pds_vec_destroy(&s->bf), pds_vec_destroy(&s->xf), pds_vec_destroy(&s->rd), pds_vec_destroy(&s->dd);
+  pds_vec_destroy(&s->bf), pds_vec_destroy(&s->xf), pds_vec_destroy(&s->rd);
+  pds_solver_destroy(&s->outer);
 }
 
 int pds_solver_destroy(pds_solver *s) {

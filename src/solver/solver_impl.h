@@ -43,7 +43,9 @@ struct pds_solver_s {
   pds_vec               rinf;      /* residual for the infinity-norm test */
   int                   precision; /* pds_precision (src/solver/precision.c) */
   pds_vec               bf, xf;    /* single and mixed: b (or the refinement's residual) and x in float */
-  pds_vec               rd, dd;    /* mixed: the true residual and the correction, in double */
+  pds_vec               rd;        /* mixed: the true residual, in double */
+  pds_solver            outer;     /* mixed: the double-precision FGMRES whose preconditioner is the float solve */
+  int                   mixed_its; /* mixed: the inner iterations of this solve so far */
   int                   inner;     /* mixed: an inner solve runs (its iteration 0 is not recorded) */
   int                   it_base;   /* mixed: the iterations before this inner solve (the monitor numbers on) */
   pds_solver_result     res;

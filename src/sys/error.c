@@ -61,7 +61,6 @@ const char *pds_reason_name(int reason) {
   case PDS_DIVERGED_NAN: return "diverged_nan";
   case PDS_DIVERGED_DTOL: return "diverged_dtol";
   case PDS_DIVERGED_INDEFINITE: return "diverged_indefinite";
-  case PDS_DIVERGED_STAGNATION: return "diverged_stagnation";
   default: return "unknown";
   }
 }
