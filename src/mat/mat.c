@@ -5,6 +5,8 @@
 
 #define MAT_CTX(A) ((A)->hdr.ctx)
 
+static _Atomic unsigned long mat_ids;
+
 int pds_mat_alloc(pds_ctx ctx, const char *type, pds_int nrows, pds_int ncols, pds_mat *A) {
   pds_mat M;
 
@@ -20,6 +22,7 @@ int pds_mat_alloc(pds_ctx ctx, const char *type, pds_int nrows, pds_int ncols, p
   M->nrows       = nrows;
   M->ncols       = ncols;
   M->bs          = 1;
+  M->id          = ++mat_ids;
   *A             = M;
   return PDS_OK;
 }

@@ -24,6 +24,8 @@ struct pds_mat_s {
   pds_int            nrows, ncols; /* scalar rows and columns */
   int                bs;
   pds_size           nnz;   /* stored scalar entries */
+  unsigned long      id;    /* new for every matrix (never reused, unlike its address): what a recorded device loop
+                               keys on, with the arrays */
   struct pds_mat_ops ops;
   void              *data;  /* private to the format */
 };

@@ -67,9 +67,11 @@ static int loop_recordable(pds_solver s) {
   return strcmp(s->A->type, "shell") && strcmp(s->pc->type, "shell");
 }
 
-/* What the recorded body depends on: the arrays of x, b and the operator (a matrix's arrays never move while it
-   lives), the preconditioner and its setup, the damping, the size. A loop recorded for the same key runs again as it
-   is; the work vectors and S are the solver's own. */
+/* What the recorded body depends on: the arrays of x and b, the operator (its id, new for every matrix: a matrix
+   made after another was destroyed may get the same addresses but another structure, and the backend builds it a
+   new product plan; a matrix's arrays and values never change while it lives), the preconditioner and its setup, the
+   damping, the size. A loop recorded for the same key runs again as it is; the work vectors and S are the solver's
+   own. */
 static struct pds_loop_key loop_key(pds_solver s, pds_vec b, pds_vec x) {
   struct pds_loop_key k;
   const struct pds_csr *c = !strcmp(s->A->type, "csr") ? &((struct pds_mat_csr *)s->A->data)->d : NULL;
@@ -79,7 +81,7 @@ static struct pds_loop_key loop_key(pds_solver s, pds_vec b, pds_vec x) {
   k.ptr[0] = x->d, k.ptr[1] = b->d, k.ptr[2] = s->A, k.ptr[3] = s->pc, k.ptr[4] = s->pc->type;
   if (c) k.ptr[5] = c->rowptr, k.ptr[6] = c->colidx, k.ptr[7] = c->vals;
   if (r) k.ptr[5] = r->browptr, k.ptr[6] = r->bcolidx, k.ptr[7] = r->vals;
-  k.pc_state = s->pc->state, k.omega = s->omega, k.n = s->A->nrows;
+  k.pc_state = s->pc->state, k.mat_id = s->A->id, k.omega = s->omega, k.n = s->A->nrows;
   return k;
 }
 

@@ -28,7 +28,7 @@ struct pds_solver_s {
   void                 *loop;          /* the backend's device loop, kept from one solve to the next */
   struct pds_loop_key {                /* what the recorded loop depends on (src/solver/loop.c) */
     const void   *ptr[8];
-    unsigned long pc_state;
+    unsigned long pc_state, mat_id;
     pds_real      omega;
     pds_int       n;
   } loop_key;
