@@ -213,11 +213,14 @@ sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt"
 # the first errors of a run that found any, here too: the logs may not all come back from a device machine
-awk '/^=== /{f=$2; n=0} /Invalid|ERROR SUMMARY: [1-9]|Program hit|hazard|Barrier error/{ if (n++ < 8) print f ": " $0 }' \
-  "$OUT/sanitizer.log" | grep -v 'ERROR SUMMARY: 0' | head -40
+# (with the three lines after each, which name the kernel and where)
+awk '/^=== /{f=$2; n=0; k=0} k > 0 {print f ":   " $0; k--} /Invalid|ERROR SUMMARY: [1-9]|Program hit|hazard|Barrier error/{
+  if (n++ < 4) { print f ": " $0; k = 3 } }' "$OUT/sanitizer.log" | grep -v 'ERROR SUMMARY: 0' | head -60
 echo "-- failed tests"
 cat "$OUT/ctest-failed.txt"
 echo "--"
 printf '%s\n' "${SUMMARY[@]}"
-echo "logs in $OUT: info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log bench.jsonl fem2d.log fem2d.jsonl" \
-     "(petsc-peer.txt petsc-peer.jsonl petsc-peer.log with GPU_CHECK_PEER)"
+# the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
+(cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
+echo "in $OUT: bench.jsonl fem2d.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), and logs.tgz: info.log build.log" \
+     "ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bits.log (petsc-peer.txt petsc-peer.log)"
