@@ -1113,10 +1113,12 @@ static int init_device(pds_ctx ctx, struct cuda_be *be) {
 }
 
 int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels *k) {
+  const char     *pdl = getenv("PDS_CUDA_PDL"); /* programmatic dependent launch (cuda_launch.cuh): 0 turns it off */
   struct cuda_be *be;
   int             device, count = 0, ierr;
   cudaError_t     e;
 
+  pds_cuda_pdl = !(pdl && !strcmp(pdl, "0"));
   PDS_CALL(parse_resource(ctx, resource, &device));
   e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {

@@ -98,6 +98,10 @@ enum { PDS_CUDA_BSR_AUTO = 0, PDS_CUDA_BSR_VEC = 1, PDS_CUDA_BSR_PIPE = 2, PDS_C
 extern "C" {
 #endif
 
+/* programmatic dependent launch of the iteration kernels (cuda_launch.cuh): 1 on (the default), 0 off; cuda.c sets it
+   from PDS_CUDA_PDL when a context is made */
+extern int pds_cuda_pdl;
+
 /* ---- vectors (cuda_vec.cu); n > 0 ---------------------------------------------------------------------- */
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y);
 cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y); /* a kernel (bench) */

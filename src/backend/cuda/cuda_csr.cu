@@ -38,6 +38,7 @@
 // + 4 ncols + 4 nrows [+ 4 nrows].
 // The stream kernel also takes the Krylov methods' dots of y (pds_vec_fused_apply_dot); other plans run the product
 // and then a dot kernel.
+#include "cuda_launch.cuh"
 #include "cuda_reduce.cuh"
 
 #define CSR_T 256
@@ -77,6 +78,7 @@ __global__ void __launch_bounds__(CSR_T) csr_thread_k(pds_int nrows, const pds_s
                                                        const pds_int *__restrict__ perm, T alpha,
                                                        const T *__restrict__ x, T beta,
                                                        T *__restrict__ y, pds_size long_len) {
+  pds_grid_dep();
   const pds_int i = (pds_int)(blockIdx.x * CSR_T + threadIdx.x);
 
   if (i >= nrows) return;
@@ -97,6 +99,7 @@ __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size
                                                     const pds_int *__restrict__ perm, T alpha,
                                                     const T *__restrict__ x, T beta,
                                                     T *__restrict__ y, pds_size long_len) {
+  pds_grid_dep();
   const pds_size g    = (pds_size)blockIdx.x * CSR_T + threadIdx.x;
   const pds_int  i    = (pds_int)(g / W);
   const int      lane = threadIdx.x & (W - 1);
@@ -121,6 +124,7 @@ __global__ void __launch_bounds__(RT) csr_seg_k(const int *__restrict__ long_row
                                                  const pds_int *__restrict__ ci, const T *__restrict__ v,
                                                  const pds_int *__restrict__ perm, const T *__restrict__ x,
                                                  pds_size seg, int nseg, double *__restrict__ partial) {
+  pds_grid_dep();
   __shared__ double sh[1][RT / 32];
   const int         row = long_rows[blockIdx.x];
   const pds_size    k0 = rp[row] + (pds_size)blockIdx.y * seg, end = rp[row + 1];
@@ -139,6 +143,7 @@ __global__ void __launch_bounds__(RT) csr_seg_k(const int *__restrict__ long_row
 template <class T, bool BETA>
 __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pds_size *__restrict__ rp, pds_size seg,
                           int nseg, const double *__restrict__ partial, T alpha, T beta, T *__restrict__ y) {
+  pds_grid_dep();
   const int slot = (int)((blockIdx.x * (pds_size)blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
 
   if (slot >= nlong) return;
@@ -167,6 +172,7 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
                                                        const T *__restrict__ x, T beta, T *y,
                                                        const T *__restrict__ w1, const T *w2,
                                                        pds_cuda_red red, double *out) {
+  pds_grid_dep();
   typedef csr_num<T> N;
   __shared__ T      prod[ST_NNZ];
   double            acc[ND > 0 ? ND : 1];
@@ -260,6 +266,7 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
                                                    T *__restrict__ y,
                                                    const pds_cuda_merge_coord *__restrict__ coord, int ncta,
                                                    T *__restrict__ carry) {
+  pds_grid_dep();
   typedef csr_num<T> N;
   __shared__ pds_size tile[MD]; // [0, nr): row ends (entry offsets); [nr, nr + nk): products (their bits)
   __shared__ T        scan[MT];
@@ -361,6 +368,7 @@ template <class T, bool BETA>
 __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coord *__restrict__ coord, int ncta,
                                                        const T *__restrict__ carry, T alpha, T beta,
                                                        T *__restrict__ y) {
+  pds_grid_dep();
   const int c = (int)(blockIdx.x * 256 + threadIdx.x), lane = threadIdx.x & 31;
   const T  *head = carry + ncta;
   int           first = -1, row = 0;
@@ -466,41 +474,41 @@ static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrow
   if (pl->merge) {
     T *carry = (T *)pl->carry; // 2 ncta values of T in the plan's 2 ncta doubles
 
-    csr_merge_k<T, BETA, PERM><<<(unsigned)pl->ncta, MT, 0, s>>>(rp, ci, v, perm, alpha, x, beta, y, pl->coord,
-                                                                 pl->ncta, carry);
+    pds_launch(csr_merge_k<T, BETA, PERM>, (unsigned)pl->ncta, MT, 0, s, rp, ci, v, perm, alpha, x, beta, y, pl->coord,
+               pl->ncta, carry);
     if (pl->ncta > 1)
-      csr_merge_fix_k<T, BETA><<<(unsigned)((pl->ncta + 255) / 256), 256, 0, s>>>(pl->coord, pl->ncta, carry, alpha,
-                                                                                 beta, y);
+      pds_launch(csr_merge_fix_k<T, BETA>, (unsigned)((pl->ncta + 255) / 256), 256, 0, s, pl->coord, pl->ncta, carry,
+                 alpha, beta, y);
     return;
   }
   if (pl->stream) {
     pds_cuda_red none = {NULL, NULL};
 
-    csr_stream_k<T, BETA, PERM, 0, false><<<stream_blocks(nrows), CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x,
-                                                                                beta, y, NULL, NULL, none, NULL);
+    pds_launch(csr_stream_k<T, BETA, PERM, 0, false>, stream_blocks(nrows), CSR_T, 0, s, nrows, rp, ci, v, perm, alpha,
+               x, beta, y, (const T *)NULL, (const T *)NULL, none, (double *)NULL);
     return;
   }
   switch (pl->width) {
-  case 1: csr_thread_k<T, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 2: csr_sub_k<T, 2, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 4: csr_sub_k<T, 4, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 8: csr_sub_k<T, 8, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  case 16: csr_sub_k<T, 16, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
-  default: csr_sub_k<T, 32, BETA, PERM><<<g, CSR_T, 0, s>>>(nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 1: pds_launch(csr_thread_k<T, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 2: pds_launch(csr_sub_k<T, 2, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 4: pds_launch(csr_sub_k<T, 4, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 8: pds_launch(csr_sub_k<T, 8, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  case 16: pds_launch(csr_sub_k<T, 16, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L); break;
+  default: pds_launch(csr_sub_k<T, 32, BETA, PERM>, g, CSR_T, 0, s, nrows, rp, ci, v, perm, alpha, x, beta, y, L);
   }
   if (pl->nlong > 0) {
-    csr_seg_k<T, PERM><<<dim3((unsigned)pl->nlong, (unsigned)pl->nseg), RT, 0, s>>>(pl->long_rows, rp, ci, v, perm,
-                                                                                  x, pl->seg, pl->nseg, pl->partial);
-    csr_fin_k<T, BETA><<<(unsigned)((pl->nlong + 7) / 8), 256, 0, s>>>(pl->nlong, pl->long_rows, rp, pl->seg,
-                                                                      pl->nseg, pl->partial, alpha, beta, y);
+    pds_launch(csr_seg_k<T, PERM>, dim3((unsigned)pl->nlong, (unsigned)pl->nseg), RT, 0, s, pl->long_rows, rp, ci, v,
+               perm, x, pl->seg, pl->nseg, pl->partial);
+    pds_launch(csr_fin_k<T, BETA>, (unsigned)((pl->nlong + 7) / 8), 256, 0, s, pl->nlong, pl->long_rows, rp, pl->seg,
+               pl->nseg, pl->partial, alpha, beta, y);
   }
 }
 
 // y = alpha A x + beta y in T: the four instantiations of csr_launch
 template <class T>
-static cudaError_t csr_spmv_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows, const pds_size *rowptr,
-                              const pds_int *colidx, const T *vals, const pds_int *perm, T alpha, const T *x, T beta,
-                              T *y) {
+static cudaError_t csr_spmv_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_int nrows,
+                                  const pds_size *rowptr, const pds_int *colidx, const T *vals, const pds_int *perm,
+                                  T alpha, const T *x, T beta, T *y) {
   if (nrows <= 0) return cudaSuccess;
   if (beta != 0) {
     if (perm) csr_launch<T, true, true>(s, plan, nrows, rowptr, colidx, vals, perm, alpha, x, beta, y);
@@ -515,21 +523,19 @@ static cudaError_t csr_spmv_typed(cudaStream_t s, const pds_cuda_csr_plan *plan,
 // y = A x and its dots in one stream kernel (stream plans only)
 template <class T>
 static cudaError_t csr_spmv_dot_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
-                                  const pds_size *rowptr, const pds_int *colidx, const T *vals, const T *x, T *y,
-                                  const T *w1, const T *w2, pds_real *out) {
+                                      const pds_size *rowptr, const pds_int *colidx, const T *vals, const T *x, T *y,
+                                      const T *w1, const T *w2, pds_real *out) {
   const unsigned g = stream_blocks(nrows);
 
   if (!plan->stream) return cudaErrorNotSupported;
   if (!w2)
-    csr_stream_k<T, false, false, 1, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
-                                                               NULL, red, out);
-  else if (w2 == y)
-    csr_stream_k<T, false, false, 2, true><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
-                                                              NULL, red, out);
-  else
-    csr_stream_k<T, false, false, 2, false><<<g, CSR_T, 0, s>>>(nrows, rowptr, colidx, vals, NULL, 1, x, 0, y, w1,
-                                                               w2, red, out);
-  return cudaGetLastError();
+    return pds_launch(csr_stream_k<T, false, false, 1, false>, g, CSR_T, 0, s, nrows, rowptr, colidx, vals,
+                      (const pds_int *)NULL, 1, x, 0, y, w1, (const T *)NULL, red, out);
+  if (w2 == y)
+    return pds_launch(csr_stream_k<T, false, false, 2, true>, g, CSR_T, 0, s, nrows, rowptr, colidx, vals,
+                      (const pds_int *)NULL, 1, x, 0, y, w1, (const T *)NULL, red, out);
+  return pds_launch(csr_stream_k<T, false, false, 2, false>, g, CSR_T, 0, s, nrows, rowptr, colidx, vals,
+                    (const pds_int *)NULL, 1, x, 0, y, w1, w2, red, out);
 }
 
 extern "C" {

@@ -20,28 +20,35 @@
 #include "cuda_loops.cuh"
 
 __global__ void __launch_bounds__(EW_T) f32_to_f32_k(pds_size n, const double *__restrict__ x, float *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = __double2float_rn(x[i]);
 }
 __global__ void __launch_bounds__(EW_T) f32_to_f64_k(pds_size n, const float *__restrict__ y, double *__restrict__ x) {
+  pds_grid_dep();
   EW_FOR(n) x[i] = (double)y[i];
 }
 __global__ void __launch_bounds__(EW_T) f32_set_k(pds_size n, float a, float *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a;
 }
 __global__ void __launch_bounds__(EW_T) f32_axpby_k(pds_size n, float a, const float *__restrict__ x, float b,
                                                      float *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a * x[i] + b * y[i];
 }
 __global__ void __launch_bounds__(EW_T) f32_ax_k(pds_size n, float a, const float *__restrict__ x,
                                                   float *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a * x[i]; // b = 0: y is not read
 }
 __global__ void __launch_bounds__(EW_T) f32_axpbypcz_k(pds_size n, float a, const float *__restrict__ x, float b,
                                                         const float *__restrict__ y, float c, float *__restrict__ z) {
+  pds_grid_dep();
   EW_FOR(n) z[i] = (a * x[i] + b * y[i]) + c * z[i];
 }
 __global__ void __launch_bounds__(EW_T) f32_pdiv_k(pds_size n, const float *__restrict__ x,
                                                     const double *__restrict__ d, float *__restrict__ w) {
+  pds_grid_dep();
   EW_FOR(n) w[i] = x[i] / __double2float_rn(d[i]);
 }
 
@@ -49,6 +56,7 @@ __global__ void __launch_bounds__(EW_T) f32_pdiv_k(pds_size n, const float *__re
 // old p not used (as ref's axpby with b = 0)
 __global__ void __launch_bounds__(EW_T) f32_cg_xp_k(pds_size n, const float *__restrict__ z, float *__restrict__ x,
                                                      float *__restrict__ p, const double *__restrict__ S) {
+  pds_grid_dep();
   const int   m  = (int)S[PDS_KS_XP];
   const bool  b0 = S[PDS_KS_BETA] == 0;
   const float al = __double2float_rn(S[PDS_KS_ALPHA]), be = __double2float_rn(S[PDS_KS_BETA]);
@@ -66,6 +74,7 @@ __global__ void __launch_bounds__(EW_T) f32_cg_xp_k(pds_size n, const float *__r
 __global__ void __launch_bounds__(EW_T) f32_bicg_xp_k(pds_size n, const float *ph, const float *__restrict__ sh,
                                                        const float *__restrict__ r, const float *__restrict__ v,
                                                        float *__restrict__ x, float *p, const double *__restrict__ S) {
+  pds_grid_dep();
   const int   m  = (int)S[PDS_KS_XP];
   const float al = __double2float_rn(S[PDS_KS_ALPHA]), om = __double2float_rn(S[PDS_KS_OMEGA]);
   const float be = __double2float_rn(S[PDS_KS_BETA]), bo = __double2float_rn(-S[PDS_KS_BETA] * S[PDS_KS_OMEGA]);
@@ -83,6 +92,7 @@ __global__ void __launch_bounds__(EW_T) f32_bicg_xp_k(pds_size n, const float *p
 template <int NOUT>
 __global__ void __launch_bounds__(RT) f32_dot_k(pds_size n, const float *__restrict__ x, const float *__restrict__ y,
                                                  const float *__restrict__ z, pds_cuda_red red, double *out) {
+  pds_grid_dep();
   double v[NOUT];
 
 #pragma unroll
@@ -106,6 +116,7 @@ __device__ __forceinline__ float f32_ratio(const double *S, int num, int den) {
 __global__ void __launch_bounds__(RT) f32_cg_r_k(pds_size n, const float *__restrict__ q, float *__restrict__ r,
                                                   pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                                   int in_loop) {
+  pds_grid_dep();
   const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
   double      v[1] = {0.0};
 
@@ -117,6 +128,7 @@ __global__ void __launch_bounds__(RT) f32_cg_r_k(pds_size n, const float *__rest
 __global__ void __launch_bounds__(RT) f32_bicg_s_k(pds_size n, const float *__restrict__ r,
                                                     const float *__restrict__ vv, float *__restrict__ w,
                                                     pds_cuda_red red, double *sc) {
+  pds_grid_dep();
   const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
   double      v[1] = {0.0};
 
@@ -129,6 +141,7 @@ __global__ void __launch_bounds__(RT) f32_bicg_r_k(pds_size n, const float *__re
                                                     const float *__restrict__ t, const float *__restrict__ rhat,
                                                     float *__restrict__ r, pds_cuda_red red, double *sc, int step,
                                                     pds_cuda_loop_dev lp, int in_loop) {
+  pds_grid_dep();
   const float o    = f32_ratio(sc, 2, 3);
   double      v[2] = {0.0, 0.0};
 

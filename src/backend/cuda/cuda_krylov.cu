@@ -11,14 +11,19 @@
 // next chunk long before: the device never waits for it). The update kernel after the step reads S[PDS_KS_XP], so
 // the last iteration's update of x is inside the loop and nothing of a later iteration runs.
 #include "cuda_krylov.cuh"
+#include "cuda_launch.cuh"
 
-__global__ void step_k(int m, double *S, pds_cuda_loop_dev lp, int in_loop) { ks_step_dev(m, S, lp, in_loop); }
+__global__ void step_k(int m, double *S, pds_cuda_loop_dev lp, int in_loop) {
+  pds_grid_dep();
+  ks_step_dev(m, S, lp, in_loop);
+}
 
 // S = v (a solve's start: the values travel as the kernel's parameter, no copy to wait for)
 struct ks_values {
   double v[PDS_KS_N];
 };
 __global__ void set_k(double *S, ks_values v) {
+  pds_grid_dep();
   for (int i = threadIdx.x; i < PDS_KS_N; i += blockDim.x) S[i] = v.v[i];
 }
 
@@ -34,16 +39,14 @@ extern "C" {
 cudaError_t pds_cuda_krylov_step(cudaStream_t s, int m, pds_real *S, const pds_cuda_loop_dev *lp) {
   pds_cuda_loop_dev none = {};
 
-  step_k<<<1, 1, 0, s>>>(m, S, lp ? *lp : none, lp != NULL);
-  return cudaGetLastError();
+  return pds_launch(step_k, 1, 1, 0, s, m, S, lp ? *lp : none, (int)(lp != NULL));
 }
 
 cudaError_t pds_cuda_krylov_set(cudaStream_t s, pds_real *S, const pds_real *v) {
   ks_values p;
 
   for (int i = 0; i < PDS_KS_N; i++) p.v[i] = v[i];
-  set_k<<<1, 32, 0, s>>>(S, p);
-  return cudaGetLastError();
+  return pds_launch(set_k, 1, 32, 0, s, S, p);
 }
 
 cudaError_t pds_cuda_loop_gate(cudaStream_t s, const pds_real *S, const pds_cuda_loop_dev *lp) {

@@ -5,6 +5,7 @@
 #ifndef PDS_CUDA_LOOPS_CUH
 #define PDS_CUDA_LOOPS_CUH
 
+#include "cuda_launch.cuh"
 #include "cuda_reduce.cuh"
 
 #define EW_T    256
@@ -34,15 +35,14 @@ static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 
   } while (0)
 
 // ---- launch macros (inside a launcher whose stream is s) ------------------------------------------------------
+// (programmatic dependent launch, cuda_launch.cuh: every kernel launched so starts with pds_grid_dep())
 #define EW_LAUNCH(kernel, n, ...)                                          \
   do {                                                                     \
-    kernel<<<ew_blocks(n), EW_T, 0, s>>>(n, __VA_ARGS__);                  \
-    return cudaGetLastError();                                             \
+    return pds_launch(kernel, ew_blocks(n), EW_T, 0, s, n, __VA_ARGS__);   \
   } while (0)
 #define RED_LAUNCH(kernel, n, ...)                                         \
   do {                                                                     \
-    kernel<<<PDS_CUDA_RED_BLOCKS(n), RT, 0, s>>>(n, __VA_ARGS__);          \
-    return cudaGetLastError();                                             \
+    return pds_launch(kernel, PDS_CUDA_RED_BLOCKS(n), RT, 0, s, n, __VA_ARGS__); \
   } while (0)
 
 #endif

@@ -17,35 +17,44 @@
 #include "cuda_loops.cuh"
 
 __global__ void __launch_bounds__(EW_T) set_k(pds_size n, double a, double *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a;
 }
 __global__ void __launch_bounds__(EW_T) copy_k(pds_size n, const double *__restrict__ x, double *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = x[i];
 }
 __global__ void __launch_bounds__(EW_T) scale_k(pds_size n, double a, double *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] *= a;
 }
 __global__ void __launch_bounds__(EW_T) axpby_k(pds_size n, double a, const double *__restrict__ x, double b,
                                                  double *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a * x[i] + b * y[i];
 }
 __global__ void __launch_bounds__(EW_T) ax_k(pds_size n, double a, const double *__restrict__ x,
                                               double *__restrict__ y) {
+  pds_grid_dep();
   EW_FOR(n) y[i] = a * x[i]; // b = 0: y is not read
 }
 // w may be x or y (pds_vec_waxpy(x, a, x, y)): each entry is read before it is written, by the same thread
 __global__ void __launch_bounds__(EW_T) waxpby_k(pds_size n, double a, const double *x, double b, const double *y,
                                                   double *w) {
+  pds_grid_dep();
   EW_FOR(n) w[i] = a * x[i] + b * y[i];
 }
 __global__ void __launch_bounds__(EW_T) pmult_k(pds_size n, const double *x, const double *y, double *w) {
+  pds_grid_dep();
   EW_FOR(n) w[i] = x[i] * y[i];
 }
 __global__ void __launch_bounds__(EW_T) pdiv_k(pds_size n, const double *x, const double *y, double *w) {
+  pds_grid_dep();
   EW_FOR(n) w[i] = x[i] / y[i];
 }
 __global__ void __launch_bounds__(EW_T) axpbypcz_k(pds_size n, double a, const double *__restrict__ x, double b,
                                                     const double *__restrict__ y, double c, double *__restrict__ z) {
+  pds_grid_dep();
   EW_FOR(n) z[i] = a * x[i] + b * y[i] + c * z[i];
 }
 // The updates that end a CG / BiCGSTAB iteration, as S[PDS_KS_XP] says (krylov_step.h). x and p together (every
@@ -53,6 +62,7 @@ __global__ void __launch_bounds__(EW_T) axpbypcz_k(pds_size n, double a, const d
 // (one: a 1.0 the compiler cannot fold, as those kernels' runtime coefficient), so the bits of the unfused updates.
 __global__ void __launch_bounds__(EW_T) cg_xp_k(pds_size n, const double *__restrict__ z, double *__restrict__ x,
                                                  double *__restrict__ p, const double *__restrict__ S, double one) {
+  pds_grid_dep();
   const int    m     = (int)S[PDS_KS_XP];
   const double alpha = S[PDS_KS_ALPHA], beta = S[PDS_KS_BETA];
 
@@ -77,6 +87,7 @@ __global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, 
                                                    const double *__restrict__ r, const double *__restrict__ v,
                                                    double *__restrict__ x, double *p, const double *__restrict__ S,
                                                    double one) {
+  pds_grid_dep();
   const int    m     = (int)S[PDS_KS_XP];
   const double alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA], bo = -beta * omega;
 
@@ -102,6 +113,7 @@ __global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, 
 
 __global__ void __launch_bounds__(RT) dot_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
                                              pds_cuda_red red, double *out) {
+  pds_grid_dep();
   double v[1] = {0.0};
 
   RED_FOR(n, v[0] += x[i] * y[i]);
@@ -110,6 +122,7 @@ __global__ void __launch_bounds__(RT) dot_k(pds_size n, const double *__restrict
 
 __global__ void __launch_bounds__(RT) dot2_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
                                               const double *__restrict__ z, pds_cuda_red red, double *out) {
+  pds_grid_dep();
   double v[2] = {0.0, 0.0};
 
   RED_FOR(n, { double xi = x[i]; v[0] += xi * y[i]; v[1] += xi * z[i]; });
@@ -118,6 +131,7 @@ __global__ void __launch_bounds__(RT) dot2_k(pds_size n, const double *__restric
 
 __global__ void __launch_bounds__(RT) norm_inf_k(pds_size n, const double *__restrict__ x, pds_cuda_red red,
                                                   double *out) {
+  pds_grid_dep();
   double v[1] = {0.0};
 
   RED_FOR(n, v[0] = MaxAbsOp::comb(v[0], fabs(x[i])));
@@ -128,6 +142,7 @@ __global__ void __launch_bounds__(RT) norm_inf_k(pds_size n, const double *__res
 template <int NOUT>
 __global__ void __launch_bounds__(RT) mdot_k(pds_size n, pds_cuda_ptrs V, const double *__restrict__ w,
                                               pds_cuda_red red, double *out) {
+  pds_grid_dep();
   double v[NOUT];
 
 #pragma unroll
@@ -143,6 +158,7 @@ __global__ void __launch_bounds__(RT) mdot_k(pds_size n, pds_cuda_ptrs V, const 
 // w = w - sum_o c[o] V_o, o ascending per entry (axpby_k's expression with a = -c[o], b = 1)
 __global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs V, const double *__restrict__ c,
                                                  double *__restrict__ w) {
+  pds_grid_dep();
   EW_FOR(n) {
     double t = w[i];
 
@@ -155,6 +171,7 @@ __global__ void __launch_bounds__(EW_T) maxpy_k(pds_size n, int k, pds_cuda_ptrs
 __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restrict__ q, double *__restrict__ r,
                                               pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                               int in_loop) {
+  pds_grid_dep();
   const double pq = sc[0], a = pq != 0 && isfinite(pq) ? sc[PDS_KS_RHO] / pq : 0.0;
   double       v[1] = {0.0};
 
@@ -165,6 +182,7 @@ __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restric
 // a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
 __global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restrict__ r, const double *__restrict__ vv,
                                                 double *__restrict__ w, pds_cuda_red red, double *sc) {
+  pds_grid_dep();
   const double rv = sc[0], a = rv != 0 && isfinite(rv) ? sc[PDS_KS_RHO] / rv : 0.0;
   double       v[1] = {0.0};
 
@@ -178,6 +196,7 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
                                                 const double *__restrict__ rhat, double *__restrict__ r,
                                                 pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                                 int in_loop) {
+  pds_grid_dep();
   const double tt = sc[3], o = tt != 0 && isfinite(tt) ? sc[2] / tt : 0.0;
   double       v[2] = {0.0, 0.0};
 
@@ -186,6 +205,8 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
 }
 
 extern "C" {
+
+int pds_cuda_pdl = 1;
 
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y) { EW_LAUNCH(set_k, n, a, y); }
 cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y) { EW_LAUNCH(copy_k, n, x, y); }
