@@ -191,6 +191,23 @@ static void check_errors(pds_ctx ctx, pds_problem *p) {
   TEST_CALL(pds_vec_get_values(x, one, PDS_MEM_HOST));
   TEST_ASSERT(one[0] == 3.0 && one[1] == 3.0);
   TEST_CALL(pds_mat_destroy(&H));
+  /* a right-hand side float cannot hold: an error naming it; a matrix value just above FLT_MAX rounds to it and is
+     accepted (NaN never reaches a matrix: pds_mat_create_csr refuses it) */
+  v[0] = 2.0;
+  TEST_CALL(pds_mat_create_csr(ctx, 2, 2, rp, ci, v, PDS_MEM_HOST, PDS_COPY_VALUES, &H));
+  TEST_CALL(pds_solver_set_operator(s, H));
+  one[0] = 1e39, one[1] = 1.0;
+  TEST_CALL(pds_vec_set_values(b, one, PDS_MEM_HOST));
+  TEST_ASSERT_ERR(ctx, pds_solver_solve(s, b, x), PDS_ERR_ARG, "b has an entry of magnitude");
+  TEST_CALL(pds_mat_destroy(&H));
+  one[0] = 1.0;
+  TEST_CALL(pds_vec_set_values(b, one, PDS_MEM_HOST));
+  v[0] = 3.4028235e38;
+  TEST_CALL(pds_mat_create_csr(ctx, 2, 2, rp, ci, v, PDS_MEM_HOST, PDS_COPY_VALUES, &H));
+  TEST_CALL(pds_solver_set_operator(s, H));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_solve(s, b, x));
+  TEST_CALL(pds_mat_destroy(&H));
   TEST_CALL(pds_solver_destroy(&s));
   TEST_CALL(pds_vec_destroy(&x));
   TEST_CALL(pds_vec_destroy(&b));

@@ -20,9 +20,9 @@ static int csr_vals32(pds_mat A, const float **v) {
 
     PDS_CALL(pds_mat_csr_host_sync(A));
     a = c->h.vals;
-    for (pds_size k = 0; k < c->h.nnz; k++)
-      PDS_CHECK(!(fabs(a[k]) > FLT_MAX), ctx, PDS_ERR_ARG, "matrix entry %" PDS_SIZE_FMT " (%g) is outside the range of "
-                "single precision (|a| <= %g): solve in double", k, a[k], (double)FLT_MAX);
+    for (pds_size k = 0; k < c->h.nnz; k++) /* the value as float: finite (values just above FLT_MAX round to it) */
+      PDS_CHECK(isfinite((float)a[k]), ctx, PDS_ERR_ARG, "matrix entry %" PDS_SIZE_FMT " (%g) is %s: solve in double",
+                k, a[k], isnan(a[k]) ? "not a number" : "outside the range of single precision (|a| <= 3.4e38)");
     PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, (size_t)c->h.nnz * sizeof *h, &h));
     for (pds_size k = 0; k < c->h.nnz; k++) h[k] = (float)a[k];
     ierr = pds_dup_array(ctx, PDS_MEM_DEVICE, h, PDS_MEM_HOST, (size_t)c->h.nnz * sizeof *h, &c->vals32);

@@ -81,8 +81,20 @@ int pds_solver_precision_setup(pds_solver s) {
   return PDS_OK;
 }
 
+/* a vector float can hold: every entry finite once rounded (values just above FLT_MAX round to it) */
+static int check_float_range(pds_solver s, pds_vec v, const char *name) {
+  pds_real m;
+
+  PDS_CALL(pds_vec_norm_inf(v, &m));
+  PDS_CHECK(isfinite((float)m), s->hdr.ctx, PDS_ERR_ARG, "%s has an entry of magnitude %g, outside the range of single "
+            "precision (3.4e38): solve in double", name, m);
+  return PDS_OK;
+}
+
 /* single: round b and x to float, iterate, convert x back (x is untouched when the solve fails with an error) */
 static int solve_single(pds_solver s, pds_vec b, pds_vec x) {
+  PDS_CALL(check_float_range(s, b, "b"));
+  PDS_CALL(check_float_range(s, x, "the initial guess x"));
   PDS_CALL(pds_vec_copy(b, s->bf));
   PDS_CALL(pds_vec_copy(x, s->xf));
   PDS_CALL(s->ops.solve(s, s->bf, s->xf));

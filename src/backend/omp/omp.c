@@ -254,7 +254,7 @@ static int cg_update_xp_omp(pds_ctx ctx, pds_size n, const pds_real *z, pds_real
   const pds_real alpha = S[PDS_KS_ALPHA], beta = S[PDS_KS_BETA];
   const int      m     = (int)S[PDS_KS_XP];
 
-  if (m != (PDS_KS_XP_X | PDS_KS_XP_P)) {
+  if (m != (PDS_KS_XP_X | PDS_KS_XP_P) || beta == 0) { /* beta 0: ref's axpby does not read p (p = 1 z) */
     if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, p, 1.0, x));
     if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpby(ctx, n, 1.0, z, beta, p));
     return PDS_OK;
