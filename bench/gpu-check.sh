@@ -78,6 +78,16 @@ if [ -n "${GPU_CHECK_BITS_OLD_SRC:-}" ]; then
   GPU_CHECK_BITS_OLD=$GPU_CHECK_BITS_OLD_SRC/build-gpu/bin/pdesolve
 fi
 
+# ---- 2b. (in the background, during 2) the bits of double-precision solves against an older build ----------------------
+BITSPID=
+if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
+  ( t0=$SECONDS
+    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout 400 sh "$ROOT/bench/scripts/bits-vs.sh" \
+      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
+    echo "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")" > "$OUT/bits.txt" ) &
+  BITSPID=$!
+fi
+
 # ---- 2. tests on /gpu/cuda, with compute-sanitizer alongside ----------------------------------------------------------
 t0=$SECONDS
 cd "$BUILD" || exit 1
@@ -132,13 +142,7 @@ cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.tx
 rm -f "$OUT"/san-*.log "$OUT"/san-*.txt
 note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l < "$OUT/sanitizer.txt") runs ($((SECONDS - t0)) s incl. tests)"
 
-# ---- 2b. the bits of double-precision solves against an older build (GPU_CHECK_BITS_OLD: its pdesolve driver) ----------
-if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
-  t0=$SECONDS
-  PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout "$(left 300)" sh "$ROOT/bench/scripts/bits-vs.sh" \
-    "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
-  note "bits vs old build (cuda)" "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")"
-fi
+if [ -n "$BITSPID" ]; then wait "$BITSPID"; note "bits vs old build (cuda)" "$(cat "$OUT/bits.txt")"; fi
 
 # ---- 3. benchmarks ------------------------------------------------------------------------------------------------
 t0=$SECONDS
@@ -189,6 +193,13 @@ for n in sorted(pd)[-2:]:
     print(g + " whole code\tGPU x ref %s, x omp %s (*: CPU solve extrapolated)" % (x(wr, n), x(wo, n)))
 PY
 )
+fi
+
+# paper 004's figures from this run (bench/scripts/plot_fem2d.py; the device image has matplotlib), as one archive
+if [ -s "$OUT/fem2d.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  mkdir -p "$OUT/plots" && python3 "$ROOT/bench/scripts/plot_fem2d.py" "$OUT/fem2d.jsonl" --out "$OUT/plots" \
+    > "$OUT/plots.log" 2>&1 && (cd "$OUT" && tar czf plots.tgz plots && rm -rf plots)
+  note "fem2d figures" "rc $? (plots.tgz)"
 fi
 
 # ---- 5. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------

@@ -18,9 +18,10 @@
  *         the reduction one step needs, so refinement diverged with it (docs/dev.md has the numbers). An inner solve
  *         that breaks down or diverges gives z = v (an unpreconditioned outer step) instead of its iterate.
  *         Every inner iteration is an iteration of the solve: the monitor and the history see them numbered on from
- *         the previous inner solve, with the inner recurrence's norm relative to its own right-hand side (||v|| = 1);
- *         iteration 0 is the true initial residual; the result's rnorm is the true residual of the final x
- *         (computed in double), its reason the outer solve's.
+ *         the previous inner solve, each with the inner recurrence's norm relative to its right-hand side (||v|| = 1)
+ *         times the outer residual before that outer step: an estimate of the residual the step reaches, on the
+ *         scale of the true one (iteration 0 is the true initial residual). The result's rnorm is the true residual
+ *         of the final x (computed in double), its reason the outer solve's.
  * Both: csr operators, the methods cg, bicgstab and richardson, the preconditioners none and jacobi, no
  * infinity-norm test; anything else is an error at setup that says what is supported. */
 #include <math.h>
@@ -131,6 +132,15 @@ static int mixed_pc_apply(void *user, pds_vec v, pds_vec z) {
   return pds_vec_copy(s->xf, z); /* exactly */
 }
 
+/* the outer solver's monitor: its residual after each outer iteration, the scale of the next inner solve's records */
+static int mixed_outer_monitor(void *user, int it, pds_real rnorm) {
+  pds_solver s = user;
+
+  (void)it;
+  s->inner_scale = rnorm;
+  return 0;
+}
+
 static int mixed_outer_create(pds_solver s) {
   pds_ctx     ctx = s->hdr.ctx;
   pds_precond pc  = NULL;
@@ -142,6 +152,7 @@ static int mixed_outer_create(pds_solver s) {
   PDS_CALL_GOTO(ierr, fail, pds_solver_set_operator(s->outer, s->A));
   PDS_CALL_GOTO(ierr, fail, pds_solver_set_precond(s->outer, pc));
   PDS_CALL_GOTO(ierr, fail, pds_solver_set_restart(s->outer, s->restart));
+  PDS_CALL_GOTO(ierr, fail, pds_solver_set_monitor(s->outer, mixed_outer_monitor, s));
   s->outer->orthog_passes = s->orthog_passes;
   s->outer->device_loop   = s->device_loop;
 fail:

@@ -232,9 +232,10 @@ int pds_solver_record(pds_solver s, int it, pds_real rnorm) {
   if (it == 0) s->res.rnorm0 = rnorm;
   s->res.iterations = it;
   s->res.rnorm      = rnorm;
-  if (s->inner) { /* a mixed solve's inner solve: its iteration 0 is the refinement's, recorded already */
+  if (s->inner) { /* a mixed solve's inner solve: numbered on; its norm, relative to its right-hand side, scaled */
     if (it == 0) return PDS_OK;
     it += s->it_base;
+    rnorm *= s->inner_scale;
   }
   if (s->keep_history) {
     if (s->hist_len == s->hist_cap) {

@@ -46,6 +46,8 @@ struct pds_solver_s {
   pds_vec               rd;        /* mixed: the true residual, in double */
   pds_solver            outer;     /* mixed: the double-precision FGMRES whose preconditioner is the float solve */
   int                   mixed_its; /* mixed: the inner iterations of this solve so far */
+  pds_real              inner_scale; /* mixed: what an inner norm (relative to ||v|| = 1) is recorded times: the outer
+                                        residual before the step */
   int                   inner;     /* mixed: an inner solve runs (its iteration 0 is not recorded) */
   int                   it_base;   /* mixed: the iterations before this inner solve (the monitor numbers on) */
   pds_solver_result     res;
