@@ -115,16 +115,18 @@ san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-
   { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
     san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
     san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
-    san memcheck "$T/t402_precision"; } > "$OUT/san-memcheck.txt" &
+    san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; } > "$OUT/san-memcheck.txt" &
   # racecheck and synccheck cannot follow CUDA graphs with conditional nodes (false barrier errors, then the program
   # is stopped; a conditional while loop of one correct __syncthreads reduction kernel shows it): they run the solves
   # with the host in the loop (PDS_DEVICE_LOOP=0); memcheck runs the device loops
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
-    san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; } > "$OUT/san-racecheck.txt" &
+    san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; san racecheck "$T/cuda/tc05_small"
+  } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
-    san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; } > "$OUT/san-synccheck.txt" &
+    san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; san synccheck "$T/cuda/tc05_small"
+  } > "$OUT/san-synccheck.txt" &
   wait
 ) &
 SANPID=$!

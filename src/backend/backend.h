@@ -106,6 +106,18 @@ struct pds_kernels {
                        pds_real *S, int step);
   int (*bicg_update_xp)(pds_ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
                         const pds_real *v, pds_real *x, pds_real *p, const pds_real *S);
+  /* optional (NULL, or *done = 0: the caller queues the steps one by one): one whole iteration of cg / bicgstab
+     without a preconditioner on a csr operator in one launch, where the backend can (/gpu/cuda: n <= 2048 and a
+     thread- or sub-warp-per-row product plan, cuda_small.cu), with the bits of the sequence it replaces:
+       cg_iteration:   csr_spmv_dot(A, p -> q, w1 = p, d = S); cg_update_r(q, r, S, PDS_KS_STEP_CG);
+                       cg_update_xp(z = r, x, p, S)
+       bicg_iteration: csr_spmv_dot(A, p -> v, w1 = rhat, d = S); bicg_update_s(r, v -> s, S);
+                       csr_spmv_dot(A, s -> t, w1 = s, w2 = t, d = S + 2); bicg_update_r(s, t, rhat -> r, S,
+                       PDS_KS_STEP_BICG); bicg_update_xp(ph = p, sh = s, r, v, x, p, S) */
+  int (*cg_iteration)(pds_ctx, const struct pds_csr *A, pds_real *x, pds_real *r, pds_real *p, pds_real *q,
+                      pds_real *S, int *done);
+  int (*bicg_iteration)(pds_ctx, const struct pds_csr *A, pds_real *x, pds_real *r, const pds_real *rhat,
+                        pds_real *p, pds_real *v, pds_real *s, pds_real *t, pds_real *S, int *done);
   int (*krylov_step)(pds_ctx, int method, pds_real *S);
   int (*krylov_set)(pds_ctx, pds_real *S, const pds_real *v);
   /* optional (device backends; NULL: the solver's host loop): iterations run by the device, the host reading each

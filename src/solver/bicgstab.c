@@ -29,6 +29,12 @@ struct bicg_iter {
 /* one iteration, every scalar in S */
 static int bicgstab_body(pds_solver S, void *data) {
   struct bicg_iter *c = data;
+  int               done;
+
+  if (c->none) { /* the whole iteration below in one launch where the backend can (a small system on a GPU) */
+    PDS_CALL(pds_vec_fused_bicgstab_iteration(S->A, c->x, c->r, c->rhat, c->p, c->v, c->s, c->t, c->S, &done));
+    if (done) return PDS_OK;
+  }
 
   if (!c->none) PDS_CALL(pds_solver_pc_apply(S, c->p, c->ph));             /* ph = M^-1 p */
   PDS_CALL(pds_vec_fused_apply_dot(S->A, c->ph, c->v, c->rhat, NULL, c->S, 0)); /* v = A ph; S_0 = (rhat, v) */

@@ -32,6 +32,12 @@ struct cg_iter {
 /* one iteration, every scalar in S */
 static int cg_body(pds_solver s, void *data) {
   struct cg_iter *c = data;
+  int             done;
+
+  if (c->none) { /* the whole iteration below in one launch where the backend can (a small system on a GPU) */
+    PDS_CALL(pds_vec_fused_cg_iteration(s->A, c->x, c->r, c->p, c->q, c->S, &done));
+    if (done) return PDS_OK;
+  }
 
   PDS_CALL(pds_vec_fused_apply_dot(s->A, c->p, c->q, c->p, NULL, c->S, 0)); /* q = A p; S_0 = (p, A p) */
   /* r -= (rz / S_0) q (not if S_0 is 0 or not finite); S_1 = (r,r); without a preconditioner the step follows in the

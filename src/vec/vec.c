@@ -642,3 +642,54 @@ int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec
   if (w2 == y) a2 = ya;
   return ctx->k->csr_spmv_dot(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ya, a1, a2, sa + i);
 }
+
+/* One whole iteration in one launch where the backend can (backend.h's cg_iteration / bicg_iteration: small systems);
+   *done = 0 when it cannot (another backend, another matrix type, single precision, a system too large), and the
+   caller then queues the steps one by one. Every vector must be distinct and of A's size. */
+static int iteration_ok(pds_mat A, pds_vec x, pds_vec S) {
+  return !x->f32 && !strcmp(A->type, "csr") && A->hdr.ctx == VEC_CTX(x) && A->nrows == A->ncols &&
+         x->n == A->nrows && S->n >= PDS_KS_N;
+}
+
+int pds_vec_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done) {
+  pds_ctx   ctx = VEC_CTX(x);
+  pds_real *xa, *ra, *pa, *qa, *sa;
+
+  *done = 0;
+  VEC_SAME(x, r);
+  VEC_SAME(x, p);
+  VEC_SAME(x, q);
+  if (!ctx->k->cg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
+  PDS_CHECK(x != r && x != p && x != q && r != p && r != q && p != q, ctx, PDS_ERR_ARG,
+            "x, r, p and q must be four different vectors");
+  PDS_CALL(pds_vec_dev_write(x, &xa));
+  PDS_CALL(pds_vec_dev_write(r, &ra));
+  PDS_CALL(pds_vec_dev_write(p, &pa));
+  PDS_CALL(pds_vec_dev_write(q, &qa));
+  PDS_CALL(pds_vec_dev_write(S, &sa));
+  return ctx->k->cg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, pa, qa, sa, done);
+}
+
+int pds_vec_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v, pds_vec s,
+                                     pds_vec t, pds_vec S, int *done) {
+  pds_ctx         ctx = VEC_CTX(x);
+  const pds_real *ha;
+  pds_real       *xa, *ra, *pa, *va, *sv, *ta, *sa;
+  pds_vec         all[7] = {x, r, rhat, p, v, s, t};
+
+  *done = 0;
+  for (int i = 1; i < 7; i++) VEC_SAME(x, all[i]);
+  if (!ctx->k->bicg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
+  for (int i = 0; i < 7; i++)
+    for (int j = i + 1; j < 7; j++)
+      PDS_CHECK(all[i] != all[j], ctx, PDS_ERR_ARG, "x, r, rhat, p, v, s and t must be seven different vectors");
+  PDS_CALL(pds_vec_dev_read(rhat, &ha));
+  PDS_CALL(pds_vec_dev_write(x, &xa));
+  PDS_CALL(pds_vec_dev_write(r, &ra));
+  PDS_CALL(pds_vec_dev_write(p, &pa));
+  PDS_CALL(pds_vec_dev_write(v, &va));
+  PDS_CALL(pds_vec_dev_write(s, &sv));
+  PDS_CALL(pds_vec_dev_write(t, &ta));
+  PDS_CALL(pds_vec_dev_write(S, &sa));
+  return ctx->k->bicg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, ha, pa, va, sv, ta, sa, done);
+}

@@ -41,6 +41,11 @@ PDS_INTERN int pds_vec_dev_write_f32(pds_vec v, float **a);
 /* step >= 0: the scalar step PDS_KS_STEP_* after the reduction, in the same kernel where the backend can */
 PDS_INTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step); /* r -= (S_RHO/S_0) q; S_1 = r^T r */
 PDS_INTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S); /* x += alpha p; p = z + beta p */
+/* a whole cg / bicgstab iteration without a preconditioner in one launch where the backend can; *done = 0: it could
+   not, queue the steps (backend.h: cg_iteration, bicg_iteration) */
+PDS_INTERN int pds_vec_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done);
+PDS_INTERN int pds_vec_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v,
+                                                pds_vec s, pds_vec t, pds_vec S, int *done);
 PDS_INTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S); /* w = r - (S_RHO/S_0) v; S_1 */
 PDS_INTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step);
 PDS_INTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,

@@ -72,6 +72,8 @@ struct cuda_be {
   volatile int       *abort_h;
   int                *loop_left;
   int                 no_loops; /* the driver has no conditional graph nodes */
+  int                 small_on; /* whole small iterations in one launch (cuda_small.cu); PDS_CUDA_SMALL=0: off */
+  long long           n_small;  /* such iterations queued (tests/cuda count them) */
 };
 
 /* ---- errors ------------------------------------------------------------------------------------------------ */
@@ -770,6 +772,44 @@ static int csr_spmv_t_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha,
   return PDS_OK;
 }
 
+/* One whole iteration in one launch (backend.h's cg_iteration, bicg_iteration): where the system is small and its
+   product plan one the fused kernel runs (thread or sub-warp per row, no long rows); else *done = 0. */
+static int small_plan(pds_ctx ctx, struct cuda_be *be, const struct pds_csr *A, struct csr_entry **e) {
+  *e = NULL;
+  if (!be->small_on || A->nrows <= 0 || A->nrows > PDS_CUDA_SMALL_N || A->nrows != A->ncols) return PDS_OK;
+  PDS_CALL(csr_entry_get(ctx, be, A, e));
+  if ((*e)->plan.stream || (*e)->plan.merge || (*e)->plan.nlong > 0) *e = NULL;
+  return PDS_OK;
+}
+static int cg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, pds_real *r, pds_real *p, pds_real *q,
+                             pds_real *S, int *done) {
+  struct cuda_be   *be = enter(ctx);
+  struct csr_entry *e;
+
+  *done = 0;
+  PDS_CALL(small_plan(ctx, be, A, &e));
+  if (!e) return PDS_OK;
+  PDS_CUDA_CALL(ctx, pds_cuda_cg_small(be->stream, e->plan.width, A->nrows, A->rowptr, A->colidx, A->vals, x, r, p, q,
+                                       S, be->loop ? &be->loop->dev : NULL));
+  be->n_small++;
+  *done = 1;
+  return PDS_OK;
+}
+static int bicg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, pds_real *r, const pds_real *rhat,
+                               pds_real *p, pds_real *v, pds_real *s, pds_real *t, pds_real *S, int *done) {
+  struct cuda_be   *be = enter(ctx);
+  struct csr_entry *e;
+
+  *done = 0;
+  PDS_CALL(small_plan(ctx, be, A, &e));
+  if (!e) return PDS_OK;
+  PDS_CUDA_CALL(ctx, pds_cuda_bicg_small(be->stream, e->plan.width, A->nrows, A->rowptr, A->colidx, A->vals, x, r,
+                                         rhat, p, v, s, t, S, be->loop ? &be->loop->dev : NULL));
+  be->n_small++;
+  *done = 1;
+  return PDS_OK;
+}
+
 /* -view: which kernel the plan of A's product picked (builds the plan if the product has not run yet) */
 static int csr_describe_cuda(pds_ctx ctx, const struct pds_csr *A, char *buf, size_t len) {
   struct cuda_be          *be = enter(ctx);
@@ -1008,6 +1048,13 @@ int pds_cuda_counters(pds_ctx ctx, long long *d2h, size_t *reserved, size_t *use
   return PDS_OK;
 }
 
+/* Internal, for tests/cuda: the whole small iterations (cuda_small.cu) queued so far on ctx. */
+int pds_cuda_small_count(pds_ctx ctx, long long *n) {
+  PDS_CHECK(!strcmp(ctx->backend, "/gpu/cuda"), ctx, PDS_ERR_ARG, "pds_cuda_small_count needs a /gpu/cuda context");
+  *n = enter(ctx)->n_small;
+  return PDS_OK;
+}
+
 /* ---- the backend ------------------------------------------------------------------------------------------- */
 static int destroy_cuda(pds_ctx ctx) {
   struct cuda_be *be = ctx->backend_data;
@@ -1132,6 +1179,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   be = calloc(1, sizeof *be);
   PDS_CHECK(be, ctx, PDS_ERR_MEM, "allocation of %zu bytes of host memory failed", sizeof *be);
   be->device        = device;
+  be->small_on      = !(getenv("PDS_CUDA_SMALL") && !strcmp(getenv("PDS_CUDA_SMALL"), "0"));
   ctx->backend_data = be;
   k->destroy        = destroy_cuda; /* set before anything can fail: init_device's failure path uses it */
   ierr              = init_device(ctx, be);
@@ -1168,6 +1216,8 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->bicg_update_r  = bicg_update_r_cuda;
   k->bicg_update_xp = bicg_update_xp_cuda;
   k->krylov_step    = krylov_step_cuda;
+  k->cg_iteration   = cg_iteration_cuda;
+  k->bicg_iteration = bicg_iteration_cuda;
   k->krylov_set     = krylov_set_cuda;
   k->loop_begin     = loop_begin_cuda;
   k->loop_end       = loop_end_cuda;

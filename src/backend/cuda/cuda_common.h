@@ -168,6 +168,18 @@ cudaError_t pds_cuda_f32_bicg_update_r(cudaStream_t s, pds_cuda_red red, pds_siz
 cudaError_t pds_cuda_f32_bicg_update_xp(cudaStream_t s, pds_size n, const float *ph, const float *sh, const float *r,
                                         const float *v, float *x, float *p, const pds_real *sc);
 
+/* ---- one whole CG / BiCGSTAB iteration without a preconditioner in one block (cuda_small.cu): n <= PDS_CUDA_SMALL_N
+   (one reduction block) and a thread- or sub-warp-per-row plan of `width` lanes without long rows; the bits of the
+   kernel sequence; cudaErrorNotSupported otherwise. lp: the device loop being recorded, or NULL --------------------- */
+#define PDS_CUDA_SMALL_N 2048
+cudaError_t pds_cuda_cg_small(cudaStream_t s, int width, pds_int n, const pds_size *rp, const pds_int *ci,
+                              const pds_real *av, pds_real *x, pds_real *r, pds_real *p, pds_real *q, pds_real *S,
+                              const struct pds_cuda_loop_dev_s *lp);
+cudaError_t pds_cuda_bicg_small(cudaStream_t s, int width, pds_int n, const pds_size *rp, const pds_int *ci,
+                                const pds_real *av, pds_real *x, pds_real *r, const pds_real *rhat, pds_real *p,
+                                pds_real *v, pds_real *sv, pds_real *t, pds_real *S,
+                                const struct pds_cuda_loop_dev_s *lp);
+
 /* ---- the device loop of the Krylov methods (cuda_krylov.cu) ----------------------------------------------------- */
 /* One iteration's record as the host reads it (mapped pinned memory): seq = the iteration's number, written last. */
 typedef struct {
@@ -276,6 +288,8 @@ cudaError_t pds_cuda_fem2d_gather(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg,
    bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;
 int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved, size_t *used);
+/* Internal, for tests/cuda (cuda.c): how many whole small iterations (cuda_small.cu) were queued on ctx. */
+int pds_cuda_small_count(struct pds_ctx_s *ctx, long long *n);
 
 #ifdef __cplusplus
 }
