@@ -112,10 +112,6 @@ T=$BUILD/tests
 # tc01 sizes its allocations from the free memory: under memcheck too it runs alone, before everything else
 san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-tc01.txt"
 (
-  { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
-    san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
-    san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
-    san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; } > "$OUT/san-memcheck.txt" &
   # racecheck and synccheck cannot follow CUDA graphs with conditional nodes (false barrier errors, then the program
   # is stopped; a conditional while loop of one correct __syncthreads reduction kernel shows it): they run the solves
   # with the host in the loop (PDS_DEVICE_LOOP=0); memcheck runs the device loops
@@ -138,6 +134,14 @@ CT=$?
 note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest.log" | tr '\n' ' ') (tc01 rc $TC01, rest rc $CT; $((SECONDS - t0)) s)"
 grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Exception)' "$OUT/ctest.log" | head -20 > "$OUT/ctest-failed.txt"
 wait $SANPID
+# memcheck alone, after the tests and the other tools: run beside them (ctest -j6 and two more instrumented processes
+# on one GPU), memcheck reported illegal addresses in graph launches of tc02, tc03 and t402 that did not come back when
+# the same binaries ran under it alone (H100, this issue's runs), and a plain solve of the older build beside them
+# failed too: the load, not the code (docs/dev.md)
+{ san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
+  san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
+  san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
+  san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
   > "$OUT/sanitizer.log" 2>&1

@@ -1,5 +1,5 @@
 // src/backend/cuda/cuda_small.cu: one whole CG or BiCGSTAB iteration (no preconditioner) in one launch of one
-// 256-thread block, for systems of at most 2048 unknowns whose product plan is thread- or sub-warp-per-row.
+// 1024-thread block, for systems of at most 2048 unknowns whose product plan is thread- or sub-warp-per-row.
 //
 // Why: on such a system an iteration is 3 to 7 kernels of a few microseconds each, all launch and latency (about
 // 20 us on an H100 in a device loop, docs/dev.md); here it is one kernel whose phases meet at __syncthreads.
@@ -13,12 +13,15 @@
 // alike. tests/cuda/tc05_small checks it: the fused iteration against the kernel sequence (PDS_CUDA_SMALL=0), bit for
 // bit. The step (krylov_step.h) runs in thread 0 where the sequence runs it, with the device loop's record.
 // Bytes per BiCGSTAB iteration: the sequence's, but the block's loads after the first phase come mostly from L1/L2
-// (2048 doubles are 16 KB): the cost is latency, not bandwidth.
+// (2048 doubles are 16 KB): the cost is latency, not bandwidth. So the block has 1024 threads (a 256-thread block
+// took 20 us per BiCGSTAB iteration on 450 unknowns, H100: seven dependent passes over the rows per product): the
+// products and updates use all of them; the reductions use the first 256, in the sequence's order (the others add
+// nothing and only meet the barriers).
 #include "cuda_krylov.cuh"
 #include "cuda_launch.cuh"
 #include "cuda_reduce.cuh"
 
-#define SM_T 256 // = RT: the reductions' block
+#define SM_T 1024 // threads of the block; the reductions use the first RT (256) of them, as the sequence's block
 
 // y = A x for all rows (alpha = one, a runtime 1.0 as csr_spmv_dot passes it; beta 0), csr_thread_k's (W = 1) or
 // csr_sub_k<W>'s arithmetic per row; no row is longer than the plan's long_len (the caller checked: nlong = 0).
@@ -47,14 +50,25 @@ __device__ __forceinline__ void small_spmv(pds_int nrows, const pds_size *__rest
   }
 }
 
-// thread 0 gets the block's sums (block_red's tree) and stores 0 + each at out (grid_red's one-block result)
+// thread 0 gets the block's sums and stores 0 + each at out (grid_red's one-block result): block_red's tree over the
+// first RT threads (warps 0..7), the other warps only meeting the barriers
 template <int NOUT> __device__ __forceinline__ void small_store(double (&v)[NOUT], double *out) {
   __shared__ double sh[NOUT][RT / 32];
+  const int         lane = threadIdx.x & 31, w = threadIdx.x >> 5;
 
-  block_red<NOUT, SumOp>(v, sh);
-  if (threadIdx.x == 0)
 #pragma unroll
-    for (int o = 0; o < NOUT; o++) out[o] = SumOp::comb(SumOp::id(), v[o]);
+  for (int o = 0; o < NOUT; o++) v[o] = warp_red<SumOp>(v[o]);
+  if (lane == 0 && w < RT / 32)
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) sh[o][w] = v[o];
+  __syncthreads();
+  if (w == 0) {
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) v[o] = warp_red<SumOp>(lane < RT / 32 ? sh[o][lane] : SumOp::id());
+    if (lane == 0)
+#pragma unroll
+      for (int o = 0; o < NOUT; o++) out[o] = SumOp::comb(SumOp::id(), v[o]);
+  }
   __syncthreads(); // out is read next, sh reused
 }
 
@@ -71,19 +85,21 @@ __global__ void __launch_bounds__(SM_T) cg_small_k(pds_int n, const pds_size *__
   {
     double v[1] = {0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) v[0] += q[i] * p[i]; // dot_k(y = q, w1 = p)
+    if (threadIdx.x < RT)
+      for (pds_int i = threadIdx.x; i < n; i += RT) v[0] += q[i] * p[i]; // dot_k(y = q, w1 = p)
     small_store<1>(v, S);
   }
   {
     const double pq = S[0], a = pq != 0 && isfinite(pq) ? S[PDS_KS_RHO] / pq : 0.0;
     double       v[1] = {0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) {
-      double ri = -a * q[i] + 1.0 * r[i];
+    if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
+      for (pds_int i = threadIdx.x; i < n; i += RT) {
+        double ri = -a * q[i] + 1.0 * r[i];
 
-      r[i] = ri;
-      v[0] += ri * ri;
-    }
+        r[i] = ri;
+        v[0] += ri * ri;
+      }
     small_store<1>(v, S + 1);
   }
   if (threadIdx.x == 0) ks_step_dev(PDS_KS_STEP_CG, S, lp, in_loop);
@@ -123,19 +139,21 @@ __global__ void __launch_bounds__(SM_T) bicg_small_k(pds_int n, const pds_size *
   {
     double v[1] = {0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) v[0] += vv[i] * rhat[i]; // dot_k(y = v, w1 = rhat)
+    if (threadIdx.x < RT)
+      for (pds_int i = threadIdx.x; i < n; i += RT) v[0] += vv[i] * rhat[i]; // dot_k(y = v, w1 = rhat)
     small_store<1>(v, S);
   }
   { // bicg_s_k
     const double rv = S[0], a = rv != 0 && isfinite(rv) ? S[PDS_KS_RHO] / rv : 0.0;
     double       v[1] = {0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) {
-      double wi = -a * vv[i] + 1.0 * r[i];
+    if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
+      for (pds_int i = threadIdx.x; i < n; i += RT) {
+        double wi = -a * vv[i] + 1.0 * r[i];
 
-      sv[i] = wi;
-      v[0] += wi * wi;
-    }
+        sv[i] = wi;
+        v[0] += wi * wi;
+      }
     small_store<1>(v, S + 1);
   }
   small_spmv<W>(n, rp, ci, av, one, sv, t);
@@ -143,25 +161,27 @@ __global__ void __launch_bounds__(SM_T) bicg_small_k(pds_int n, const pds_size *
   {
     double v[2] = {0.0, 0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) { // dot2_k(x = t, y = s, z = t)
-      double xi = t[i];
+    if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
+      for (pds_int i = threadIdx.x; i < n; i += RT) { // dot2_k(x = t, y = s, z = t)
+        double xi = t[i];
 
-      v[0] += xi * sv[i];
-      v[1] += xi * t[i];
-    }
+        v[0] += xi * sv[i];
+        v[1] += xi * t[i];
+      }
     small_store<2>(v, S + 2);
   }
   { // bicg_r_k
     const double tt = S[3], o = tt != 0 && isfinite(tt) ? S[2] / tt : 0.0;
     double       v[2] = {0.0, 0.0};
 
-    for (pds_int i = threadIdx.x; i < n; i += SM_T) {
-      double ri = -o * t[i] + 1.0 * sv[i];
+    if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
+      for (pds_int i = threadIdx.x; i < n; i += RT) {
+        double ri = -o * t[i] + 1.0 * sv[i];
 
-      r[i] = ri;
-      v[0] += ri * rhat[i];
-      v[1] += ri * ri;
-    }
+        r[i] = ri;
+        v[0] += ri * rhat[i];
+        v[1] += ri * ri;
+      }
     small_store<2>(v, S + 4);
   }
   if (threadIdx.x == 0) ks_step_dev(PDS_KS_STEP_BICG, S, lp, in_loop);
