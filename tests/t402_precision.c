@@ -115,8 +115,9 @@ static void check_problem(pds_ctx ctx, pds_ctx ref, pds_mat A, pds_mat Aref, pds
       if (!(rel_diff(xm, xd) < 1e-9 && test_true_relres(A, b, xm) <= 1e-11))
         TEST_FAIL("%s %s + %s mixed: error %g, true residual %g", name, sv, pc, rel_diff(xm, xd), test_true_relres(A, b, xm));
       TEST_ASSERT(mx.r.rnorm <= 1e-11 * mx.r.bnorm); /* the result's norm is the true residual's */
-      /* mixed costs about double's iterations: a refinement restarts the Krylov space every few digits */
-      if (!(mx.r.iterations <= 2 * d.r.iterations + 10))
+      /* mixed costs a few times double's iterations at most: its float inner solves restart their Krylov space at
+         every outer step and end early when their residual rises (precision.c: PDS_MIXED_INNER_DTOL) */
+      if (!(mx.r.iterations <= 3 * d.r.iterations + 10))
         TEST_FAIL("%s %s + %s: mixed took %d iterations, double %d", name, sv, pc, mx.r.iterations, d.r.iterations);
       /* deterministic: the same bits and history on a repeated solve */
       TEST_ASSERT(f.r.iterations == f2.r.iterations && !memcmp(f.x, f2.x, sizeof(double) * (size_t)n));
