@@ -61,6 +61,13 @@ enum { PDS_KS_STEP_CG = 0, PDS_KS_STEP_BICG = 1, PDS_KS_STEP_NORM = 2 };
 /* the record the host reads after each iteration: S[PDS_KS_IT .. PDS_KS_IT + PDS_KS_REC) */
 #define PDS_KS_REC 5
 
+/* The coefficient a fused update takes from S: S[num] / S[den], or 0 when S[den] is 0 or not finite (the step has
+   then ended the solve, and the update must leave its vector as it is). CG's and BiCGSTAB's r and s updates:
+   pds_ks_ratio(S, PDS_KS_RHO, 0); BiCGSTAB's omega: pds_ks_ratio(S, 2, 3). */
+PDS_KS_HD pds_real pds_ks_ratio(const pds_real *S, int num, int den) {
+  return S[den] != 0 && isfinite(S[den]) ? S[num] / S[den] : 0;
+}
+
 /* The convergence test on ||r||_2 after iteration it (the host's pds_solver_test and the device steps): NaN,
    atol, rtol (tol = rtol ||b||_2), dtol (rnorm > dtol ||r_0||_2, it > 0), then maxit; 0 = go on. */
 PDS_KS_HD int pds_ks_conv(pds_real rnorm, int it, pds_real atol, pds_real tol, pds_real dtol, pds_real rnorm0,

@@ -230,19 +230,19 @@ static int vec_dot2_omp(pds_ctx ctx, pds_size n, const pds_real *x, const pds_re
 
 /* the fused Krylov steps that end in a reduction (semantics in backend.h; the scalars as ref computes them) */
 static int cg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S, int step) {
-  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &S[1]));
   return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
 }
 static int bicg_update_s_omp(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
-  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   return chunk_sums_omp(ctx, n, -a, v, 1.0, r, w, w, NULL, 1, &S[1]);
 }
 static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
                              pds_real *r, pds_real *S, int step) {
-  pds_real o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
+  pds_real o = pds_ks_ratio(S, 2, 3);
 
   PDS_CALL(chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &S[4]));
   return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;

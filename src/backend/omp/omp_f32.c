@@ -134,7 +134,7 @@ static int vec_dot2_f32_omp(pds_ctx ctx, pds_size n, const float *x, const float
 
 /* r = -a q + 1 r and S[1] = r . r in one pass (a as ref's cg_update_r): 12 bytes, 5 flops (16 unfused) */
 static int cg_update_r_f32_omp(pds_ctx ctx, pds_size n, const float *q, float *r, double *S, int step) {
-  const chunk_job j = {.a = -(S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0), .x = q, .y = r, .w = r, .z1 = r};
+  const chunk_job j = {.a = -pds_ks_ratio(S, PDS_KS_RHO, 0), .x = q, .y = r, .w = r, .z1 = r};
 
   PDS_CALL(chunk_sums_f32(ctx, n, n, &j, &S[1]));
   return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
@@ -142,7 +142,7 @@ static int cg_update_r_f32_omp(pds_ctx ctx, pds_size n, const float *q, float *r
 
 /* w = -a v + 1 r and S[1] = w . w in one pass: 12 bytes, 5 flops (24 unfused) */
 static int bicg_update_s_f32_omp(pds_ctx ctx, pds_size n, const float *r, const float *v, float *w, double *S) {
-  const chunk_job j = {.a = -(S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0), .x = v, .y = r, .w = w, .z1 = w};
+  const chunk_job j = {.a = -pds_ks_ratio(S, PDS_KS_RHO, 0), .x = v, .y = r, .w = w, .z1 = w};
 
   return chunk_sums_f32(ctx, n, n, &j, &S[1]);
 }
@@ -150,7 +150,7 @@ static int bicg_update_s_f32_omp(pds_ctx ctx, pds_size n, const float *r, const 
 /* r = -o t + 1 w, S[4] = r . rhat, S[5] = r . r in one pass: 16 bytes, 7 flops (28 unfused) */
 static int bicg_update_r_f32_omp(pds_ctx ctx, pds_size n, const float *w, const float *t, const float *rhat, float *r,
                                  double *S, int step) {
-  const chunk_job j = {.a = -(S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0), .x = t, .y = w, .w = r, .z1 = rhat, .z2 = r};
+  const chunk_job j = {.a = -pds_ks_ratio(S, 2, 3), .x = t, .y = w, .w = r, .z1 = rhat, .z2 = r};
 
   PDS_CALL(chunk_sums_f32(ctx, n, n, &j, &S[4]));
   return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;

@@ -257,7 +257,7 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
 }
 
 static int cg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S, int step) {
-  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
   PDS_CALL(ctx->k->vec_dot(ctx, n, r, r, &S[1]));
@@ -273,7 +273,7 @@ static int cg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *z, pds_real
 }
 
 static int bicg_update_s_ref(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
-  pds_real a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(ctx->k->vec_waxpby(ctx, n, -a, v, 1.0, r, w));
   return ctx->k->vec_dot(ctx, n, w, w, &S[1]);
@@ -281,7 +281,7 @@ static int bicg_update_s_ref(pds_ctx ctx, pds_size n, const pds_real *r, const p
 
 static int bicg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
                              pds_real *r, pds_real *S, int step) {
-  pds_real o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
+  pds_real o = pds_ks_ratio(S, 2, 3);
 
   PDS_CALL(ctx->k->vec_waxpby(ctx, n, -o, t, 1.0, w, r));
   PDS_CALL(ctx->k->vec_dot2(ctx, n, r, rhat, r, &S[4]));

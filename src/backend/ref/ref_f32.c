@@ -77,7 +77,7 @@ static int vec_dot_into_f32_ref(pds_ctx ctx, pds_size n, const float *x, const f
 /* a = S[RHO] / S[0] (0 unless S[0] is finite and nonzero); r = -a q + 1 r; S[1] = r . r; then the step.
    Unfused: 12 + 4 (r read again) bytes, 5 flops */
 static int cg_update_r_f32_ref(pds_ctx ctx, pds_size n, const float *q, float *r, double *S, int step) {
-  double a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  double a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(ctx->k->f32.vec_axpby(ctx, n, -a, q, 1.0, r));
   PDS_CALL(ctx->k->f32.vec_dot_into(ctx, n, r, r, &S[1]));
@@ -97,7 +97,7 @@ static int cg_update_xp_f32_ref(pds_ctx ctx, pds_size n, const float *z, float *
 /* a as cg_update_r; w = r, then w = -a v + 1 w (no waxpby in the f32 group: w_i = -a v_i + r_i, the same bits;
    w must not be v); S[1] = w . w. Unfused: 8 + 12 + 4 bytes, 5 flops */
 static int bicg_update_s_f32_ref(pds_ctx ctx, pds_size n, const float *r, const float *v, float *w, double *S) {
-  double a = S[0] != 0 && isfinite(S[0]) ? S[PDS_KS_RHO] / S[0] : 0;
+  double a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(ctx->k->f32.vec_copy(ctx, n, r, w));
   PDS_CALL(ctx->k->f32.vec_axpby(ctx, n, -a, v, 1.0, w));
@@ -108,7 +108,7 @@ static int bicg_update_s_f32_ref(pds_ctx ctx, pds_size n, const float *r, const 
    S[4] = r . rhat, S[5] = r . r; then the step. Unfused: 8 + 12 + 8 bytes, 7 flops */
 static int bicg_update_r_f32_ref(pds_ctx ctx, pds_size n, const float *w, const float *t, const float *rhat, float *r,
                                  double *S, int step) {
-  double o = S[3] != 0 && isfinite(S[3]) ? S[2] / S[3] : 0;
+  double o = pds_ks_ratio(S, 2, 3);
 
   PDS_CALL(ctx->k->f32.vec_copy(ctx, n, w, r));
   PDS_CALL(ctx->k->f32.vec_axpby(ctx, n, -o, t, 1.0, r));
