@@ -119,12 +119,12 @@ static int inner_solve(pds_solver s, pds_real rtol, pds_real vnorm) {
 
   s->rtol = rtol, s->atol = 0, s->res.bnorm = vnorm, s->maxit = mx - s->mixed_its;
   s->dtol = PDS_MIXED_INNER_DTOL;
-  s->it_base = s->mixed_its, s->inner = 1;
+  s->inner = 1;
   ierr = pds_vec_set(s->xf, 0.0);
   if (!ierr && s->maxit > 0) ierr = s->ops.solve(s, s->bf, s->xf);
   else if (!ierr) s->res.iterations = 0, s->res.reason = PDS_DIVERGED_MAXIT;
   s->rtol = rt, s->atol = at, s->res.bnorm = bn, s->res.rnorm0 = r0, s->maxit = mx, s->dtol = dt;
-  s->it_base = 0, s->inner = 0;
+  s->inner = 0;
   return ierr;
 }
 
@@ -176,11 +176,11 @@ static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
   pds_real   rn;
   int        reason;
 
-  /* iteration 0: the true residual of the initial guess */
+  /* iteration 0: the true residual of the initial guess, recorded and tested as any method's */
   PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
   PDS_CALL(pds_vec_norm2(s->rd, &rn));
-  PDS_CALL(pds_solver_record(s, 0, rn));
-  reason = pds_ks_conv(rn, 0, s->atol, s->rtol * s->res.bnorm, s->dtol, rn, s->maxit);
+  PDS_CALL(pds_solver_test(s, 0, rn, b, NULL));
+  reason = s->res.reason;
   if (!reason) {
     s->mixed_its = 0;
     o->rtol = s->rtol, o->atol = s->atol, o->dtol = s->dtol, o->maxit = s->maxit;

@@ -234,7 +234,7 @@ int pds_solver_record(pds_solver s, int it, pds_real rnorm) {
   s->res.rnorm      = rnorm;
   if (s->inner) { /* a mixed solve's inner solve: numbered on; its norm, relative to its right-hand side, scaled */
     if (it == 0) return PDS_OK;
-    it += s->it_base;
+    it += s->mixed_its;
     rnorm *= s->inner_scale;
   }
   if (s->keep_history) {
