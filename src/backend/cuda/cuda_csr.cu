@@ -38,38 +38,18 @@
 // + 4 ncols + 4 nrows [+ 4 nrows].
 // The stream kernel also takes the Krylov methods' dots of y (pds_vec_fused_apply_dot); other plans run the product
 // and then a dot kernel.
+#include "cuda_csr_rows.cuh"
 #include "cuda_launch.cuh"
 #include "cuda_reduce.cuh"
 
 #define CSR_T 256
-
-// The value type's rounded product and sum (no contraction into a multiply-add), and its bits in a 64-bit word (the
-// merge-path kernel's shared tile holds row ends and products in one array).
-template <class T> struct csr_num;
-template <> struct csr_num<double> {
-  static __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-  static __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-  static __device__ __forceinline__ pds_size bits(double a) { return (pds_size)__double_as_longlong(a); }
-  static __device__ __forceinline__ double from(pds_size b) { return __longlong_as_double((long long)b); }
-};
-template <> struct csr_num<float> {
-  static __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-  static __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-  static __device__ __forceinline__ pds_size bits(float a) { return (pds_size)__float_as_uint(a); }
-  static __device__ __forceinline__ float from(pds_size b) { return __uint_as_float((unsigned)b); }
-};
+static_assert(CSR_T == ST_T, "the stream kernel's CTA is stream_rows' (cuda_csr_rows.cuh)");
 
 // warp_red<SumOp>'s tree (16, 8, 4, 2, 1) in the value type
 template <class T> __device__ __forceinline__ T warp_sum(T v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = v + __shfl_down_sync(FULL, v, o);
   return v;
-}
-
-// matrix data is streamed once (evict-first hint), x is gathered through the read-only path and stays in cache
-template <class T, bool PERM>
-__device__ __forceinline__ T csr_val(const T *__restrict__ v, const pds_int *__restrict__ perm, pds_size k) {
-  return PERM ? __ldg(&v[__ldcs(&perm[k])]) : __ldcs(&v[k]);
 }
 
 template <class T, bool BETA, bool PERM>
@@ -164,7 +144,6 @@ __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pd
 // arithmetic is ref's (products rounded, then added one by one from s = 0), so the result has ref's bits when
 // beta = 0. A fixed grid (at most PDS_CUDA_RED_MAXBLOCK CTAs, a function of nrows) strides over the row chunks,
 // so ND > 0 dots of y (with w1, and w2 or y itself when SQ) end in the deterministic grid reduction.
-#define ST_NNZ 2048
 template <class T, bool BETA, bool PERM, int ND, bool SQ>
 __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_size *__restrict__ rp,
                                                        const pds_int *__restrict__ ci, const T *__restrict__ v,
@@ -183,8 +162,6 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
     const pds_size r1 = r0 + CSR_T < (pds_size)nrows ? r0 + CSR_T : (pds_size)nrows, i = r0 + threadIdx.x;
     const pds_size base = rp[r0], end = rp[r1];
     pds_size       my0 = 0, my1 = 0;
-    T              s   = 0;
-
     T              w1i = 0, w2i = 0; /* loaded early: they arrive while the tile is staged */
 
     if (i < r1) {
@@ -192,32 +169,7 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
       if (ND > 0) w1i = w1[i];
       if (ND > 1 && !SQ) w2i = w2[i];
     }
-    for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
-      const pds_size t1 = t0 + ST_NNZ < end ? t0 + ST_NNZ : end;
-
-      constexpr int J = ST_NNZ / CSR_T;
-      T             a[J], xv[J];
-      pds_int       c[J];
-
-      /* all loads first, from addresses clamped into the tile (no branches), then the products */
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        const pds_size k = t0 + threadIdx.x + (pds_size)j * CSR_T, kk = k < t1 ? k : t1 - 1;
-
-        a[j] = csr_val<T, PERM>(v, perm, kk);
-        c[j] = __ldcs(&ci[kk]);
-      }
-#pragma unroll
-      for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
-#pragma unroll
-      for (int j = 0; j < J; j++)
-        if (t0 + threadIdx.x + (pds_size)j * CSR_T < t1) prod[threadIdx.x + j * CSR_T] = N::mul(a[j], xv[j]);
-      __syncthreads();
-      const pds_size ka = my0 > t0 ? my0 : t0, kb = my1 < t1 ? my1 : t1;
-
-      for (pds_size k = ka; k < kb; k++) s = N::add(s, prod[k - t0]);
-      __syncthreads();
-    }
+    const T s = stream_rows<T, PERM, false>(base, end, my0, my1, ci, v, perm, x, prod);
     if (i < r1) {
       const T yi = BETA ? N::add(N::mul(alpha, s), N::mul(beta, y[i])) : N::mul(alpha, s);
 
