@@ -9,11 +9,8 @@
 #include "../krylov_step.h"
 #include "cuda_common.h"
 
-__device__ __forceinline__ void ks_step_dev(int m, double *S, const pds_cuda_loop_dev &lp, int in_loop) {
-  const int live = S[PDS_KS_REASON] == 0; // else an iteration queued past the last: no record, no count
-
-  pds_ks_step(m, S);
-  if (!in_loop || !live) return;
+// inside a device loop, after the step of a live iteration: its record, the chunk's count, the loop's condition
+__device__ __forceinline__ void ks_record_dev(const double *S, const pds_cuda_loop_dev &lp) {
   const int          it  = (int)S[PDS_KS_IT];
   pds_cuda_loop_rec *r   = &lp.ring[it % lp.nring];
   const int          end = S[PDS_KS_REASON] != 0 || --*lp.left <= 0;
@@ -22,6 +19,13 @@ __device__ __forceinline__ void ks_step_dev(int m, double *S, const pds_cuda_loo
   __threadfence_system(); // the record before its number
   r->seq = it;
   if (end) cudaGraphSetConditional((cudaGraphConditionalHandle)lp.handle, 0);
+}
+
+__device__ __forceinline__ void ks_step_dev(int m, double *S, const pds_cuda_loop_dev &lp, int in_loop) {
+  const int live = S[PDS_KS_REASON] == 0; // else an iteration queued past the last: no record, no count
+
+  pds_ks_step(m, S);
+  if (in_loop && live) ks_record_dev(S, lp);
 }
 
 #endif
