@@ -1,10 +1,12 @@
-/* tests/cuda/tc05_small.c: a whole CG / BiCGSTAB iteration in one launch on small systems (cuda_small.cu) against the
- * kernel sequence it replaces (a second /gpu/cuda context made with PDS_CUDA_SMALL=0), bit for bit: iteration count,
- * reason, residual norm, history and solution, with the device loop and with the host loop; on every product plan
- * the fused kernel takes (thread per row, 2 to 32 lanes per row: a diagonal, a tridiagonal, poisson7, a dense block,
- * the shared matrices of at most 2048 rows) and on one it does not take (2049 rows: the sequence, same bits). Whether
- * the fused kernel ran is counted (pds_cuda_small_count). PDS_DEVICE_LOOP=0 (compute-sanitizer's racecheck and synccheck,
- * which stop at false barrier errors inside conditional graphs): the host loop only. */
+/* tests/cuda/tc05_small.c: a whole CG / BiCGSTAB iteration in one launch, of one block on small systems
+ * (cuda_small.cu) and of one cooperative grid on medium ones (cuda_coop.cu), against the kernel sequence they replace
+ * (a second /gpu/cuda context made with PDS_CUDA_SMALL=0), bit for bit: iteration count, reason, residual norm,
+ * history and solution, with the device loop and with the host loop; on every product plan the fused kernels take
+ * (thread per row, 2 to 32 lanes per row: a diagonal, a tridiagonal, a 7-point band, a dense block; the stream plan
+ * from 65536 rows; the shared matrices) and on those they do not take (merge-path, long rows, above PDS_CUDA_COOP_N:
+ * the sequence, same bits). Which fused kernel ran is counted (pds_cuda_fused_count). PDS_DEVICE_LOOP=0
+ * (compute-sanitizer's racecheck and synccheck, which stop at false barrier errors inside conditional graphs): the
+ * host loop only. PDS_TEST_SMALL=1 (the sanitizer runs): no system over 100000 rows. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 
@@ -12,6 +14,8 @@
 #include "backend/cuda/cuda_common.h"
 
 static int g_devloop = 1; /* 0 when PDS_DEVICE_LOOP=0 */
+enum { NONE, SMALL, COOP }; /* which fused kernel a system must take */
+static const char *kname[3] = {"none", "the one-block kernel", "the cooperative kernel"};
 
 typedef struct {
   pds_solver_result r;
@@ -64,7 +68,7 @@ static void check(pds_ctx fu, pds_ctx sq, pds_int n, const pds_size *rp, const p
   pds_mat     Af, As;
   pds_vec     bf, bs;
   double     *bh = malloc(sizeof(double) * (size_t)n);
-  long long   c0, c1;
+  long long   s0, s1, q0, q1;
 
   TEST_ASSERT(bh);
   /* copied in: the arrays are not written */
@@ -86,18 +90,19 @@ static void check(pds_ctx fu, pds_ctx sq, pds_int n, const pds_size *rp, const p
       run  a, b;
 
       snprintf(what, sizeof what, "%s, %s, %s loop", name, methods[m], dl ? "device" : "host");
-      TEST_CALL(pds_cuda_small_count(fu, &c0));
+      TEST_CALL(pds_cuda_fused_count(fu, &s0, &q0));
       a = solve(fu, Af, bf, methods[m], dl);
-      TEST_CALL(pds_cuda_small_count(fu, &c1));
-      if (fused_expected ? c1 == c0 : c1 != c0)
-        TEST_FAIL("%s: the fused kernel ran %lld times, expected %s", what, c1 - c0, fused_expected ? "some" : "none");
+      TEST_CALL(pds_cuda_fused_count(fu, &s1, &q1));
+      if ((s1 > s0) != (fused_expected == SMALL) || (q1 > q0) != (fused_expected == COOP))
+        TEST_FAIL("%s: one-block kernel %lld, cooperative kernel %lld iterations; expected %s", what, s1 - s0,
+                  q1 - q0, kname[fused_expected]);
       b = solve(sq, As, bs, methods[m], dl);
       same(&a, &b, n, what);
       TEST_ASSERT(a.r.iterations > 0);
       free(a.h), free(a.x), free(b.h), free(b.x);
     }
-  TEST_CALL(pds_cuda_small_count(sq, &c0));
-  TEST_ASSERT(c0 == 0); /* PDS_CUDA_SMALL=0 */
+  TEST_CALL(pds_cuda_fused_count(sq, &s0, &q0));
+  TEST_ASSERT(s0 == 0 && q0 == 0); /* PDS_CUDA_SMALL=0 */
   TEST_CALL(pds_mat_destroy(&Af));
   TEST_CALL(pds_mat_destroy(&As));
   TEST_CALL(pds_vec_destroy(&bf));
@@ -105,17 +110,39 @@ static void check(pds_ctx fu, pds_ctx sq, pds_int n, const pds_size *rp, const p
   free(bh);
 }
 
+/* what a matrix of more than PDS_CUDA_SMALL_N rows must take: the cooperative kernel, unless -view says its plan is
+   merge-path or splits long rows */
+static int medium_kind(pds_mat A) {
+  FILE *f = tmpfile();
+  char  line[256];
+  int   kind = COOP;
+
+  TEST_ASSERT(f);
+  TEST_CALL(pds_mat_view(A, f));
+  rewind(f);
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, "merge-path") || strstr(line, "row splitting")) kind = NONE;
+  fclose(f);
+  return kind;
+}
+
 /* a banded matrix of n rows with the given offsets (diagonally dominant, nonsymmetric when skew != 0) */
-static void banded(pds_ctx fu, pds_ctx sq, pds_int n, const int *off, int noff, double skew, const char *name,
-                   int fused_expected) {
+/* (dense0: row 0 also has every column, nonzero -1e-3 off the band: a row far longer than the others) */
+static void banded_ex(pds_ctx fu, pds_ctx sq, pds_int n, const int *off, int noff, double skew, int dense0,
+                      const char *name, int fused_expected) {
   pds_size *rp = malloc(sizeof *rp * (size_t)(n + 1));
-  pds_int  *ci = malloc(sizeof *ci * (size_t)n * (size_t)noff);
-  pds_real *v  = malloc(sizeof *v * (size_t)n * (size_t)noff);
+  pds_int  *ci = malloc(sizeof *ci * ((size_t)n * (size_t)noff + (dense0 ? (size_t)n : 0)));
+  pds_real *v  = malloc(sizeof *v * ((size_t)n * (size_t)noff + (dense0 ? (size_t)n : 0)));
   pds_size  k  = 0;
 
   TEST_ASSERT(rp && ci && v);
   rp[0] = 0;
   for (pds_int i = 0; i < n; i++) {
+    if (i == 0 && dense0) {
+      for (pds_int c = 0; c < n; c++) ci[k] = c, v[k] = c == 0 ? 2.0 * noff : -1e-3, k++;
+      rp[1] = k;
+      continue;
+    }
     for (int j = 0; j < noff; j++) {
       pds_int c = i + off[j];
 
@@ -127,6 +154,10 @@ static void banded(pds_ctx fu, pds_ctx sq, pds_int n, const int *off, int noff, 
   }
   check(fu, sq, n, rp, ci, v, name, fused_expected);
   free(rp), free(ci), free(v);
+}
+static void banded(pds_ctx fu, pds_ctx sq, pds_int n, const int *off, int noff, double skew, const char *name,
+                   int fused_expected) {
+  banded_ex(fu, sq, n, off, noff, skew, 0, name, fused_expected);
 }
 
 int main(int argc, char **argv) {
@@ -143,17 +174,32 @@ int main(int argc, char **argv) {
   TEST_CALL(pds_ctx_create("/gpu/cuda", &sq));
   unsetenv("PDS_CUDA_SMALL");
   for (int j = 0; j < 96; j++) dd[j] = j - 48;
-  banded(fu, sq, 300, d1, 1, 0.0, "diagonal (thread per row)", 1);
-  banded(fu, sq, 1000, d3, 3, 0.3, "tridiagonal (2 lanes)", 1);
-  banded(fu, sq, 512, d7, 7, 0.0, "7-point (4 lanes)", 1);
-  banded(fu, sq, 2048, d7, 7, 0.5, "7-point, 2048 rows", 1);
-  banded(fu, sq, 600, dd, 96, 0.2, "96 per row (32 lanes)", 1);
-  banded(fu, sq, 2049, d7, 7, 0.5, "7-point, 2049 rows (the sequence)", 0);
-  {
-    const char *files[] = {"matrices/nos3.mtx", "matrices/sherman1.mtx", "matrices/orsirr_1.mtx",
-                           "matrices/gr_30_30.mtx", "matrices/bcsstk13.mtx", "matrices/pde900.mtx"};
+  const int big = !(getenv("PDS_TEST_SMALL") && !strcmp(getenv("PDS_TEST_SMALL"), "1"));
 
-    for (int f = 0; f < 6; f++) {
+  banded(fu, sq, 300, d1, 1, 0.0, "diagonal (thread per row)", SMALL);
+  banded(fu, sq, 1000, d3, 3, 0.3, "tridiagonal (2 lanes)", SMALL);
+  banded(fu, sq, 512, d7, 7, 0.0, "7-point (4 lanes)", SMALL);
+  banded(fu, sq, 2048, d7, 7, 0.5, "7-point, 2048 rows", SMALL);
+  banded(fu, sq, 600, dd, 96, 0.2, "96 per row (32 lanes)", SMALL);
+  /* medium: the cooperative grid, on each plan it takes */
+  banded(fu, sq, 2049, d7, 7, 0.5, "7-point, 2049 rows", COOP);
+  banded(fu, sq, 10000, d1, 1, 0.0, "diagonal, 10000 rows (thread per row)", COOP);
+  banded(fu, sq, 20011, d3, 3, 0.3, "tridiagonal, 20011 rows (2 lanes)", COOP);
+  banded(fu, sq, 50000, d7, 7, 0.2, "7-point, 50000 rows (4 lanes)", COOP);
+  banded(fu, sq, 4000, dd, 96, 0.2, "96 per row, 4000 rows (32 lanes)", COOP);
+  banded(fu, sq, 70001, d7, 7, 0.3, "7-point, 70001 rows (stream plan)", COOP);
+  banded_ex(fu, sq, 5000, d3, 3, 0.0, 1, "tridiagonal with a dense row (merge-path: the sequence)", NONE);
+  if (big) {
+    banded(fu, sq, 200000, d7, 7, 0.1, "7-point, 200000 rows (stream plan)", COOP);
+    banded(fu, sq, PDS_CUDA_COOP_N + 1, d3, 3, 0.1, "tridiagonal, PDS_CUDA_COOP_N + 1 rows (the sequence)", NONE);
+  }
+  {
+    const char *files[] = {"matrices/nos3.mtx",     "matrices/sherman1.mtx", "matrices/orsirr_1.mtx",
+                           "matrices/gr_30_30.mtx", "matrices/bcsstk13.mtx", "matrices/pde900.mtx",
+                           "matrices/bcsstk21.mtx", "matrices/crystm01.mtx", "matrices/s1rmq4m1.mtx",
+                           "matrices/e20r0000.mtx"};
+
+    for (int f = 0; f < 10; f++) {
       pds_mat         A;
       pds_int         n, m;
       const pds_size *rp;
@@ -164,7 +210,7 @@ int main(int argc, char **argv) {
       TEST_CALL(pds_mm_read_mat(fu, buf, &A));
       TEST_CALL(pds_mat_get_size(A, &n, &m));
       TEST_CALL(pds_mat_csr_get_arrays(A, &rp, &ci, &v));
-      check(fu, sq, n, rp, ci, v, files[f], n <= 2048);
+      check(fu, sq, n, rp, ci, v, files[f], n <= PDS_CUDA_SMALL_N ? SMALL : medium_kind(A));
       TEST_CALL(pds_mat_destroy(&A));
     }
   }

@@ -25,6 +25,9 @@
 #include "cuda_common.h"
 
 #define STAGE_BYTES ((size_t)8 << 20)
+#ifndef PDS_CUDA_COOP_PER_SM
+#define PDS_CUDA_COOP_PER_SM 0 /* the cooperative kernel's blocks per SM: 0, as many as fit */
+#endif
 #define SMALL_BYTES ((size_t)64 << 10)
 
 struct csr_entry {
@@ -72,8 +75,12 @@ struct cuda_be {
   volatile int       *abort_h;
   int                *loop_left;
   int                 no_loops; /* the driver has no conditional graph nodes */
-  int                 small_on; /* whole small iterations in one launch (cuda_small.cu); PDS_CUDA_SMALL=0: off */
-  long long           n_small;  /* such iterations queued (tests/cuda count them) */
+  int                 small_on; /* whole iterations in one launch (cuda_small.cu, cuda_coop.cu); PDS_CUDA_SMALL=0: off */
+  int                 coop_on;  /* ... of the cooperative kernel (cuda_coop.cu); PDS_CUDA_COOP=0: off */
+  int                 coop_per_sm; /* its blocks per SM (0: as many as fit); PDS_CUDA_COOP_PER_SM */
+  int                 nsm;         /* the device's SMs */
+  pds_real           *coop_part;   /* device: [6][PDS_CUDA_RED_MAXBLOCK], the cooperative kernel's partials */
+  long long           n_small, n_coop; /* such iterations queued (tests/cuda count them) */
 };
 
 /* ---- errors ------------------------------------------------------------------------------------------------ */
@@ -772,41 +779,63 @@ static int csr_spmv_t_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real alpha,
   return PDS_OK;
 }
 
-/* One whole iteration in one launch (backend.h's cg_iteration, bicg_iteration): where the system is small and its
-   product plan one the fused kernel runs (thread or sub-warp per row, no long rows); else *done = 0. */
-static int small_plan(pds_ctx ctx, struct cuda_be *be, const struct pds_csr *A, struct csr_entry **e) {
-  *e = NULL;
-  if (!be->small_on || A->nrows <= 0 || A->nrows > PDS_CUDA_SMALL_N || A->nrows != A->ncols) return PDS_OK;
-  PDS_CALL(csr_entry_get(ctx, be, A, e));
-  if ((*e)->plan.stream || (*e)->plan.merge || (*e)->plan.nlong > 0) *e = NULL;
+/* One whole iteration in one launch (backend.h's cg_iteration, bicg_iteration): one block (cuda_small.cu) where the
+   system has at most PDS_CUDA_SMALL_N unknowns and a thread- or sub-warp-per-row plan without long rows; one
+   cooperative grid (cuda_coop.cu) up to PDS_CUDA_COOP_N unknowns with such a plan or the stream plan; else *done = 0
+   and the solver runs the kernel sequence. *width: the lanes per row the fused kernel takes (0: the stream plan). */
+enum { FUSED_NONE, FUSED_SMALL, FUSED_COOP };
+static int fused_plan(pds_ctx ctx, struct cuda_be *be, const struct pds_csr *A, int *how, int *width) {
+  const pds_cuda_csr_plan *pl;
+  struct csr_entry        *e;
+
+  *how = FUSED_NONE, *width = 0;
+  if (!be->small_on || A->nrows <= 0 || A->nrows > PDS_CUDA_COOP_N || A->nrows != A->ncols) return PDS_OK;
+  if (A->nrows > PDS_CUDA_SMALL_N && !be->coop_on) return PDS_OK;
+  PDS_CALL(csr_entry_get(ctx, be, A, &e));
+  pl = &e->plan;
+  if (pl->merge || (!pl->stream && pl->nlong > 0)) return PDS_OK;
+  *width = pl->stream ? 0 : pl->width;
+  if (A->nrows <= PDS_CUDA_SMALL_N && !pl->stream) *how = FUSED_SMALL;
+  else if (A->nrows > PDS_CUDA_SMALL_N && be->coop_on) *how = FUSED_COOP;
   return PDS_OK;
 }
 static int cg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, pds_real *r, pds_real *p, pds_real *q,
                              pds_real *S, int *done) {
-  struct cuda_be   *be = enter(ctx);
-  struct csr_entry *e;
+  struct cuda_be          *be = enter(ctx);
+  const pds_cuda_loop_dev *lp = be->loop ? &be->loop->dev : NULL;
+  int                      w, how;
 
   *done = 0;
-  PDS_CALL(small_plan(ctx, be, A, &e));
-  if (!e) return PDS_OK;
-  PDS_CUDA_CALL(ctx, pds_cuda_cg_small(be->stream, e->plan.width, A->nrows, A->rowptr, A->colidx, A->vals, x, r, p, q,
-                                       S, be->loop ? &be->loop->dev : NULL));
-  be->n_small++;
-  *done = 1;
+  PDS_CALL(fused_plan(ctx, be, A, &how, &w));
+  if (how == FUSED_SMALL) {
+    PDS_CUDA_CALL(ctx, pds_cuda_cg_small(be->stream, w, A->nrows, A->rowptr, A->colidx, A->vals, x, r, p, q, S, lp));
+    be->n_small++;
+  } else if (how == FUSED_COOP) {
+    PDS_CUDA_CALL(ctx, pds_cuda_cg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr, A->colidx,
+                                        A->vals, x, r, p, q, S, be->coop_part, lp));
+    be->n_coop++;
+  }
+  *done = how != FUSED_NONE;
   return PDS_OK;
 }
 static int bicg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, pds_real *r, const pds_real *rhat,
                                pds_real *p, pds_real *v, pds_real *s, pds_real *t, pds_real *S, int *done) {
-  struct cuda_be   *be = enter(ctx);
-  struct csr_entry *e;
+  struct cuda_be          *be = enter(ctx);
+  const pds_cuda_loop_dev *lp = be->loop ? &be->loop->dev : NULL;
+  int                      w, how;
 
   *done = 0;
-  PDS_CALL(small_plan(ctx, be, A, &e));
-  if (!e) return PDS_OK;
-  PDS_CUDA_CALL(ctx, pds_cuda_bicg_small(be->stream, e->plan.width, A->nrows, A->rowptr, A->colidx, A->vals, x, r,
-                                         rhat, p, v, s, t, S, be->loop ? &be->loop->dev : NULL));
-  be->n_small++;
-  *done = 1;
+  PDS_CALL(fused_plan(ctx, be, A, &how, &w));
+  if (how == FUSED_SMALL) {
+    PDS_CUDA_CALL(ctx, pds_cuda_bicg_small(be->stream, w, A->nrows, A->rowptr, A->colidx, A->vals, x, r, rhat, p, v,
+                                           s, t, S, lp));
+    be->n_small++;
+  } else if (how == FUSED_COOP) {
+    PDS_CUDA_CALL(ctx, pds_cuda_bicg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr, A->colidx,
+                                          A->vals, x, r, rhat, p, v, s, t, S, be->coop_part, lp));
+    be->n_coop++;
+  }
+  *done = how != FUSED_NONE;
   return PDS_OK;
 }
 
@@ -1048,10 +1077,12 @@ int pds_cuda_counters(pds_ctx ctx, long long *d2h, size_t *reserved, size_t *use
   return PDS_OK;
 }
 
-/* Internal, for tests/cuda: the whole small iterations (cuda_small.cu) queued so far on ctx. */
-int pds_cuda_small_count(pds_ctx ctx, long long *n) {
-  PDS_CHECK(!strcmp(ctx->backend, "/gpu/cuda"), ctx, PDS_ERR_ARG, "pds_cuda_small_count needs a /gpu/cuda context");
-  *n = enter(ctx)->n_small;
+/* Internal, for tests/cuda: the whole iterations in one launch queued so far on ctx, of one block (cuda_small.cu) and
+   of the cooperative grid (cuda_coop.cu). */
+int pds_cuda_fused_count(pds_ctx ctx, long long *small, long long *coop) {
+  PDS_CHECK(!strcmp(ctx->backend, "/gpu/cuda"), ctx, PDS_ERR_ARG, "pds_cuda_fused_count needs a /gpu/cuda context");
+  *small = enter(ctx)->n_small;
+  *coop  = enter(ctx)->n_coop;
   return PDS_OK;
 }
 
@@ -1071,6 +1102,7 @@ static int destroy_cuda(pds_ctx ctx) {
   raw_free(be, be->red.partial);
   raw_free(be, be->red.counter);
   raw_free(be, be->mdot_partial);
+  raw_free(be, be->coop_part);
   raw_free(be, be->dscal);
   raw_free(be, be->dstat);
   raw_free(be, be->loop_left);
@@ -1128,7 +1160,7 @@ static int parse_resource(pds_ctx ctx, const char *resource, int *device) {
 }
 
 static int init_device(pds_ctx ctx, struct cuda_be *be) {
-  int                     pools = 0;
+  int                     pools = 0, coop = 0;
   struct cudaMemPoolProps props;
   uint64_t                never = UINT64_MAX;
 
@@ -1148,6 +1180,10 @@ static int init_device(pds_ctx ctx, struct cuda_be *be) {
                      (void **)&be->red.partial));
   PDS_CALL(dev_alloc(ctx, be, (size_t)PDS_CUDA_MDOT_BATCH * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real),
                      (void **)&be->mdot_partial));
+  PDS_CALL(dev_alloc(ctx, be, (size_t)6 * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real), (void **)&be->coop_part));
+  PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&be->nsm, cudaDevAttrMultiProcessorCount, be->device));
+  PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, be->device));
+  if (!coop) be->coop_on = 0;
   PDS_CALL(dev_alloc(ctx, be, sizeof(unsigned), (void **)&be->red.counter));
   PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->red.counter, 0, sizeof(unsigned), be->stream));
   PDS_CALL(dev_alloc(ctx, be, 8 * sizeof(pds_real), (void **)&be->dscal));
@@ -1180,6 +1216,9 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   PDS_CHECK(be, ctx, PDS_ERR_MEM, "allocation of %zu bytes of host memory failed", sizeof *be);
   be->device        = device;
   be->small_on      = !(getenv("PDS_CUDA_SMALL") && !strcmp(getenv("PDS_CUDA_SMALL"), "0"));
+  be->coop_on       = !(getenv("PDS_CUDA_COOP") && !strcmp(getenv("PDS_CUDA_COOP"), "0"));
+  be->coop_per_sm   = getenv("PDS_CUDA_COOP_PER_SM") ? atoi(getenv("PDS_CUDA_COOP_PER_SM")) : PDS_CUDA_COOP_PER_SM;
+  pds_cuda_coop_pdl = !(getenv("PDS_CUDA_COOP_PDL") && !strcmp(getenv("PDS_CUDA_COOP_PDL"), "0"));
   ctx->backend_data = be;
   k->destroy        = destroy_cuda; /* set before anything can fail: init_device's failure path uses it */
   ierr              = init_device(ctx, be);

@@ -38,7 +38,7 @@ set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
   src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
-  src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu)
+  src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu src/backend/cuda/cuda_coop.cu)
 # the assembly kernels must round as ref does: no multiply-add contraction (cuda_fem2d.cu says why)
 # and the Krylov steps must take the host's decisions on the host's numbers (cuda_krylov.cu), and the single-precision
 # kernels must give /cpu/ref's float bits (cuda_f32.cu)

@@ -180,6 +180,21 @@ cudaError_t pds_cuda_bicg_small(cudaStream_t s, int width, pds_int n, const pds_
                                 pds_real *v, pds_real *sv, pds_real *t, pds_real *S,
                                 const struct pds_cuda_loop_dev_s *lp);
 
+/* ---- one whole CG / BiCGSTAB iteration without a preconditioner in one cooperative launch (cuda_coop.cu), for
+   PDS_CUDA_SMALL_N < n <= PDS_CUDA_COOP_N: width 0 for the stream plan, else the lanes per row of a thread- or
+   sub-warp-per-row plan without long rows; the bits of the kernel sequence. The grid is every block that fits at once
+   (at most per_sm per SM of nsm SMs when per_sm > 0). part: 6 PDS_CUDA_RED_MAXBLOCK doubles of device scratch.
+   pds_cuda_coop_pdl = 0: launched without programmatic dependent launch. ----------------------------------------- */
+#define PDS_CUDA_COOP_N (1 << 18)
+extern int pds_cuda_coop_pdl;
+cudaError_t pds_cuda_cg_coop(cudaStream_t s, int width, int nsm, int per_sm, pds_int n, const pds_size *rp,
+                             const pds_int *ci, const pds_real *av, pds_real *x, pds_real *r, pds_real *p,
+                             pds_real *q, pds_real *S, pds_real *part, const struct pds_cuda_loop_dev_s *lp);
+cudaError_t pds_cuda_bicg_coop(cudaStream_t s, int width, int nsm, int per_sm, pds_int n, const pds_size *rp,
+                               const pds_int *ci, const pds_real *av, pds_real *x, pds_real *r, const pds_real *rhat,
+                               pds_real *p, pds_real *v, pds_real *sv, pds_real *t, pds_real *S, pds_real *part,
+                               const struct pds_cuda_loop_dev_s *lp);
+
 /* ---- the device loop of the Krylov methods (cuda_krylov.cu) ----------------------------------------------------- */
 /* One iteration's record as the host reads it (mapped pinned memory): seq = the iteration's number, written last. */
 typedef struct {
@@ -289,7 +304,7 @@ cudaError_t pds_cuda_fem2d_gather(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg,
 struct pds_ctx_s;
 int pds_cuda_counters(struct pds_ctx_s *ctx, long long *d2h, size_t *reserved, size_t *used);
 /* Internal, for tests/cuda (cuda.c): how many whole small iterations (cuda_small.cu) were queued on ctx. */
-int pds_cuda_small_count(struct pds_ctx_s *ctx, long long *n);
+int pds_cuda_fused_count(struct pds_ctx_s *ctx, long long *small, long long *coop);
 
 #ifdef __cplusplus
 }
