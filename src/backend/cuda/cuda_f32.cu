@@ -107,9 +107,7 @@ __global__ void __launch_bounds__(RT) f32_dot_k(pds_size n, const float *__restr
 
 // the coefficient S[num] / S[den], 0 when S[den] is 0 or not finite, rounded to float
 __device__ __forceinline__ float f32_ratio(const double *S, int num, int den) {
-  const double d = S[den];
-
-  return __double2float_rn(d != 0 && isfinite(d) ? S[num] / d : 0.0);
+  return __double2float_rn(pds_ks_ratio(S, num, den));
 }
 
 // r = -a q + r with a = f(S[RHO] / S[0]); S[1] = (r, r); then the step (step >= 0) in the last block

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(SM_T) cg_small_k(pds_int n, const pds_size *__
     small_store<1>(v, S);
   }
   {
-    const double pq = S[0], a = pq != 0 && isfinite(pq) ? S[PDS_KS_RHO] / pq : 0.0;
+    const double a = pds_ks_ratio(S, PDS_KS_RHO, 0);
     double       v[1] = {0.0};
 
     if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(SM_T) bicg_small_k(pds_int n, const pds_size *
     small_store<1>(v, S);
   }
   { // bicg_s_k
-    const double rv = S[0], a = rv != 0 && isfinite(rv) ? S[PDS_KS_RHO] / rv : 0.0;
+    const double a = pds_ks_ratio(S, PDS_KS_RHO, 0);
     double       v[1] = {0.0};
 
     if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(SM_T) bicg_small_k(pds_int n, const pds_size *
     small_store<2>(v, S + 2);
   }
   { // bicg_r_k
-    const double tt = S[3], o = tt != 0 && isfinite(tt) ? S[2] / tt : 0.0;
+    const double o = pds_ks_ratio(S, 2, 3);
     double       v[2] = {0.0, 0.0};
 
     if (threadIdx.x < RT) // the reduction: the sequence's 256 threads, in its order

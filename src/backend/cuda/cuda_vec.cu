@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restric
                                               pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                               int in_loop) {
   pds_grid_dep();
-  const double pq = sc[0], a = pq != 0 && isfinite(pq) ? sc[PDS_KS_RHO] / pq : 0.0;
+  const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
   double       v[1] = {0.0};
 
   RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restric
 __global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restrict__ r, const double *__restrict__ vv,
                                                 double *__restrict__ w, pds_cuda_red red, double *sc) {
   pds_grid_dep();
-  const double rv = sc[0], a = rv != 0 && isfinite(rv) ? sc[PDS_KS_RHO] / rv : 0.0;
+  const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
   double       v[1] = {0.0};
 
   RED_FOR(n, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
                                                 pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                                 int in_loop) {
   pds_grid_dep();
-  const double tt = sc[3], o = tt != 0 && isfinite(tt) ? sc[2] / tt : 0.0;
+  const double o = pds_ks_ratio(sc, 2, 3);
   double       v[2] = {0.0, 0.0};
 
   RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
