@@ -48,6 +48,7 @@ extern "C" {
     }                                                                                                   \
   } while (0)
 static pds_ctx g_err_ctx;
+static pds_ctx g_seq_ctx; // /gpu/cuda made with PDS_CUDA_SMALL=0: the kernel sequence, no whole-iteration kernel
 #define PK(call)                                                                                        \
   do {                                                                                                  \
     int e_ = (call);                                                                                    \
@@ -809,7 +810,7 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
 
   double t_cg = solve_per_iter(ctx, A, b, "cg", iters, gpu);
   double t_bi = solve_per_iter(ctx, A, b, "bicgstab", iters, gpu);
-  double tp_cg = 0, tp_bi = 0, th_cg = 0, th_bi = 0;
+  double tp_cg = 0, tp_bi = 0, th_cg = 0, th_bi = 0, ts_cg = 0, ts_bi = 0;
   if (gpu) {
     CsrDev d = csr_upload(A);
     double rr;
@@ -820,6 +821,25 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
     csr_free(d);
     th_cg = solve_per_iter(ctx, A, b, "cg", iters, gpu, 0); // the host in the loop: one copy per iteration
     th_bi = solve_per_iter(ctx, A, b, "bicgstab", iters, gpu, 0);
+    { // the same matrix and right-hand side in the sequence's context
+      const pds_size     *rp;
+      const pds_int      *ci;
+      const pds_real     *v;
+      std::vector<double> bh(n);
+      pds_mat             As;
+      pds_vec             bs;
+
+      PK(pds_mat_csr_get_arrays(A, &rp, &ci, &v));
+      PK(pds_mat_create_csr(g_seq_ctx, n, nc, (pds_size *)rp, (pds_int *)ci, (pds_real *)v, PDS_MEM_HOST,
+                            PDS_COPY_VALUES, &As));
+      PK(pds_vec_get_values(b, bh.data(), PDS_MEM_HOST));
+      PK(pds_vec_create(g_seq_ctx, n, &bs));
+      PK(pds_vec_set_values(bs, bh.data(), PDS_MEM_HOST));
+      ts_cg = solve_per_iter(g_seq_ctx, As, bs, "cg", iters, gpu);
+      ts_bi = solve_per_iter(g_seq_ctx, As, bs, "bicgstab", iters, gpu);
+      PK(pds_mat_destroy(&As));
+      PK(pds_vec_destroy(&bs));
+    }
   }
   snprintf(note, sizeof note, "per iteration; floor %.1f us (fused-CG bytes %.3g / copy bw); time/floor %.3f",
            1e6 * cg_floor / bw, cg_floor, t_cg / (cg_floor / bw));
@@ -831,6 +851,11 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
     report("solver", be, "cg host loop, per iteration", name, n, nnz, 1, th_cg, cg_lib, "pdesolve's device loop",
            t_cg, note);
     g_rows.back().extra = th_cg / (cg_floor / bw);
+    snprintf(note, sizeof note, "per iteration, the kernel sequence (PDS_CUDA_SMALL=0); time/floor %.3f",
+             ts_cg / (cg_floor / bw));
+    report("solver", be, "cg kernel sequence, per iteration", name, n, nnz, 1, ts_cg, cg_lib,
+           "pdesolve's whole-iteration kernel", t_cg, note);
+    g_rows.back().extra = ts_cg / (cg_floor / bw);
   }
   snprintf(note, sizeof note, "per iteration; floor %.1f us (fused-BiCGSTAB bytes %.3g / copy bw); time/floor %.3f",
            1e6 * bi_floor / bw, bi_floor, t_bi / (bi_floor / bw));
@@ -842,6 +867,11 @@ static void bench_solvers(pds_ctx ctx, pds_mat A, pds_vec b, const std::string &
     report("solver", be, "bicgstab host loop, per iteration", name, n, nnz, 1, th_bi, bi_lib,
            "pdesolve's device loop", t_bi, note);
     g_rows.back().extra = th_bi / (bi_floor / bw);
+    snprintf(note, sizeof note, "per iteration, the kernel sequence (PDS_CUDA_SMALL=0); time/floor %.3f",
+             ts_bi / (bi_floor / bw));
+    report("solver", be, "bicgstab kernel sequence, per iteration", name, n, nnz, 1, ts_bi, bi_lib,
+           "pdesolve's whole-iteration kernel", t_bi, note);
+    g_rows.back().extra = ts_bi / (bi_floor / bw);
   }
 }
 
@@ -909,6 +939,9 @@ int main(int argc, char **argv) {
   pds_ctx ctx;
   PK(pds_ctx_create("/gpu/cuda", &ctx));
   g_err_ctx = ctx;
+  setenv("PDS_CUDA_SMALL", "0", 1);
+  PK(pds_ctx_create("/gpu/cuda", &g_seq_ctx));
+  unsetenv("PDS_CUDA_SMALL");
   bench_vectors(ctx, nvec, true);
   for (int m : {small ? 16 : 64, mid, big}) { // 64^3: a solve where the fixed cost of an iteration shows
     pds_problem p;
@@ -945,6 +978,7 @@ int main(int argc, char **argv) {
   for (int bs : {4, 5, 6}) bench_bsr(ctx, cells, bs);
   if (!small)
     for (int bs : {2, 3, 8}) bench_bsr(ctx, 64, bs);
+  PK(pds_ctx_destroy(&g_seq_ctx));
   PK(pds_ctx_destroy(&ctx));
   CKS(cusparseDestroy(g_sp));
   CKB(cublasDestroy(g_bl));
