@@ -24,6 +24,8 @@ for be in ${PDS_BITS_BACKENDS:-/cpu/ref /cpu/omp}; do
         ia=$(grep -o "iterations=[0-9]*" "$d/a.log" | tail -1) ib=$(grep -o "iterations=[0-9]*" "$d/b.log" | tail -1)
         if [ $ra != $rb ] || [ "$ia" != "$ib" ] || ! cmp -s "$d/a.mtx" "$d/b.mtx"; then
           echo "differs: $* (exit $ra $ia / exit $rb $ib)"
+          tail -3 "$d/a.log" | sed 's/^/  old: /'
+          tail -3 "$d/b.log" | sed 's/^/  new: /'
           fail=$((fail + 1))
         fi
       done

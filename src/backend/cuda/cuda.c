@@ -77,7 +77,7 @@ struct cuda_be {
   int                 no_loops; /* the driver has no conditional graph nodes */
   int                 small_on; /* whole iterations in one launch (cuda_small.cu, cuda_coop.cu); PDS_CUDA_SMALL=0: off */
   int                 coop_on;  /* ... of the cooperative kernel (cuda_coop.cu); PDS_CUDA_COOP=0: off */
-  int                 coop_per_sm; /* its blocks per SM (0: as many as fit); PDS_CUDA_COOP_PER_SM */
+  int                 coop_per_sm; /* its blocks per SM (0: as many as fit); PDS_CUDA_COOP_PER_SM (-1: tests) */
   int                 nsm;         /* the device's SMs */
   pds_real           *coop_part;   /* device: [6][PDS_CUDA_RED_MAXBLOCK], the cooperative kernel's partials */
   long long           n_small, n_coop; /* such iterations queued (tests/cuda count them) */
@@ -799,6 +799,19 @@ static int fused_plan(pds_ctx ctx, struct cuda_be *be, const struct pds_csr *A, 
   else if (A->nrows > PDS_CUDA_SMALL_N && be->coop_on) *how = FUSED_COOP;
   return PDS_OK;
 }
+/* A cooperative launch the device refuses (its grid no longer fits: an MPS share of the SMs, say) turns the cooperative
+   kernel off for the context and leaves the iteration to the kernel sequence (same bits); while a device loop is
+   recorded, the refused launch fails the recording, and the host loop that follows takes the sequence. */
+static int coop_launched(pds_ctx ctx, struct cuda_be *be, cudaError_t e, int *how) {
+  if (e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorLaunchOutOfResources || e == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    be->coop_on = 0, *how = FUSED_NONE;
+    return PDS_OK;
+  }
+  PDS_CUDA_CALL(ctx, e);
+  be->n_coop++;
+  return PDS_OK;
+}
 static int cg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, pds_real *r, pds_real *p, pds_real *q,
                              pds_real *S, int *done) {
   struct cuda_be          *be = enter(ctx);
@@ -811,9 +824,8 @@ static int cg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x, 
     PDS_CUDA_CALL(ctx, pds_cuda_cg_small(be->stream, w, A->nrows, A->rowptr, A->colidx, A->vals, x, r, p, q, S, lp));
     be->n_small++;
   } else if (how == FUSED_COOP) {
-    PDS_CUDA_CALL(ctx, pds_cuda_cg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr, A->colidx,
-                                        A->vals, x, r, p, q, S, be->coop_part, lp));
-    be->n_coop++;
+    PDS_CALL(coop_launched(ctx, be, pds_cuda_cg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr,
+                                                     A->colidx, A->vals, x, r, p, q, S, be->coop_part, lp), &how));
   }
   *done = how != FUSED_NONE;
   return PDS_OK;
@@ -831,9 +843,9 @@ static int bicg_iteration_cuda(pds_ctx ctx, const struct pds_csr *A, pds_real *x
                                            s, t, S, lp));
     be->n_small++;
   } else if (how == FUSED_COOP) {
-    PDS_CUDA_CALL(ctx, pds_cuda_bicg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr, A->colidx,
-                                          A->vals, x, r, rhat, p, v, s, t, S, be->coop_part, lp));
-    be->n_coop++;
+    PDS_CALL(coop_launched(ctx, be, pds_cuda_bicg_coop(be->stream, w, be->nsm, be->coop_per_sm, A->nrows, A->rowptr,
+                                                       A->colidx, A->vals, x, r, rhat, p, v, s, t, S, be->coop_part,
+                                                       lp), &how));
   }
   *done = how != FUSED_NONE;
   return PDS_OK;

@@ -370,7 +370,8 @@ __global__ void __launch_bounds__(CO_T, CO_MINB) bicg_coop_k(co_mat A, double *x
 }
 
 // a cooperative launch of kernel on the blocks that fit at once, at most per_sm per SM and no more than one thread
-// per unit of work; programmatic dependent launch as pds_launch has it (cuda_launch.cuh) where pds_cuda_coop_pdl
+// per unit of work; programmatic dependent launch as pds_launch has it (cuda_launch.cuh) where pds_cuda_coop_pdl.
+// per_sm < 0 (tests/cuda/tc05 only): one block per SM more than fits, a launch the device refuses
 template <typename... KArgs, typename... Args>
 static cudaError_t co_launch(void (*kernel)(KArgs...), cudaStream_t s, int nsm, int per_sm, pds_size work,
                              Args... args) {
@@ -384,9 +385,9 @@ static cudaError_t co_launch(void (*kernel)(KArgs...), cudaStream_t s, int nsm, 
   if (nb <= 0) return cudaErrorCooperativeLaunchTooLarge;
   if (per_sm > 0 && nb > per_sm) nb = per_sm;
   {
-    pds_size g = (pds_size)nb * (pds_size)nsm, need = (work + CO_T - 1) / CO_T;
+    pds_size g = (pds_size)(per_sm < 0 ? nb + 1 : nb) * (pds_size)nsm, need = (work + CO_T - 1) / CO_T;
 
-    if (g > need) g = need > 0 ? need : 1;
+    if (g > need && per_sm >= 0) g = need > 0 ? need : 1;
     cfg.gridDim = dim3((unsigned)g);
   }
   cfg.blockDim = dim3(CO_T), cfg.dynamicSmemBytes = 0, cfg.stream = s;
