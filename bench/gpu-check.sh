@@ -78,16 +78,6 @@ if [ -n "${GPU_CHECK_BITS_OLD_SRC:-}" ]; then
   GPU_CHECK_BITS_OLD=$GPU_CHECK_BITS_OLD_SRC/build-gpu/bin/pdesolve
 fi
 
-# ---- 2b. (in the background, during 2) the bits of double-precision solves against an older build ----------------------
-BITSPID=
-if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
-  ( t0=$SECONDS
-    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout 400 sh "$ROOT/bench/scripts/bits-vs.sh" \
-      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
-    echo "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")" > "$OUT/bits.txt" ) &
-  BITSPID=$!
-fi
-
 # ---- 2. tests on /gpu/cuda, with compute-sanitizer alongside ----------------------------------------------------------
 t0=$SECONDS
 cd "$BUILD" || exit 1
@@ -111,6 +101,18 @@ san() { # tool, exe, extra flags...: one run, one line of result
 T=$BUILD/tests
 # tc01 sizes its allocations from the free memory: under memcheck too it runs alone, before everything else
 san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-tc01.txt"
+# ---- 2b. (in the background, during the rest of 2) the bits of double-precision solves against an older build: started
+# after tc01, which sizes its allocations from the free memory (beside it, a solve failed to create its context: out of
+# device memory)
+BITSPID=
+if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
+  ( t0=$SECONDS
+    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout 400 sh "$ROOT/bench/scripts/bits-vs.sh" \
+      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
+    echo "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")" > "$OUT/bits.txt" ) &
+  BITSPID=$!
+fi
+
 (
   # racecheck and synccheck cannot follow CUDA graphs with conditional nodes (false barrier errors, then the program
   # is stopped; a conditional while loop of one correct __syncthreads reduction kernel shows it): they run the solves
