@@ -64,6 +64,11 @@ PDS_INTERN int pds_mat_csr_apply_f32(pds_mat A, pds_real alpha, pds_vec x, pds_r
 PDS_INTERN int pds_mat_csr_residual_f32(pds_mat A, pds_vec b, pds_vec x, pds_vec r);
 PDS_INTERN int pds_mat_csr_apply_dot_f32(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i);
 /* Host CSR/BSR arrays of a matrix (NULL if it is not of that type; csr: after pds_mat_csr_host_sync). */
+/* a whole cg / bicgstab iteration without a preconditioner in one launch where the backend can (mat_fused.c);
+   *done = 0: it could not, queue the steps (backend.h: cg_iteration, bicg_iteration) */
+PDS_INTERN int pds_mat_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done);
+PDS_INTERN int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v,
+                                                pds_vec s, pds_vec t, pds_vec S, int *done);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 

@@ -32,7 +32,7 @@ static int bicgstab_body(pds_solver S, void *data) {
   int               done;
 
   if (c->none) { /* the whole iteration below in one launch where the backend can (a small system on a GPU) */
-    PDS_CALL(pds_vec_fused_bicgstab_iteration(S->A, c->x, c->r, c->rhat, c->p, c->v, c->s, c->t, c->S, &done));
+    PDS_CALL(pds_mat_fused_bicgstab_iteration(S->A, c->x, c->r, c->rhat, c->p, c->v, c->s, c->t, c->S, &done));
     if (done) return PDS_OK;
   }
 

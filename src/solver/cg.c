@@ -35,7 +35,7 @@ static int cg_body(pds_solver s, void *data) {
   int             done;
 
   if (c->none) { /* the whole iteration below in one launch where the backend can (a small system on a GPU) */
-    PDS_CALL(pds_vec_fused_cg_iteration(s->A, c->x, c->r, c->p, c->q, c->S, &done));
+    PDS_CALL(pds_mat_fused_cg_iteration(s->A, c->x, c->r, c->p, c->q, c->S, &done));
     if (done) return PDS_OK;
   }
 

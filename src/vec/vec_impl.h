@@ -19,6 +19,31 @@ struct pds_vec_s {
   int               f32;     /* 1: the arrays hold n floats (a single-precision solve's internal vector, vec_f32.c) */
 };
 
+/* argument checks shared by the vector operations and the fused products (src/mat/mat_fused.c): vectors share a
+   context and a length (VEC_SAME: and a precision) */
+#define VEC_CTX(v) ((v)->hdr.ctx)
+#define VEC_LIKE(x, y)                                                                                           \
+  do {                                                                                                           \
+    PDS_VALID(x, PDS_CLASSID_VEC, #x);                                                                           \
+    PDS_VALID(y, PDS_CLASSID_VEC, #y);                                                                           \
+    PDS_CHECK(VEC_CTX(x) == VEC_CTX(y), VEC_CTX(x), PDS_ERR_ARG, "vectors " #x " and " #y " belong to different contexts"); \
+    PDS_CHECK((x)->n == (y)->n, VEC_CTX(x), PDS_ERR_SIZE,                                                        \
+              "vector " #x " has length %" PDS_SIZE_FMT " but " #y " has %" PDS_SIZE_FMT, (x)->n, (y)->n);      \
+  } while (0)
+#define VEC_SAME(x, y)                                                                                           \
+  do {                                                                                                           \
+    VEC_LIKE(x, y);                                                                                              \
+    PDS_CHECK((x)->f32 == (y)->f32, VEC_CTX(x), PDS_ERR_ARG, "vectors " #x " and " #y " differ in precision");    \
+  } while (0)
+/* s must hold at least need scalars and share x's context */
+#define VEC_SCALARS(x, s, need)                                                                                  \
+  do {                                                                                                           \
+    PDS_VALID(s, PDS_CLASSID_VEC, "s");                                                                          \
+    PDS_CHECK(VEC_CTX(s) == VEC_CTX(x), VEC_CTX(x), PDS_ERR_ARG, "scalar vector s belongs to another context");   \
+    PDS_CHECK((s)->n >= (need), VEC_CTX(x), PDS_ERR_SIZE,                                                        \
+              "scalar vector s has length %" PDS_SIZE_FMT ", needs at least %d", (s)->n, (int)(need));         \
+  } while (0)
+
 /* Backend array for reading / for writing (marks the host copy stale). Used by kernels' callers. */
 PDS_INTERN int pds_vec_dev_read(pds_vec v, const pds_real **a);
 PDS_INTERN int pds_vec_dev_write(pds_vec v, pds_real **a);
@@ -41,11 +66,6 @@ PDS_INTERN int pds_vec_dev_write_f32(pds_vec v, float **a);
 /* step >= 0: the scalar step PDS_KS_STEP_* after the reduction, in the same kernel where the backend can */
 PDS_INTERN int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step); /* r -= (S_RHO/S_0) q; S_1 = r^T r */
 PDS_INTERN int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S); /* x += alpha p; p = z + beta p */
-/* a whole cg / bicgstab iteration without a preconditioner in one launch where the backend can; *done = 0: it could
-   not, queue the steps (backend.h: cg_iteration, bicg_iteration) */
-PDS_INTERN int pds_vec_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done);
-PDS_INTERN int pds_vec_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v,
-                                                pds_vec s, pds_vec t, pds_vec S, int *done);
 PDS_INTERN int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S); /* w = r - (S_RHO/S_0) v; S_1 */
 PDS_INTERN int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step);
 PDS_INTERN int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v,
