@@ -1,5 +1,5 @@
 /* src/backend/fem2d_kernels.h: the arithmetic of P1 assembly, as pure functions of plain arrays, shared by every
- * backend's fem2d_element and fem2d_gather kernels (src/disc/fem2d.c drives them): the element kernel (3x3
+ * backend's fem2d.element and fem2d.gather kernels (src/disc/fem2d.c drives them): the element kernel (3x3
  * stiffness and load of one triangle) and the row gather (one CSR row and b_i from the element values through
  * the gather maps). ref runs them over all triangles and rows, omp over thread ranges, cuda one thread per
  * triangle and a few lanes per row (cuda_fem2d.cu), so all three give the same bits.

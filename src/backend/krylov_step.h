@@ -56,7 +56,7 @@ enum {
   PDS_KS_N
 };
 enum { PDS_KS_XP_X = 1, PDS_KS_XP_P = 2, PDS_KS_XP_HALF = 4 };
-/* the methods of the krylov_step kernel slot */
+/* the methods of the krylov.step kernel slot */
 enum { PDS_KS_STEP_CG = 0, PDS_KS_STEP_BICG = 1, PDS_KS_STEP_NORM = 2 };
 /* the record the host reads after each iteration: S[PDS_KS_IT .. PDS_KS_IT + PDS_KS_REC) */
 #define PDS_KS_REC 5

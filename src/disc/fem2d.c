@@ -8,7 +8,7 @@
  * ascending in e; for each node the list 3 e + l of its triangles (the load). Both lists are built row by row,
  * independently (row i's matrix contributions start at 3 nptr[i]), so create is row-parallel as well.
  *
- * Assembly (values), by the backend's kernels (ctx->k->fem2d_element, fem2d_gather; src/backend/fem2d_kernels.h):
+ * Assembly (values), by the backend's kernels (ctx->k->fem2d.element, fem2d_gather; src/backend/fem2d_kernels.h):
  *   0. on the host: Dirichlet flags and the callbacks' values (k at centroids, f at edge midpoints, g at marked
  *      nodes), only for the callbacks the problem has (constants go to the kernels as scalars); on a device
  *      backend these, the coordinates, and on the first assembly the maps, are uploaded (info.t_upload);
@@ -470,8 +470,8 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   *A = NULL, *b = NULL;
   PDS_CHECK(mode == PDS_DIRICHLET_ROW || mode == PDS_DIRICHLET_SYMMETRIC, ctx, PDS_ERR_ARG,
             "Dirichlet mode %d is neither PDS_DIRICHLET_ROW nor PDS_DIRICHLET_SYMMETRIC", (int)mode);
-  PDS_KERNEL(ctx, fem2d_element);
-  PDS_KERNEL(ctx, fem2d_gather);
+  PDS_KERNEL(ctx, fem2d.element);
+  PDS_KERNEL(ctx, fem2d.gather);
   PDS_CALL(fem_mesh_arrays(fem, &xy, &tri, &marker, true));
   n = fem->nnodes, ntri = fem->ntri, pr = &fem->prob, nt = fem_threads(ctx), sym = mode == PDS_DIRICHLET_SYMMETRIC;
   dev = ctx->k->mem_alloc != NULL;
@@ -551,7 +551,7 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   /* 1. element values (into the object's workspace: kept for the next assembly, whose page faults it saves) */
   if (!fem->Ke) PDS_CALL_GOTO(ierr, done, PDS_NEW_BACKEND_ARRAY(ctx, 6 * (size_t)ntri, &fem->Ke));
   if (!fem->fe) PDS_CALL_GOTO(ierr, done, PDS_NEW_BACKEND_ARRAY(ctx, 3 * (size_t)ntri, &fem->fe));
-  PDS_CALL_GOTO(ierr, done, ctx->k->fem2d_element(ctx, &m, xy_b, pr->k, kv_b, pr->f, fm_b, fem->Ke, fem->fe, &bad_elem));
+  PDS_CALL_GOTO(ierr, done, ctx->k->fem2d.element(ctx, &m, xy_b, pr->k, kv_b, pr->f, fm_b, fem->Ke, fem->fe, &bad_elem));
   if (bad_elem >= 0) {
     const pds_int  *t  = tri + 3 * (size_t)bad_elem;
     const pds_real *p0 = xy + 2 * (size_t)t[0], *p1 = xy + 2 * (size_t)t[1], *p2 = xy + 2 * (size_t)t[2];
@@ -568,7 +568,7 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, n, b));
   PDS_CALL_GOTO(ierr, done, pds_vec_dev_write(*b, &ba));
   PDS_CALL_GOTO(ierr, done,
-                ctx->k->fem2d_gather(ctx, &m, fem->Ke, fem->fe, isd_b, g_b, pr->g, sym, vals, ba));
+                ctx->k->fem2d.gather(ctx, &m, fem->Ke, fem->fe, isd_b, g_b, pr->g, sym, vals, ba));
 
   /* the matrix owns copies of the pattern (in backend memory, copied there from the maps) */
   PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, m.rowptr, PDS_MEM_DEVICE,

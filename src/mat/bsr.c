@@ -11,19 +11,19 @@ static int bsr_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   const pds_real *xa;
   pds_real       *ya;
 
-  PDS_KERNEL(ctx, bsr_spmv);
+  PDS_KERNEL(ctx, bsr.spmv);
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->bsr_spmv(ctx, &BSR(A)->d, alpha, xa, beta, ya);
+  return ctx->k->bsr.spmv(ctx, &BSR(A)->d, alpha, xa, beta, ya);
 }
 
 static int bsr_get_diagonal(pds_mat A, pds_vec d) {
   pds_ctx   ctx = A->hdr.ctx;
   pds_real *da;
 
-  PDS_KERNEL(ctx, bsr_diag);
+  PDS_KERNEL(ctx, bsr.diag);
   PDS_CALL(pds_vec_dev_write(d, &da));
-  return ctx->k->bsr_diag(ctx, &BSR(A)->d, da);
+  return ctx->k->bsr.diag(ctx, &BSR(A)->d, da);
 }
 
 /* Diagonal blocks of size bs; bs may differ from the storage block size (then entries are gathered). */

@@ -12,10 +12,10 @@ static int csr_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   pds_real       *ya;
 
   if (x->f32) return pds_mat_csr_apply_f32(A, alpha, x, beta, y);
-  PDS_KERNEL(ctx, csr_spmv);
+  PDS_KERNEL(ctx, csr.spmv);
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->csr_spmv(ctx, &CSR(A)->d, alpha, xa, beta, ya);
+  return ctx->k->csr.spmv(ctx, &CSR(A)->d, alpha, xa, beta, ya);
 }
 
 /* r = b - A x: the backend's one-pass kernel when it has one, else r = b then r = -1 A x + 1 r (the same bits) */
@@ -25,14 +25,14 @@ static int csr_residual(pds_mat A, pds_vec b, pds_vec x, pds_vec r) {
   pds_real       *ra;
 
   if (x->f32) return pds_mat_csr_residual_f32(A, b, x, r);
-  if (!ctx->k->csr_residual) {
+  if (!ctx->k->csr.residual) {
     PDS_CALL(pds_vec_copy(b, r));
     return csr_apply(A, -1.0, x, 1.0, r);
   }
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_read(b, &ba));
   PDS_CALL(pds_vec_dev_write(r, &ra));
-  return ctx->k->csr_residual(ctx, &CSR(A)->d, xa, ba, ra);
+  return ctx->k->csr.residual(ctx, &CSR(A)->d, xa, ba, ra);
 }
 
 static int csr_apply_transpose(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
@@ -40,19 +40,19 @@ static int csr_apply_transpose(pds_mat A, pds_real alpha, pds_vec x, pds_real be
   const pds_real *xa;
   pds_real       *ya;
 
-  PDS_KERNEL(ctx, csr_spmv_t);
+  PDS_KERNEL(ctx, csr.spmv_t);
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->csr_spmv_t(ctx, &CSR(A)->d, alpha, xa, beta, ya);
+  return ctx->k->csr.spmv_t(ctx, &CSR(A)->d, alpha, xa, beta, ya);
 }
 
 static int csr_get_diagonal(pds_mat A, pds_vec d) {
   pds_ctx   ctx = A->hdr.ctx;
   pds_real *da;
 
-  PDS_KERNEL(ctx, csr_diag);
+  PDS_KERNEL(ctx, csr.diag);
   PDS_CALL(pds_vec_dev_write(d, &da));
-  return ctx->k->csr_diag(ctx, &CSR(A)->d, da);
+  return ctx->k->csr.diag(ctx, &CSR(A)->d, da);
 }
 
 /* blocks[i][r][c] = A(i bs + r, i bs + c), from the host arrays (setup-time work) */
@@ -79,8 +79,8 @@ static int csr_view(pds_mat A, FILE *f) {
   pds_ctx ctx = A->hdr.ctx;
   char    line[160];
 
-  if (!ctx->k->csr_describe) return PDS_OK;
-  PDS_CALL(ctx->k->csr_describe(ctx, &CSR(A)->d, line, sizeof line));
+  if (!ctx->k->csr.describe) return PDS_OK;
+  PDS_CALL(ctx->k->csr.describe(ctx, &CSR(A)->d, line, sizeof line));
   fprintf(f, "  %s\n", line);
   return PDS_OK;
 }

@@ -31,7 +31,7 @@ int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec
     if (w2) VEC_SAME(y, w2);
     return pds_mat_csr_apply_dot_f32(A, x, y, w1, w2, s, i);
   }
-  if (strcmp(A->type, "csr") || !ctx->k->csr_spmv_dot) { /* the unfused sequence */
+  if (strcmp(A->type, "csr") || !ctx->k->csr.spmv_dot) { /* the unfused sequence */
     PDS_CALL(pds_mat_apply(A, x, y));
     return w2 ? pds_vec_dot2_into(y, w1, w2, s, i) : pds_vec_dot_into(y, w1, s, i);
   }
@@ -45,7 +45,7 @@ int pds_vec_fused_apply_dot(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec
   PDS_CALL(pds_vec_dev_write(y, &ya));
   PDS_CALL(pds_vec_dev_write(s, &sa));
   if (w2 == y) a2 = ya;
-  return ctx->k->csr_spmv_dot(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ya, a1, a2, sa + i);
+  return ctx->k->csr.spmv_dot(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ya, a1, a2, sa + i);
 }
 
 /* One whole iteration in one launch where the backend can (backend.h's cg_iteration / bicg_iteration: small systems);
@@ -64,7 +64,7 @@ int pds_mat_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_v
   VEC_SAME(x, r);
   VEC_SAME(x, p);
   VEC_SAME(x, q);
-  if (!ctx->k->cg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
+  if (!ctx->k->krylov.cg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
   PDS_CHECK(x != r && x != p && x != q && r != p && r != q && p != q, ctx, PDS_ERR_ARG,
             "x, r, p and q must be four different vectors");
   PDS_CALL(pds_vec_dev_write(x, &xa));
@@ -72,7 +72,7 @@ int pds_mat_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_v
   PDS_CALL(pds_vec_dev_write(p, &pa));
   PDS_CALL(pds_vec_dev_write(q, &qa));
   PDS_CALL(pds_vec_dev_write(S, &sa));
-  return ctx->k->cg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, pa, qa, sa, done);
+  return ctx->k->krylov.cg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, pa, qa, sa, done);
 }
 
 int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v, pds_vec s,
@@ -84,7 +84,7 @@ int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rh
 
   *done = 0;
   for (int i = 1; i < 7; i++) VEC_SAME(x, all[i]);
-  if (!ctx->k->bicg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
+  if (!ctx->k->krylov.bicg_iteration || !iteration_ok(A, x, S) || S->hdr.ctx != ctx) return PDS_OK;
   for (int i = 0; i < 7; i++)
     for (int j = i + 1; j < 7; j++)
       PDS_CHECK(all[i] != all[j], ctx, PDS_ERR_ARG, "x, r, rhat, p, v, s and t must be seven different vectors");
@@ -96,5 +96,5 @@ int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rh
   PDS_CALL(pds_vec_dev_write(s, &sv));
   PDS_CALL(pds_vec_dev_write(t, &ta));
   PDS_CALL(pds_vec_dev_write(S, &sa));
-  return ctx->k->bicg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, ha, pa, va, sv, ta, sa, done);
+  return ctx->k->krylov.bicg_iteration(ctx, &((struct pds_mat_csr *)A->data)->d, xa, ra, ha, pa, va, sv, ta, sa, done);
 }

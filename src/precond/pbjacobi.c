@@ -18,8 +18,8 @@ static int pbjacobi_setup(pds_precond pc) {
 
   PDS_CHECK(pc->A->nrows % bs == 0, ctx, PDS_ERR_SIZE, "pbjacobi: block size %d does not divide the %" PDS_INT_FMT
             " rows; set another with -bs / pds_precond_set_block_size", bs, pc->A->nrows);
-  PDS_KERNEL(ctx, blocks_invert);
-  PDS_KERNEL(ctx, blocks_apply);
+  PDS_KERNEL(ctx, blocks.invert);
+  PDS_KERNEL(ctx, blocks.apply);
   P->nb = pc->A->nrows / bs;
   bytes = (size_t)P->nb * bs * bs * sizeof(pds_real);
   if (P->inv && P->bs != bs) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->inv));
@@ -29,7 +29,7 @@ static int pbjacobi_setup(pds_precond pc) {
   PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, bytes, &h));
   PDS_CALL_GOTO(ierr, done, pds_mat_get_block_diagonal(pc->A, bs, h));
   PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, P->inv, PDS_MEM_DEVICE, h, PDS_MEM_HOST, bytes));
-  PDS_CALL_GOTO(ierr, done, ctx->k->blocks_invert(ctx, P->nb, bs, P->inv, &bad));
+  PDS_CALL_GOTO(ierr, done, ctx->k->blocks.invert(ctx, P->nb, bs, P->inv, &bad));
   if (bad >= 0)
     ierr = PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT, "pbjacobi: diagonal block %" PDS_SIZE_FMT " (rows %" PDS_SIZE_FMT "..%"
                      PDS_SIZE_FMT ") of size %d is singular", bad, bad * bs, bad * bs + bs - 1, bs);
@@ -46,7 +46,7 @@ static int pbjacobi_apply(pds_precond pc, pds_vec x, pds_vec y) {
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->blocks_apply(ctx, P->nb, P->bs, P->inv, xa, ya); /* y_b = D_b^-1 x_b */
+  return ctx->k->blocks.apply(ctx, P->nb, P->bs, P->inv, xa, ya); /* y_b = D_b^-1 x_b */
 }
 
 static int pbjacobi_view(pds_precond pc, FILE *f) {

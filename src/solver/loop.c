@@ -99,7 +99,7 @@ static int host_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, 
 
 int pds_solver_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, pds_vec b, pds_vec x) {
   pds_ctx   ctx    = s->hdr.ctx;
-  int       device = ctx->k->loop_begin && s->device_loop && !(s->inftol > 0) && loop_recordable(s), copies = 1;
+  int       device = ctx->k->krylov.loop_begin && s->device_loop && !(s->inftol > 0) && loop_recordable(s), copies = 1;
   int       ierr, fin;
   pds_real  rec[PDS_KS_REC], *Sd;
   struct pds_loop_key key;
@@ -119,24 +119,24 @@ int pds_solver_loop(pds_solver s, pds_vec S, pds_solver_body body, void *data, p
   key = loop_key(s, b, x);
   PDS_CALL(pds_vec_dev_write(S, &Sd));
   if (s->loop && !memcmp(&key, &s->loop_key, sizeof key))
-    ierr = ctx->k->loop_restart(ctx, s->loop, s->res.iterations + 1);
+    ierr = ctx->k->krylov.loop_restart(ctx, s->loop, s->res.iterations + 1);
   else {
     memset(&s->loop_key, 0, sizeof s->loop_key); /* no valid recording until this one is made */
-    ierr = ctx->k->loop_begin(ctx, Sd, s->res.iterations + 1, s->A->nrows, &s->loop, &copies);
+    ierr = ctx->k->krylov.loop_begin(ctx, Sd, s->res.iterations + 1, s->A->nrows, &s->loop, &copies);
     for (int c = 0; !ierr && c < copies; c++) ierr = body(s, data);
-    if (!ierr) ierr = ctx->k->loop_end(ctx, s->loop);
+    if (!ierr) ierr = ctx->k->krylov.loop_end(ctx, s->loop);
     if (!ierr) s->loop_key = key;
   }
   if (ierr) {
-    (void)ctx->k->loop_finish(ctx, s->loop);
-    (void)ctx->k->loop_free(ctx, s->loop);
+    (void)ctx->k->krylov.loop_finish(ctx, s->loop);
+    (void)ctx->k->krylov.loop_free(ctx, s->loop);
     s->loop = NULL;
     return host_loop(s, S, body, data, b, x, 0);
   }
   while (!ierr && !s->res.reason) {
-    ierr = ctx->k->loop_next(ctx, s->loop, rec);
+    ierr = ctx->k->krylov.loop_next(ctx, s->loop, rec);
     if (!ierr) ierr = loop_observe(s, rec, b, x);
   }
-  fin = ctx->k->loop_finish(ctx, s->loop); /* after an error too: the device stops */
+  fin = ctx->k->krylov.loop_finish(ctx, s->loop); /* after an error too: the device stops */
   return ierr ? ierr : fin;
 }

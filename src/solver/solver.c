@@ -77,7 +77,7 @@ int pds_solver_destroy(pds_solver *s) {
   *s = NULL;
   if (--S->hdr.refct > 0) return PDS_OK;
   if (S->ops.destroy) ierr = S->ops.destroy(S);
-  if (S->loop) (void)S->hdr.ctx->k->loop_free(S->hdr.ctx, S->loop);
+  if (S->loop) (void)S->hdr.ctx->k->krylov.loop_free(S->hdr.ctx, S->loop);
   pds_solver_free_work(S);
   pds_free(S->hdr.ctx, PDS_MEM_HOST, &S->hist);
   pds_mat_destroy(&S->A);

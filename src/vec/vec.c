@@ -208,9 +208,9 @@ int pds_vec_set(pds_vec v, pds_real alpha) {
 
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   if (v->f32) return pds_vec_f32_set(v, alpha);
-  PDS_KERNEL(VEC_CTX(v), vec_set);
+  PDS_KERNEL(VEC_CTX(v), vec.set);
   PDS_CALL(pds_vec_dev_write(v, &a));
-  return VEC_CTX(v)->k->vec_set(VEC_CTX(v), v->n, alpha, a);
+  return VEC_CTX(v)->k->vec.set(VEC_CTX(v), v->n, alpha, a);
 }
 
 int pds_vec_copy(pds_vec x, pds_vec y) {
@@ -220,19 +220,19 @@ int pds_vec_copy(pds_vec x, pds_vec y) {
   VEC_LIKE(x, y);
   if (x == y) return PDS_OK;
   if (x->f32 || y->f32) return pds_vec_f32_copy(x, y); /* converts where the precisions differ */
-  PDS_KERNEL(VEC_CTX(x), vec_copy);
+  PDS_KERNEL(VEC_CTX(x), vec.copy);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_write(y, &b));
-  return VEC_CTX(x)->k->vec_copy(VEC_CTX(x), x->n, a, b);
+  return VEC_CTX(x)->k->vec.copy(VEC_CTX(x), x->n, a, b);
 }
 
 int pds_vec_scale(pds_vec x, pds_real alpha) {
   pds_real *a;
 
   PDS_VALID(x, PDS_CLASSID_VEC, "vector");
-  PDS_KERNEL(VEC_CTX(x), vec_scale);
+  PDS_KERNEL(VEC_CTX(x), vec.scale);
   PDS_CALL(pds_vec_dev_write(x, &a));
-  return VEC_CTX(x)->k->vec_scale(VEC_CTX(x), x->n, alpha, a);
+  return VEC_CTX(x)->k->vec.scale(VEC_CTX(x), x->n, alpha, a);
 }
 
 int pds_vec_axpby(pds_vec y, pds_real alpha, pds_vec x, pds_real beta) {
@@ -241,11 +241,11 @@ int pds_vec_axpby(pds_vec y, pds_real alpha, pds_vec x, pds_real beta) {
 
   VEC_SAME(x, y);
   if (x->f32 && x != y) return pds_vec_f32_axpby(y, alpha, x, beta);
-  PDS_KERNEL(VEC_CTX(x), vec_axpby);
+  PDS_KERNEL(VEC_CTX(x), vec.axpby);
   if (x == y) return pds_vec_scale(y, alpha + beta);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_write(y, &b));
-  return VEC_CTX(x)->k->vec_axpby(VEC_CTX(x), x->n, alpha, a, beta, b);
+  return VEC_CTX(x)->k->vec.axpby(VEC_CTX(x), x->n, alpha, a, beta, b);
 }
 
 int pds_vec_axpy(pds_vec y, pds_real alpha, pds_vec x) { return pds_vec_axpby(y, alpha, x, 1.0); }
@@ -257,11 +257,11 @@ int pds_vec_waxpy(pds_vec w, pds_real alpha, pds_vec x, pds_vec y) {
 
   VEC_SAME(x, y);
   VEC_SAME(x, w);
-  PDS_KERNEL(VEC_CTX(x), vec_waxpby);
+  PDS_KERNEL(VEC_CTX(x), vec.waxpby);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_write(w, &c));
-  return VEC_CTX(x)->k->vec_waxpby(VEC_CTX(x), x->n, alpha, a, 1.0, b, c);
+  return VEC_CTX(x)->k->vec.waxpby(VEC_CTX(x), x->n, alpha, a, 1.0, b, c);
 }
 
 /* w = x op y for pointwise multiply / divide */
@@ -275,12 +275,12 @@ static int vec_pointwise(pds_vec w, pds_vec x, pds_vec y, bool divide) {
   if (x->f32 && !y->f32 && divide) return pds_vec_f32_pdiv(w, x, y); /* a single-precision solve's Jacobi */
   VEC_SAME(x, y);
   ctx = VEC_CTX(x);
-  if (divide) PDS_KERNEL(ctx, vec_pdiv);
-  else PDS_KERNEL(ctx, vec_pmult);
+  if (divide) PDS_KERNEL(ctx, vec.pdiv);
+  else PDS_KERNEL(ctx, vec.pmult);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_write(w, &c));
-  return divide ? ctx->k->vec_pdiv(ctx, x->n, a, b, c) : ctx->k->vec_pmult(ctx, x->n, a, b, c);
+  return divide ? ctx->k->vec.pdiv(ctx, x->n, a, b, c) : ctx->k->vec.pmult(ctx, x->n, a, b, c);
 }
 
 int pds_vec_pointwise_mult(pds_vec w, pds_vec x, pds_vec y) { return vec_pointwise(w, x, y, false); }
@@ -292,10 +292,10 @@ int pds_vec_dot(pds_vec x, pds_vec y, pds_real *d) {
   VEC_SAME(x, y);
   PDS_CHECK(d, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
   if (x->f32) return pds_vec_f32_dot2(x, y, NULL, d);
-  PDS_KERNEL(VEC_CTX(x), vec_dot);
+  PDS_KERNEL(VEC_CTX(x), vec.dot);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
-  return VEC_CTX(x)->k->vec_dot(VEC_CTX(x), x->n, a, b, d);
+  return VEC_CTX(x)->k->vec.dot(VEC_CTX(x), x->n, a, b, d);
 }
 
 int pds_vec_norm2(pds_vec x, pds_real *nrm) {
@@ -311,9 +311,9 @@ int pds_vec_norm_inf(pds_vec x, pds_real *nrm) {
 
   PDS_VALID(x, PDS_CLASSID_VEC, "vector");
   PDS_CHECK(nrm, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
-  PDS_KERNEL(VEC_CTX(x), vec_norm_inf);
+  PDS_KERNEL(VEC_CTX(x), vec.norm_inf);
   PDS_CALL(pds_vec_dev_read(x, &a));
-  return VEC_CTX(x)->k->vec_norm_inf(VEC_CTX(x), x->n, a, nrm);
+  return VEC_CTX(x)->k->vec.norm_inf(VEC_CTX(x), x->n, a, nrm);
 }
 
 int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_vec y, pds_real gamma) {
@@ -324,11 +324,11 @@ int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   VEC_SAME(x, z);
   PDS_CHECK(z != x && z != y, VEC_CTX(x), PDS_ERR_ARG, "z must differ from x and y");
   if (x->f32) return pds_vec_f32_axpbypcz(z, alpha, x, beta, y, gamma);
-  PDS_KERNEL(VEC_CTX(x), vec_axpbypcz);
+  PDS_KERNEL(VEC_CTX(x), vec.axpbypcz);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_write(z, &c));
-  return VEC_CTX(x)->k->vec_axpbypcz(VEC_CTX(x), x->n, alpha, a, beta, b, gamma, c);
+  return VEC_CTX(x)->k->vec.axpbypcz(VEC_CTX(x), x->n, alpha, a, beta, b, gamma, c);
 }
 
 int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
@@ -343,11 +343,11 @@ int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
     *xy = d[0], *xz = d[1];
     return PDS_OK;
   }
-  PDS_KERNEL(VEC_CTX(x), vec_dot2);
+  PDS_KERNEL(VEC_CTX(x), vec.dot2);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_read(z, &c));
-  PDS_CALL(VEC_CTX(x)->k->vec_dot2(VEC_CTX(x), x->n, a, b, c, d));
+  PDS_CALL(VEC_CTX(x)->k->vec.dot2(VEC_CTX(x), x->n, a, b, c, d));
   *xy = d[0], *xz = d[1];
   return PDS_OK;
 }
@@ -362,11 +362,11 @@ int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i) {
   PDS_CHECK(i >= 0, VEC_CTX(x), PDS_ERR_ARG, "scalar index %d is negative", i);
   VEC_SCALARS(x, s, i + 1);
   if (x->f32) return pds_vec_f32_dot_into(x, y, s, i);
-  PDS_KERNEL(VEC_CTX(x), vec_dot_into);
+  PDS_KERNEL(VEC_CTX(x), vec.dot_into);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_write(s, &c));
-  return VEC_CTX(x)->k->vec_dot_into(VEC_CTX(x), x->n, a, b, c + i);
+  return VEC_CTX(x)->k->vec.dot_into(VEC_CTX(x), x->n, a, b, c + i);
 }
 
 int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
@@ -377,12 +377,12 @@ int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
   VEC_SAME(x, z);
   PDS_CHECK(i >= 0, VEC_CTX(x), PDS_ERR_ARG, "scalar index %d is negative", i);
   VEC_SCALARS(x, s, i + 2);
-  PDS_KERNEL(VEC_CTX(x), vec_dot2_into);
+  PDS_KERNEL(VEC_CTX(x), vec.dot2_into);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_read(z, &c));
   PDS_CALL(pds_vec_dev_write(s, &d));
-  return VEC_CTX(x)->k->vec_dot2_into(VEC_CTX(x), x->n, a, b, c, d + i);
+  return VEC_CTX(x)->k->vec.dot2_into(VEC_CTX(x), x->n, a, b, c, d + i);
 }
 
 /* Gather the device arrays of V[0..k) (each checked against w) into a host array of pointers: *P is buf when k
@@ -433,11 +433,11 @@ int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset)
   PDS_CALL(vec_multi_check(w, k, V, s, offset));
   ctx = VEC_CTX(w);
   if (!k) return PDS_OK;
-  PDS_KERNEL(ctx, vec_mdot_into);
+  PDS_KERNEL(ctx, vec.mdot_into);
   PDS_CALL(vec_gather(w, k, V, s, buf, &P));
   ierr = pds_vec_dev_read(w, &a);
   if (!ierr) ierr = pds_vec_dev_write(s, &c);
-  if (!ierr) ierr = ctx->k->vec_mdot_into(ctx, w->n, k, P, a, c + offset);
+  if (!ierr) ierr = ctx->k->vec.mdot_into(ctx, w->n, k, P, a, c + offset);
   if (P != buf) pds_free(ctx, PDS_MEM_HOST, &P);
   return ierr;
 }
@@ -451,11 +451,11 @@ int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset)
   PDS_CALL(vec_multi_check(w, k, V, c, offset));
   ctx = VEC_CTX(w);
   if (!k) return PDS_OK;
-  PDS_KERNEL(ctx, vec_maxpy_dev);
+  PDS_KERNEL(ctx, vec.maxpy_dev);
   PDS_CALL(vec_gather(w, k, V, c, buf, &P));
   ierr = pds_vec_dev_read(c, &ca);
   if (!ierr) ierr = pds_vec_dev_write(w, &a);
-  if (!ierr) ierr = ctx->k->vec_maxpy_dev(ctx, w->n, k, P, ca + offset, a);
+  if (!ierr) ierr = ctx->k->vec.maxpy_dev(ctx, w->n, k, P, ca + offset, a);
   if (P != buf) pds_free(ctx, PDS_MEM_HOST, &P);
   return ierr;
 }
@@ -468,11 +468,11 @@ int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step) {
   VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != q, VEC_CTX(r), PDS_ERR_ARG, "r and q must differ");
   if (r->f32) return pds_vec_f32_cg_r(r, q, S, step);
-  PDS_KERNEL(VEC_CTX(r), cg_update_r);
+  PDS_KERNEL(VEC_CTX(r), krylov.cg_update_r);
   PDS_CALL(pds_vec_dev_read(q, &a));
   PDS_CALL(pds_vec_dev_write(r, &b));
   PDS_CALL(pds_vec_dev_write(S, &c));
-  return VEC_CTX(r)->k->cg_update_r(VEC_CTX(r), r->n, a, b, c, step);
+  return VEC_CTX(r)->k->krylov.cg_update_r(VEC_CTX(r), r->n, a, b, c, step);
 }
 
 int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
@@ -484,12 +484,12 @@ int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
   VEC_SCALARS(x, S, PDS_KS_N);
   PDS_CHECK(x != p && x != z && p != z, VEC_CTX(x), PDS_ERR_ARG, "x, p and z must be three different vectors");
   if (x->f32) return pds_vec_f32_cg_xp(x, p, z, S);
-  PDS_KERNEL(VEC_CTX(x), cg_update_xp);
+  PDS_KERNEL(VEC_CTX(x), krylov.cg_update_xp);
   PDS_CALL(pds_vec_dev_read(z, &a));
   PDS_CALL(pds_vec_dev_write(x, &b));
   PDS_CALL(pds_vec_dev_write(p, &c));
   PDS_CALL(pds_vec_dev_read(S, &d));
-  return VEC_CTX(x)->k->cg_update_xp(VEC_CTX(x), x->n, a, b, c, d);
+  return VEC_CTX(x)->k->krylov.cg_update_xp(VEC_CTX(x), x->n, a, b, c, d);
 }
 
 int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
@@ -501,12 +501,12 @@ int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
   VEC_SCALARS(w, S, PDS_KS_N);
   PDS_CHECK(w != r && w != v, VEC_CTX(w), PDS_ERR_ARG, "w must differ from r and v");
   if (w->f32) return pds_vec_f32_bicgstab_s(w, r, v, S);
-  PDS_KERNEL(VEC_CTX(w), bicg_update_s);
+  PDS_KERNEL(VEC_CTX(w), krylov.bicg_update_s);
   PDS_CALL(pds_vec_dev_read(r, &a));
   PDS_CALL(pds_vec_dev_read(v, &b));
   PDS_CALL(pds_vec_dev_write(w, &c));
   PDS_CALL(pds_vec_dev_write(S, &d));
-  return VEC_CTX(w)->k->bicg_update_s(VEC_CTX(w), w->n, a, b, c, d);
+  return VEC_CTX(w)->k->krylov.bicg_update_s(VEC_CTX(w), w->n, a, b, c, d);
 }
 
 int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step) {
@@ -519,13 +519,13 @@ int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_
   VEC_SCALARS(r, S, PDS_KS_N);
   PDS_CHECK(r != w && r != t && r != rhat, VEC_CTX(r), PDS_ERR_ARG, "r must differ from w, t and rhat");
   if (r->f32) return pds_vec_f32_bicgstab_r(r, w, t, rhat, S, step);
-  PDS_KERNEL(VEC_CTX(r), bicg_update_r);
+  PDS_KERNEL(VEC_CTX(r), krylov.bicg_update_r);
   PDS_CALL(pds_vec_dev_read(w, &a));
   PDS_CALL(pds_vec_dev_read(t, &b));
   PDS_CALL(pds_vec_dev_read(rhat, &c));
   PDS_CALL(pds_vec_dev_write(r, &d));
   PDS_CALL(pds_vec_dev_write(S, &e));
-  return VEC_CTX(r)->k->bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, step);
+  return VEC_CTX(r)->k->krylov.bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, step);
 }
 
 int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_vec S) {
@@ -541,7 +541,7 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   PDS_CHECK(x != p && x != ph && x != sh && x != r && x != v && p != sh && p != r && p != v, VEC_CTX(x), PDS_ERR_ARG,
             "x and p must differ from each other and from the inputs (only ph may be p)");
   if (x->f32) return pds_vec_f32_bicgstab_xp(x, p, ph, sh, r, v, S);
-  PDS_KERNEL(VEC_CTX(x), bicg_update_xp);
+  PDS_KERNEL(VEC_CTX(x), krylov.bicg_update_xp);
   PDS_CALL(pds_vec_dev_read(ph, &a));
   PDS_CALL(pds_vec_dev_read(sh, &b));
   PDS_CALL(pds_vec_dev_read(r, &c));
@@ -549,7 +549,7 @@ int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_
   PDS_CALL(pds_vec_dev_write(x, &e));
   PDS_CALL(pds_vec_dev_write(p, &f));
   PDS_CALL(pds_vec_dev_read(S, &g));
-  return VEC_CTX(x)->k->bicg_update_xp(VEC_CTX(x), x->n, a, b, c, d, e, f, g);
+  return VEC_CTX(x)->k->krylov.bicg_update_xp(VEC_CTX(x), x->n, a, b, c, d, e, f, g);
 }
 
 int pds_vec_krylov_set(pds_vec S, const pds_real *v) {
@@ -558,9 +558,9 @@ int pds_vec_krylov_set(pds_vec S, const pds_real *v) {
   PDS_VALID(S, PDS_CLASSID_VEC, "S");
   PDS_CHECK(S->n == PDS_KS_N, VEC_CTX(S), PDS_ERR_SIZE, "scalar vector S has length %" PDS_SIZE_FMT ", needs %d",
             S->n, (int)PDS_KS_N);
-  PDS_KERNEL(VEC_CTX(S), krylov_set);
+  PDS_KERNEL(VEC_CTX(S), krylov.set);
   PDS_CALL(pds_vec_dev_write(S, &a));
-  return VEC_CTX(S)->k->krylov_set(VEC_CTX(S), a, v);
+  return VEC_CTX(S)->k->krylov.set(VEC_CTX(S), a, v);
 }
 
 int pds_vec_krylov_step(pds_vec S, int method) {
@@ -569,7 +569,7 @@ int pds_vec_krylov_step(pds_vec S, int method) {
   PDS_VALID(S, PDS_CLASSID_VEC, "S");
   PDS_CHECK(S->n >= PDS_KS_N, VEC_CTX(S), PDS_ERR_SIZE, "scalar vector S has length %" PDS_SIZE_FMT
             ", needs at least %d", S->n, (int)PDS_KS_N);
-  PDS_KERNEL(VEC_CTX(S), krylov_step);
+  PDS_KERNEL(VEC_CTX(S), krylov.step);
   PDS_CALL(pds_vec_dev_write(S, &a));
-  return VEC_CTX(S)->k->krylov_step(VEC_CTX(S), method, a);
+  return VEC_CTX(S)->k->krylov.step(VEC_CTX(S), method, a);
 }

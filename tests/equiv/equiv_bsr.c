@@ -62,8 +62,8 @@ static void spmv_both(const struct pds_bsr *Ab, const struct pds_bsr *Ar, pds_re
   pds_real *bx = eq_dev(E.be, x, nx * sizeof *x), *by = eq_dev(E.be, y, ny * sizeof *y);
 
   memcpy(want, y, ny * sizeof *y);
-  TEST_CALL(E.be->k->bsr_spmv(E.be, Ab, alpha, bx, beta, by));
-  TEST_CALL(E.ref->k->bsr_spmv(E.ref, Ar, alpha, x, beta, want));
+  TEST_CALL(E.be->k->bsr.spmv(E.be, Ab, alpha, bx, beta, by));
+  TEST_CALL(E.ref->k->bsr.spmv(E.ref, Ar, alpha, x, beta, want));
   eq_host(E.be, got, by, ny * sizeof *got);
   eq_dfree(E.be, &bx), eq_dfree(E.be, &by);
 }
@@ -96,8 +96,8 @@ static void test_kernels(const char *name, bsr_case *c) {
     pds_int   nd = (A->nbrows < A->nbcols ? A->nbrows : A->nbcols) * bs;
     pds_real *bd = eq_dev(E.be, y, (size_t)nd * sizeof *bd);
 
-    TEST_CALL(E.be->k->bsr_diag(E.be, &Ab, bd));
-    TEST_CALL(E.ref->k->bsr_diag(E.ref, A, want));
+    TEST_CALL(E.be->k->bsr.diag(E.be, &Ab, bd));
+    TEST_CALL(E.ref->k->bsr.diag(E.ref, A, want));
     eq_host(E.be, got, bd, (size_t)nd * sizeof *got);
     snprintf(msg, sizeof msg, "bsr_diag %s bs %d", name, bs);
     eq_compare(msg, got, want, NULL, nd, 2, E.exact);

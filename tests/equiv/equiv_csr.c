@@ -39,11 +39,11 @@ static void spmv_both(const struct pds_csr *Ab, const struct pds_csr *Ar, int tr
 
   memcpy(want, y, (size_t)ny * sizeof *y);
   if (trans) {
-    TEST_CALL(E.be->k->csr_spmv_t(E.be, Ab, alpha, bx, beta, by));
-    TEST_CALL(E.ref->k->csr_spmv_t(E.ref, Ar, alpha, x, beta, want));
+    TEST_CALL(E.be->k->csr.spmv_t(E.be, Ab, alpha, bx, beta, by));
+    TEST_CALL(E.ref->k->csr.spmv_t(E.ref, Ar, alpha, x, beta, want));
   } else {
-    TEST_CALL(E.be->k->csr_spmv(E.be, Ab, alpha, bx, beta, by));
-    TEST_CALL(E.ref->k->csr_spmv(E.ref, Ar, alpha, x, beta, want));
+    TEST_CALL(E.be->k->csr.spmv(E.be, Ab, alpha, bx, beta, by));
+    TEST_CALL(E.ref->k->csr.spmv(E.ref, Ar, alpha, x, beta, want));
   }
   eq_host(E.be, got, by, (size_t)ny * sizeof *got);
   eq_dfree(E.be, &bx), eq_dfree(E.be, &by);
@@ -92,8 +92,8 @@ static void test_kernels(const char *name, struct pds_csr *A) {
         pds_real        rd[2] = {0, 0};
 
         bd = eq_dev(E.be, rd, sizeof rd);
-        TEST_CALL(E.be->k->csr_spmv_dot(E.be, &Ab, bx, by, w1b, form == 2 ? by : NULL, bd));
-        TEST_CALL(E.ref->k->csr_spmv_dot(E.ref, A, x, rw, w1r, form == 2 ? rw : NULL, dref));
+        TEST_CALL(E.be->k->csr.spmv_dot(E.be, &Ab, bx, by, w1b, form == 2 ? by : NULL, bd));
+        TEST_CALL(E.ref->k->csr.spmv_dot(E.ref, A, x, rw, w1r, form == 2 ? rw : NULL, dref));
         eq_host(E.be, dgot, bd, sizeof dgot), eq_dfree(E.be, &bd);
         eq_host(E.be, got, by, nb);
         terms = csr_mag(A, 0, 1.0, x, 0.0, y, mag);
@@ -109,19 +109,19 @@ static void test_kernels(const char *name, struct pds_csr *A) {
     eq_dfree(E.be, &bx), eq_dfree(E.be, &bw), eq_dfree(E.be, &by);
   }
   /* r = b - A x in one pass (csr_residual, where the backend has it) against ref's r = b; r = -1 A x + 1 r */
-  if (A->nrows == A->ncols && E.be->k->csr_residual) {
+  if (A->nrows == A->ncols && E.be->k->csr.residual) {
     pds_int   n  = A->nrows;
     size_t    nb = (size_t)n * sizeof(pds_real);
     pds_real *bx = eq_dev(E.be, x, nb), *bb = eq_dev(E.be, y, nb), *br = eq_dev(E.be, ynan, nb);
 
     memcpy(want, y, nb);
-    TEST_CALL(E.be->k->csr_residual(E.be, &Ab, bx, bb, br));
-    TEST_CALL(E.ref->k->csr_spmv(E.ref, A, -1.0, x, 1.0, want));
+    TEST_CALL(E.be->k->csr.residual(E.be, &Ab, bx, bb, br));
+    TEST_CALL(E.ref->k->csr.spmv(E.ref, A, -1.0, x, 1.0, want));
     eq_host(E.be, got, br, nb);
     terms = csr_mag(A, 0, -1.0, x, 1.0, y, mag);
     snprintf(msg, sizeof msg, "csr_residual %s", name);
     eq_compare(msg, got, want, mag, n, terms, E.exact);
-    TEST_CALL(E.be->k->csr_residual(E.be, &Ab, bx, bb, bb)); /* r may be b */
+    TEST_CALL(E.be->k->csr.residual(E.be, &Ab, bx, bb, bb)); /* r may be b */
     eq_host(E.be, got, bb, nb);
     eq_compare(msg, got, want, mag, n, terms, E.exact);
     eq_dfree(E.be, &bx), eq_dfree(E.be, &bb), eq_dfree(E.be, &br);
@@ -131,8 +131,8 @@ static void test_kernels(const char *name, struct pds_csr *A) {
     pds_int   nd = A->nrows < A->ncols ? A->nrows : A->ncols;
     pds_real *bd = eq_dev(E.be, y, (size_t)nd * sizeof *bd);
 
-    TEST_CALL(E.be->k->csr_diag(E.be, &Ab, bd));
-    TEST_CALL(E.ref->k->csr_diag(E.ref, A, want));
+    TEST_CALL(E.be->k->csr.diag(E.be, &Ab, bd));
+    TEST_CALL(E.ref->k->csr.diag(E.ref, A, want));
     eq_host(E.be, got, bd, (size_t)nd * sizeof *got);
     for (pds_int i = 0; i < nd; i++) mag[i] = 0;
     for (pds_int i = 0; i < nd; i++)

@@ -338,7 +338,7 @@ static void test_fused(pds_size n, const float *hx, const float *hy, const float
       bs = eq_dev(E.be, c0, sizeof c0);
       if (m == 0) TEST_CALL(KB->cg_update_r(E.be, n, a.b, b.b, bs, fused ? PDS_KS_STEP_CG : -1));
       else TEST_CALL(KB->bicg_update_r(E.be, n, a.b, c.b, d.b, b.b, bs, fused ? PDS_KS_STEP_BICG : -1));
-      if (!fused) TEST_CALL(E.be->k->krylov_step(E.be, m == 0 ? PDS_KS_STEP_CG : PDS_KS_STEP_BICG, bs));
+      if (!fused) TEST_CALL(E.be->k->krylov.step(E.be, m == 0 ? PDS_KS_STEP_CG : PDS_KS_STEP_BICG, bs));
       eq_host(E.be, fused ? g2 : g1, bs, sizeof g1);
       if (fused) {
         memcpy(rs, c0, sizeof c0);

@@ -24,8 +24,8 @@ static void invert_both(pds_size nb, int bs, const pds_real *blocks, pds_real *g
 
   memcpy(want, blocks, bytes);
   *bad_be = *bad_ref = -7;
-  TEST_CALL(E.be->k->blocks_invert(E.be, nb, bs, d, bad_be));
-  TEST_CALL(E.ref->k->blocks_invert(E.ref, nb, bs, want, bad_ref));
+  TEST_CALL(E.be->k->blocks.invert(E.be, nb, bs, d, bad_be));
+  TEST_CALL(E.ref->k->blocks.invert(E.ref, nb, bs, want, bad_ref));
   eq_host(E.be, got, d, bytes);
   eq_dfree(E.be, &d);
 }
@@ -56,8 +56,8 @@ static void test_invert_apply(pds_size nb, int bs) {
   bi = eq_dev(E.be, got, n2 * sizeof *got);
   bx = eq_dev(E.be, x, n1 * sizeof *x);
   by = eq_dev(E.be, x, n1 * sizeof *x);
-  TEST_CALL(E.be->k->blocks_apply(E.be, nb, bs, bi, bx, by));
-  TEST_CALL(E.ref->k->blocks_apply(E.ref, nb, bs, want, x, ywant));
+  TEST_CALL(E.be->k->blocks.apply(E.be, nb, bs, bi, bx, by));
+  TEST_CALL(E.ref->k->blocks.apply(E.ref, nb, bs, want, x, ywant));
   eq_host(E.be, ygot, by, n1 * sizeof *ygot);
   snprintf(msg, sizeof msg, "blocks_apply nb %" PDS_SIZE_FMT " bs %d", nb, bs);
   eq_compare(msg, ygot, ywant, NULL, (pds_size)n1, (double)bs * bs + 2, E.exact);
@@ -118,8 +118,8 @@ static void test_matrix_flow(int bs, pds_int nbr) {
   bi = eq_dev(E.be, got, n2 * sizeof *got);
   bx = eq_dev(E.be, x, n1 * sizeof *x);
   by = eq_dev(E.be, x, n1 * sizeof *x);
-  TEST_CALL(E.be->k->blocks_apply(E.be, nb, bs, bi, bx, by));
-  TEST_CALL(E.ref->k->blocks_apply(E.ref, nb, bs, want, x, ywant));
+  TEST_CALL(E.be->k->blocks.apply(E.be, nb, bs, bi, bx, by));
+  TEST_CALL(E.ref->k->blocks.apply(E.ref, nb, bs, want, x, ywant));
   eq_host(E.be, ygot, by, n1 * sizeof *ygot);
   snprintf(msg, sizeof msg, "pbjacobi apply on a bsr matrix, bs %d", bs);
   eq_compare(msg, ygot, ywant, NULL, (pds_size)n1, (double)bs * bs + 2, E.exact);

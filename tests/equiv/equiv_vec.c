@@ -78,23 +78,23 @@ static void test_elementwise(vset *v) {
   pds_size            n  = v->n;
 
   vset_reset(v);
-  TEST_CALL(kb->vec_set(E.be, n, 0.7, v->by));
-  TEST_CALL(kr->vec_set(E.ref, n, 0.7, v->ry));
+  TEST_CALL(kb->vec.set(E.be, n, 0.7, v->by));
+  TEST_CALL(kr->vec.set(E.ref, n, 0.7, v->ry));
   vcheck(v, "vec_set", v->by, v->ry, 0, v->hy, 0, NULL);
-  TEST_CALL(kb->vec_set(E.be, n, -0.0, v->by));
-  TEST_CALL(kr->vec_set(E.ref, n, -0.0, v->ry));
+  TEST_CALL(kb->vec.set(E.be, n, -0.0, v->by));
+  TEST_CALL(kr->vec.set(E.ref, n, -0.0, v->ry));
   vcheck(v, "vec_set -0", v->by, v->ry, 0, v->hy, 0, NULL);
 
   vset_reset(v);
-  TEST_CALL(kb->vec_copy(E.be, n, v->bx, v->by));
-  TEST_CALL(kr->vec_copy(E.ref, n, v->rx, v->ry));
+  TEST_CALL(kb->vec.copy(E.be, n, v->bx, v->by));
+  TEST_CALL(kr->vec.copy(E.ref, n, v->rx, v->ry));
   vcheck(v, "vec_copy", v->by, v->ry, 1, v->hx, 0, NULL);
-  TEST_CALL(kb->vec_copy(E.be, n, v->by, v->by)); /* x == y is a no-op */
+  TEST_CALL(kb->vec.copy(E.be, n, v->by, v->by)); /* x == y is a no-op */
   vcheck(v, "vec_copy onto itself", v->by, v->ry, 1, v->hx, 0, NULL);
 
   vset_reset(v);
-  TEST_CALL(kb->vec_scale(E.be, n, -1.3, v->by));
-  TEST_CALL(kr->vec_scale(E.ref, n, -1.3, v->ry));
+  TEST_CALL(kb->vec.scale(E.be, n, -1.3, v->by));
+  TEST_CALL(kr->vec.scale(E.ref, n, -1.3, v->ry));
   vcheck(v, "vec_scale", v->by, v->ry, -1.3, v->hy, 0, NULL);
 
   for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
@@ -104,13 +104,13 @@ static void test_elementwise(vset *v) {
     if (b == 0) /* b = 0 must not read y: NaN there must not show */
       for (pds_size i = 0; i < n; i++) v->ry[i] = NAN;
     if (b == 0 && n) TEST_CALL(pds_memcpy(E.be, v->by, PDS_MEM_DEVICE, v->ry, PDS_MEM_HOST, (size_t)n * sizeof *v->ry));
-    TEST_CALL(kb->vec_axpby(E.be, n, a, v->bx, b, v->by));
-    TEST_CALL(kr->vec_axpby(E.ref, n, a, v->rx, b, v->ry));
+    TEST_CALL(kb->vec.axpby(E.be, n, a, v->bx, b, v->by));
+    TEST_CALL(kr->vec.axpby(E.ref, n, a, v->rx, b, v->ry));
     vcheck(v, "vec_axpby", v->by, v->ry, a, v->hx, b, v->hy);
 
     vset_reset(v);
-    TEST_CALL(kb->vec_waxpby(E.be, n, a, v->bx, b, v->by, v->bw));
-    TEST_CALL(kr->vec_waxpby(E.ref, n, a, v->rx, b, v->ry, v->rw));
+    TEST_CALL(kb->vec.waxpby(E.be, n, a, v->bx, b, v->by, v->bw));
+    TEST_CALL(kr->vec.waxpby(E.ref, n, a, v->rx, b, v->ry, v->rw));
     vcheck(v, "vec_waxpby", v->bw, v->rw, a, v->hx, b, v->hy);
   }
   /* z = a x + b y + c z (the fused Krylov update) */
@@ -118,32 +118,32 @@ static void test_elementwise(vset *v) {
     pds_real a = ab[c][0], b = ab[c][1], g = c % 2 ? 0.25 : -1.0;
 
     vset_reset(v);
-    TEST_CALL(kb->vec_axpbypcz(E.be, n, a, v->bx, b, v->by, g, v->bw));
-    TEST_CALL(kr->vec_axpbypcz(E.ref, n, a, v->rx, b, v->ry, g, v->rw));
+    TEST_CALL(kb->vec.axpbypcz(E.be, n, a, v->bx, b, v->by, g, v->bw));
+    TEST_CALL(kr->vec.axpbypcz(E.ref, n, a, v->rx, b, v->ry, g, v->rw));
     for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(a * v->hx[i]) + fabs(b * v->hy[i]) + fabs(g * v->hw[i]);
     vcheck(v, "vec_axpbypcz", v->bw, v->rw, 1, v->mag, 0, NULL);
   }
   /* w aliasing an input, as pds_vec_waxpy(x, a, x, y) does */
   vset_reset(v);
-  TEST_CALL(kb->vec_waxpby(E.be, n, 2.0, v->bx, -3.0, v->by, v->bx));
-  TEST_CALL(kr->vec_waxpby(E.ref, n, 2.0, v->rx, -3.0, v->ry, v->rx));
+  TEST_CALL(kb->vec.waxpby(E.be, n, 2.0, v->bx, -3.0, v->by, v->bx));
+  TEST_CALL(kr->vec.waxpby(E.ref, n, 2.0, v->rx, -3.0, v->ry, v->rx));
   vcheck(v, "vec_waxpby w = x", v->bx, v->rx, 2.0, v->hx, -3.0, v->hy);
 
   vset_reset(v);
-  TEST_CALL(kb->vec_pmult(E.be, n, v->bx, v->by, v->bw));
-  TEST_CALL(kr->vec_pmult(E.ref, n, v->rx, v->ry, v->rw));
+  TEST_CALL(kb->vec.pmult(E.be, n, v->bx, v->by, v->bw));
+  TEST_CALL(kr->vec.pmult(E.ref, n, v->rx, v->ry, v->rw));
   for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] * v->hy[i]);
   vcheck(v, "vec_pmult", v->bw, v->rw, 1, v->mag, 0, NULL);
-  TEST_CALL(kb->vec_pmult(E.be, n, v->bw, v->by, v->bw)); /* in place */
-  TEST_CALL(kr->vec_pmult(E.ref, n, v->rw, v->ry, v->rw));
+  TEST_CALL(kb->vec.pmult(E.be, n, v->bw, v->by, v->bw)); /* in place */
+  TEST_CALL(kr->vec.pmult(E.ref, n, v->rw, v->ry, v->rw));
   for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] * v->hy[i] * v->hy[i]);
   vcheck(v, "vec_pmult in place", v->bw, v->rw, 1, v->mag, 0, NULL);
 
   /* division by zeros of both signs */
   if (n > 10) v->hy[5] = 0.0, v->hy[6] = -0.0; /* x/+0, x/-0: +-Inf; x[3]/y[3] = 0/0: NaN */
   vset_reset(v);
-  TEST_CALL(kb->vec_pdiv(E.be, n, v->bx, v->by, v->bw));
-  TEST_CALL(kr->vec_pdiv(E.ref, n, v->rx, v->ry, v->rw));
+  TEST_CALL(kb->vec.pdiv(E.be, n, v->bx, v->by, v->bw));
+  TEST_CALL(kr->vec.pdiv(E.ref, n, v->rx, v->ry, v->rw));
   for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i] / v->hy[i]);
   vcheck(v, "vec_pdiv", v->bw, v->rw, 1, v->mag, 0, NULL);
 }
@@ -156,48 +156,48 @@ static void test_reductions(vset *v) {
   vset_reset(v);
   for (pds_size i = 0; i < n; i++) v->mag[i] = fabs(v->hx[i]);
   /* dot: x.y, x.x, and the magnitude sum |x|.|y| */
-  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &got));
-  TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->ry, &want));
+  TEST_CALL(kb->vec.dot(E.be, n, v->bx, v->by, &got));
+  TEST_CALL(kr->vec.dot(E.ref, n, v->rx, v->ry, &want));
   mag = 0;
   for (pds_size i = 0; i < n; i++) mag += fabs(v->hx[i] * v->hy[i]);
   scheck("vec_dot", n, got, want, mag, (double)n);
-  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &again));
+  TEST_CALL(kb->vec.dot(E.be, n, v->bx, v->by, &again));
   TEST_ASSERT(!memcmp(&got, &again, sizeof got)); /* same call, same bits */
-  TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->bx, &got));
-  TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->rx, &want));
+  TEST_CALL(kb->vec.dot(E.be, n, v->bx, v->bx, &got));
+  TEST_CALL(kr->vec.dot(E.ref, n, v->rx, v->rx, &want));
   scheck("vec_dot x.x", n, got, want, want, (double)n);
 
   /* dot2: (x.y, x.w) in one pass, each with dot's bits */
   {
     pds_real g2[2], w2[2], xw;
 
-    TEST_CALL(kb->vec_dot2(E.be, n, v->bx, v->by, v->bw, g2));
-    TEST_CALL(kr->vec_dot2(E.ref, n, v->rx, v->ry, v->rw, w2));
+    TEST_CALL(kb->vec.dot2(E.be, n, v->bx, v->by, v->bw, g2));
+    TEST_CALL(kr->vec.dot2(E.ref, n, v->rx, v->ry, v->rw, w2));
     scheck("vec_dot2 x.y", n, g2[0], w2[0], mag, (double)n);
-    TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->ry, &want));
+    TEST_CALL(kr->vec.dot(E.ref, n, v->rx, v->ry, &want));
     scheck("vec_dot2 x.y against ref's vec_dot", n, g2[0], want, mag, (double)n);
-    TEST_CALL(kr->vec_dot(E.ref, n, v->rx, v->rw, &xw));
+    TEST_CALL(kr->vec.dot(E.ref, n, v->rx, v->rw, &xw));
     mag = 0;
     for (pds_size i = 0; i < n; i++) mag += fabs(v->hx[i] * v->hw[i]);
     scheck("vec_dot2 x.w", n, g2[1], w2[1], mag, (double)n);
     scheck("vec_dot2 x.w against ref's vec_dot", n, g2[1], xw, mag, (double)n);
   }
 
-  TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
-  TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+  TEST_CALL(kb->vec.norm_inf(E.be, n, v->bx, &got));
+  TEST_CALL(kr->vec.norm_inf(E.ref, n, v->rx, &want));
   scheck("vec_norm_inf", n, got, want, want, 1);
 
   /* all entries negative, then an Inf late in the vector */
   for (pds_size i = 0; i < n; i++) v->rx[i] = -fabs(v->hx[i]) - 1;
   if (n) TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
-  TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
-  TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+  TEST_CALL(kb->vec.norm_inf(E.be, n, v->bx, &got));
+  TEST_CALL(kr->vec.norm_inf(E.ref, n, v->rx, &want));
   scheck("vec_norm_inf negative", n, got, want, want, 1);
   if (n > 1) {
     v->rx[n - 2] = -INFINITY;
     TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
-    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
-    TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+    TEST_CALL(kb->vec.norm_inf(E.be, n, v->bx, &got));
+    TEST_CALL(kr->vec.norm_inf(E.ref, n, v->rx, &want));
     TEST_ASSERT(want == INFINITY);
     scheck("vec_norm_inf with -Inf", n, got, want, want, 1);
   }
@@ -212,11 +212,11 @@ static void test_reductions(vset *v) {
     v->rx[i2] = nan2;
     v->rx[i1] = nan1;
     TEST_CALL(pds_memcpy(E.be, v->bx, PDS_MEM_DEVICE, v->rx, PDS_MEM_HOST, (size_t)n * sizeof *v->rx));
-    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &got));
-    TEST_CALL(kr->vec_norm_inf(E.ref, n, v->rx, &want));
+    TEST_CALL(kb->vec.norm_inf(E.be, n, v->bx, &got));
+    TEST_CALL(kr->vec.norm_inf(E.ref, n, v->rx, &want));
     TEST_ASSERT(isnan(got) && isnan(want));
     if (E.exact) scheck("vec_norm_inf NaN", n, got, want, 0, 1);
-    TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &got));
+    TEST_CALL(kb->vec.dot(E.be, n, v->bx, v->by, &got));
     TEST_ASSERT(isnan(got));
   }
 }
@@ -238,8 +238,8 @@ static void test_fused(vset *v) {
     vset_reset(v);
     hs[PDS_KS_RHO] = 0.6;
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
-    TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs, -1));
-    TEST_CALL(kr->cg_update_r(E.ref, n, v->rx, v->ry, rs, -1));
+    TEST_CALL(kb->krylov.cg_update_r(E.be, n, v->bx, v->by, bs, -1));
+    TEST_CALL(kr->krylov.cg_update_r(E.ref, n, v->rx, v->ry, rs, -1));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "cg_update_r: r", v->by, v->ry, 0.6 / 1.25, v->hx, 1.0, v->hy);
     scheck("cg_update_r: (r, r)", n, gs[1], rs[1], rs[1], (double)n);
@@ -247,16 +247,16 @@ static void test_fused(vset *v) {
     vset_reset(v);
     hs[PDS_KS_RHO] = -0.8;
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb);
-    TEST_CALL(kb->bicg_update_s(E.be, n, v->bx, v->by, v->bw, bs));
-    TEST_CALL(kr->bicg_update_s(E.ref, n, v->rx, v->ry, v->rw, rs));
+    TEST_CALL(kb->krylov.bicg_update_s(E.be, n, v->bx, v->by, v->bw, bs));
+    TEST_CALL(kr->krylov.bicg_update_s(E.ref, n, v->rx, v->ry, v->rw, rs));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "bicg_update_s: w", v->bw, v->rw, 0.8 / 1.25, v->hy, 1.0, v->hx);
     scheck("bicg_update_s: (w, w)", n, gs[1], rs[1], rs[1], (double)n);
     /* r = -(s2 / s3) t + w, s4 = (r, rhat), s5 = (r, r); w = x, t = y, rhat = w's array */
     vset_reset(v);
     bs = eq_dev(E.be, hs, sb), memcpy(rs, hs, sb), br = eq_dev(E.be, v->hx, b);
-    TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, -1));
-    TEST_CALL(kr->bicg_update_r(E.ref, n, v->rx, v->ry, v->rw, rr, rs, -1));
+    TEST_CALL(kb->krylov.bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, -1));
+    TEST_CALL(kr->krylov.bicg_update_r(E.ref, n, v->rx, v->ry, v->rw, rr, rs, -1));
     eq_host(E.be, gs, bs, sb), eq_dfree(E.be, &bs);
     vcheck(v, "bicg_update_r: r", br, rr, 0.75 / 2.5, v->hy, 1.0, v->hx);
     eq_dfree(E.be, &br);
@@ -274,10 +274,10 @@ static void test_fused(vset *v) {
       for (int fused = 0; fused < 2; fused++) {
         vset_reset(v);
         bs = eq_dev(E.be, c0, sb), br = eq_dev(E.be, v->hx, b);
-        TEST_CALL(kb->krylov_set(E.be, bs, c0)); /* the same values once more, by the backend's own path */
-        if (m == 0) TEST_CALL(kb->cg_update_r(E.be, n, v->bx, v->by, bs, fused ? PDS_KS_STEP_CG : -1));
-        else TEST_CALL(kb->bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, fused ? PDS_KS_STEP_BICG : -1));
-        if (!fused) TEST_CALL(kb->krylov_step(E.be, m == 0 ? PDS_KS_STEP_CG : PDS_KS_STEP_BICG, bs));
+        TEST_CALL(kb->krylov.set(E.be, bs, c0)); /* the same values once more, by the backend's own path */
+        if (m == 0) TEST_CALL(kb->krylov.cg_update_r(E.be, n, v->bx, v->by, bs, fused ? PDS_KS_STEP_CG : -1));
+        else TEST_CALL(kb->krylov.bicg_update_r(E.be, n, v->bx, v->by, v->bw, br, bs, fused ? PDS_KS_STEP_BICG : -1));
+        if (!fused) TEST_CALL(kb->krylov.step(E.be, m == 0 ? PDS_KS_STEP_CG : PDS_KS_STEP_BICG, bs));
         eq_host(E.be, fused ? g2 : gs, bs, sb), eq_dfree(E.be, &bs), eq_dfree(E.be, &br);
       }
       TEST_ASSERT(!memcmp(gs, g2, sb) && gs[PDS_KS_IT] == 1);
@@ -290,8 +290,8 @@ static void test_fused(vset *v) {
       vset_reset(v);
       hs[PDS_KS_XP] = m;
       bs = eq_dev(E.be, hs, sb);
-      TEST_CALL(kb->cg_update_xp(E.be, n, v->bx, v->by, v->bw, bs));
-      TEST_CALL(kr->cg_update_xp(E.ref, n, v->rx, v->ry, v->rw, hs));
+      TEST_CALL(kb->krylov.cg_update_xp(E.be, n, v->bx, v->by, v->bw, bs));
+      TEST_CALL(kr->krylov.cg_update_xp(E.ref, n, v->rx, v->ry, v->rw, hs));
       eq_dfree(E.be, &bs);
       snprintf(what, sizeof what, "cg_update_xp (mode %d): x", m);
       vcheck(v, what, v->by, v->ry, m & PDS_KS_XP_X ? 0.7 : 0.0, v->hw, 1.0, v->hy);
@@ -313,8 +313,8 @@ static void test_fused(vset *v) {
         vset_reset(v);
         hs[PDS_KS_XP] = m;
         bs = eq_dev(E.be, hs, sb);
-        TEST_CALL(kb->bicg_update_xp(E.be, n, bph, v->bx, v->bx, v->bx, v->by, v->bw, bs));
-        TEST_CALL(kr->bicg_update_xp(E.ref, n, rph, v->rx, v->rx, v->rx, v->ry, v->rw, hs));
+        TEST_CALL(kb->krylov.bicg_update_xp(E.be, n, bph, v->bx, v->bx, v->bx, v->by, v->bw, bs));
+        TEST_CALL(kr->krylov.bicg_update_xp(E.ref, n, rph, v->rx, v->rx, v->rx, v->ry, v->rw, hs));
         eq_dfree(E.be, &bs);
         snprintf(what, sizeof what, "bicg_update_xp (mode %d%s): x", m, alias ? ", ph = p" : "");
         if (alias) vcheck3(v, what, v->by, v->ry, cx - cxw, v->hx, 1.0, v->hy, cxw, v->hw);
@@ -339,9 +339,9 @@ static void test_thread_counts(vset *v) {
   vset_reset(v);
   for (int t = 1; t <= 4; t++) {
     eq_threads_set(t);
-    TEST_CALL(kb->vec_dot(E.be, n, v->bx, v->by, &d[t - 1]));
-    TEST_CALL(kb->vec_norm_inf(E.be, n, v->bx, &m[t - 1]));
-    TEST_CALL(kb->vec_dot2(E.be, n, v->bx, v->by, v->bw, d2[t - 1]));
+    TEST_CALL(kb->vec.dot(E.be, n, v->bx, v->by, &d[t - 1]));
+    TEST_CALL(kb->vec.norm_inf(E.be, n, v->bx, &m[t - 1]));
+    TEST_CALL(kb->vec.dot2(E.be, n, v->bx, v->by, v->bw, d2[t - 1]));
   }
   eq_threads_set(t0);
   for (int t = 1; t < 4; t++) {
@@ -350,7 +350,7 @@ static void test_thread_counts(vset *v) {
     TEST_ASSERT(!memcmp(&m[0], &m[t], sizeof m[0]));
     TEST_ASSERT(!memcmp(d2[0], d2[t], sizeof d2[0]));
   }
-  TEST_CALL(E.ref->k->vec_dot(E.ref, n, v->rx, v->ry, &want));
+  TEST_CALL(E.ref->k->vec.dot(E.ref, n, v->rx, v->ry, &want));
   TEST_ASSERT(!memcmp(&d[0], &want, sizeof want));
 }
 

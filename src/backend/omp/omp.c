@@ -11,7 +11,7 @@
  * - csr_spmv_t sums the products of fixed row parts (chosen from the matrix alone) in private buffers, then adds
  *   the parts' sums in part order: deterministic and independent of the thread count, but not bitwise ref's
  *   where several parts meet (see csr_spmv_t_omp);
- * - blocks_invert reports the same first singular block as ref; on that failure the other blocks' contents
+ * - blocks.invert reports the same first singular block as ref; on that failure the other blocks' contents
  *   differ from ref's (ref stops, omp inverts the rest), and the caller discards them anyway.
  * Partitions are static (contiguous, as schedule(static) cuts them; rows balanced by nonzeros), so a thread
  * touches the same part of each array on every call (first touch). Small problems run on the calling thread
@@ -233,7 +233,7 @@ static int cg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *q, pds_real 
   pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
   PDS_CALL(chunk_sums_omp(ctx, n, -a, q, 1.0, r, r, r, NULL, 1, &S[1]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 static int bicg_update_s_omp(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
   pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
@@ -245,7 +245,7 @@ static int bicg_update_r_omp(pds_ctx ctx, pds_size n, const pds_real *w, const p
   pds_real o = pds_ks_ratio(S, 2, 3);
 
   PDS_CALL(chunk_sums_omp(ctx, n, -o, t, 1.0, w, r, rhat, r, 2, &S[4]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 /* S[XP] = x and p (every iteration but the last): x = alpha p + 1 x; p = 1 z + beta p, per entry in that order
    (ref's two vec_axpby, so its bits): 40 bytes, 6 flops per entry (p read once: 8 bytes less than the two passes);
@@ -255,8 +255,8 @@ static int cg_update_xp_omp(pds_ctx ctx, pds_size n, const pds_real *z, pds_real
   const int      m     = (int)S[PDS_KS_XP];
 
   if (m != (PDS_KS_XP_X | PDS_KS_XP_P) || beta == 0) { /* beta 0: ref's axpby does not read p (p = 1 z) */
-    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, p, 1.0, x));
-    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpby(ctx, n, 1.0, z, beta, p));
+    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec.axpby(ctx, n, alpha, p, 1.0, x));
+    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec.axpby(ctx, n, 1.0, z, beta, p));
     return PDS_OK;
   }
   OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
@@ -274,9 +274,9 @@ static int bicg_update_xp_omp(pds_ctx ctx, pds_size n, const pds_real *ph, const
   const int      m     = (int)S[PDS_KS_XP];
 
   if (m != (PDS_KS_XP_X | PDS_KS_XP_P)) {
-    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
-    if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, ph, 1.0, x));
-    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, 1.0, r, bo, v, beta, p));
+    if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec.axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
+    if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec.axpby(ctx, n, alpha, ph, 1.0, x));
+    if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec.axpbypcz(ctx, n, 1.0, r, bo, v, beta, p));
     return PDS_OK;
   }
   OMP_PARTS(n, i0, i1, for (pds_size i = i0; i < i1; i++) {
@@ -758,35 +758,35 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
             resource);
   pds_kernels_fill_ref(k);
   k->name          = "/cpu/omp";
-  k->vec_set       = vec_set_omp;
-  k->vec_copy      = vec_copy_omp;
-  k->vec_scale     = vec_scale_omp;
-  k->vec_axpby     = vec_axpby_omp;
-  k->vec_waxpby    = vec_waxpby_omp;
-  k->vec_pmult     = vec_pmult_omp;
-  k->vec_pdiv      = vec_pdiv_omp;
-  k->vec_dot       = vec_dot_omp;
-  k->vec_norm_inf  = vec_norm_inf_omp;
-  k->vec_axpbypcz  = vec_axpbypcz_omp;
-  k->vec_dot2      = vec_dot2_omp;
-  k->vec_mdot_into = vec_mdot_into_omp;
-  k->vec_maxpy_dev = vec_maxpy_dev_omp;
-  k->csr_spmv      = csr_spmv_omp;
-  k->csr_spmv_t    = csr_spmv_t_omp;
-  k->bsr_spmv      = bsr_spmv_omp;
-  k->csr_diag      = csr_diag_omp;
-  k->bsr_diag      = bsr_diag_omp;
-  k->blocks_invert = blocks_invert_omp;
-  k->blocks_apply  = blocks_apply_omp;
-  k->cg_update_r   = cg_update_r_omp;
-  k->cg_update_xp  = cg_update_xp_omp;
-  k->bicg_update_xp = bicg_update_xp_omp;
-  k->csr_spmv_dot  = csr_spmv_dot_omp;
-  k->csr_residual  = csr_residual_omp;
-  k->bicg_update_s = bicg_update_s_omp;
-  k->bicg_update_r = bicg_update_r_omp;
-  k->fem2d_element = fem2d_element_omp;
-  k->fem2d_gather  = fem2d_gather_omp;
+  k->vec.set       = vec_set_omp;
+  k->vec.copy      = vec_copy_omp;
+  k->vec.scale     = vec_scale_omp;
+  k->vec.axpby     = vec_axpby_omp;
+  k->vec.waxpby    = vec_waxpby_omp;
+  k->vec.pmult     = vec_pmult_omp;
+  k->vec.pdiv      = vec_pdiv_omp;
+  k->vec.dot       = vec_dot_omp;
+  k->vec.norm_inf  = vec_norm_inf_omp;
+  k->vec.axpbypcz  = vec_axpbypcz_omp;
+  k->vec.dot2      = vec_dot2_omp;
+  k->vec.mdot_into = vec_mdot_into_omp;
+  k->vec.maxpy_dev = vec_maxpy_dev_omp;
+  k->csr.spmv      = csr_spmv_omp;
+  k->csr.spmv_t    = csr_spmv_t_omp;
+  k->bsr.spmv      = bsr_spmv_omp;
+  k->csr.diag      = csr_diag_omp;
+  k->bsr.diag      = bsr_diag_omp;
+  k->blocks.invert = blocks_invert_omp;
+  k->blocks.apply  = blocks_apply_omp;
+  k->krylov.cg_update_r   = cg_update_r_omp;
+  k->krylov.cg_update_xp  = cg_update_xp_omp;
+  k->krylov.bicg_update_xp = bicg_update_xp_omp;
+  k->csr.spmv_dot  = csr_spmv_dot_omp;
+  k->csr.residual  = csr_residual_omp;
+  k->krylov.bicg_update_s = bicg_update_s_omp;
+  k->krylov.bicg_update_r = bicg_update_r_omp;
+  k->fem2d.element = fem2d_element_omp;
+  k->fem2d.gather  = fem2d_gather_omp;
   pds_kernels_fill_omp_f32(&k->f32);
   ctx->nthreads    = omp_get_max_threads();
   return PDS_OK;

@@ -137,7 +137,7 @@ static int cg_update_r_f32_omp(pds_ctx ctx, pds_size n, const float *q, float *r
   const chunk_job j = {.a = -pds_ks_ratio(S, PDS_KS_RHO, 0), .x = q, .y = r, .w = r, .z1 = r};
 
   PDS_CALL(chunk_sums_f32(ctx, n, n, &j, &S[1]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 /* w = -a v + 1 r and S[1] = w . w in one pass: 12 bytes, 5 flops (24 unfused) */
@@ -153,7 +153,7 @@ static int bicg_update_r_f32_omp(pds_ctx ctx, pds_size n, const float *w, const 
   const chunk_job j = {.a = -pds_ks_ratio(S, 2, 3), .x = t, .y = w, .w = r, .z1 = rhat, .z2 = r};
 
   PDS_CALL(chunk_sums_f32(ctx, n, n, &j, &S[4]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 /* The x and p updates in one pass over blocks of XP_BLOCK entries (x's update of a block, then p's, while the block

@@ -224,18 +224,18 @@ static int blocks_apply_ref(pds_ctx ctx, pds_size nb, int bs, const pds_real *in
    (ctx->k), so a backend that starts from this table (/cpu/omp) runs them with its own kernels and gets the bits
    of the unfused sequence. Semantics in backend.h. */
 static int vec_dot_into_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
-  return ctx->k->vec_dot(ctx, n, x, y, d);
+  return ctx->k->vec.dot(ctx, n, x, y, d);
 }
 
 static int vec_dot2_into_ref(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, const pds_real *z,
                              pds_real *d) {
-  return ctx->k->vec_dot2(ctx, n, x, y, z, d);
+  return ctx->k->vec.dot2(ctx, n, x, y, z, d);
 }
 
 /* s[i] = V_i . w: vec_dot of the context's table, one vector at a time (its bits by construction) */
 static int vec_mdot_into_ref(pds_ctx ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w,
                              pds_real *s) {
-  for (int i = 0; i < k; i++) PDS_CALL(ctx->k->vec_dot(ctx, n, V[i], w, &s[i]));
+  for (int i = 0; i < k; i++) PDS_CALL(ctx->k->vec.dot(ctx, n, V[i], w, &s[i]));
   return PDS_OK;
 }
 
@@ -259,33 +259,33 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
 static int cg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *q, pds_real *r, pds_real *S, int step) {
   pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
-  PDS_CALL(ctx->k->vec_axpby(ctx, n, -a, q, 1.0, r));
-  PDS_CALL(ctx->k->vec_dot(ctx, n, r, r, &S[1]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  PDS_CALL(ctx->k->vec.axpby(ctx, n, -a, q, 1.0, r));
+  PDS_CALL(ctx->k->vec.dot(ctx, n, r, r, &S[1]));
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 static int cg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *z, pds_real *x, pds_real *p, const pds_real *S) {
   const int m = (int)S[PDS_KS_XP];
 
-  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpby(ctx, n, S[PDS_KS_ALPHA], p, 1.0, x));
-  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpby(ctx, n, 1.0, z, S[PDS_KS_BETA], p));
+  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec.axpby(ctx, n, S[PDS_KS_ALPHA], p, 1.0, x));
+  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec.axpby(ctx, n, 1.0, z, S[PDS_KS_BETA], p));
   return PDS_OK;
 }
 
 static int bicg_update_s_ref(pds_ctx ctx, pds_size n, const pds_real *r, const pds_real *v, pds_real *w, pds_real *S) {
   pds_real a = pds_ks_ratio(S, PDS_KS_RHO, 0);
 
-  PDS_CALL(ctx->k->vec_waxpby(ctx, n, -a, v, 1.0, r, w));
-  return ctx->k->vec_dot(ctx, n, w, w, &S[1]);
+  PDS_CALL(ctx->k->vec.waxpby(ctx, n, -a, v, 1.0, r, w));
+  return ctx->k->vec.dot(ctx, n, w, w, &S[1]);
 }
 
 static int bicg_update_r_ref(pds_ctx ctx, pds_size n, const pds_real *w, const pds_real *t, const pds_real *rhat,
                              pds_real *r, pds_real *S, int step) {
   pds_real o = pds_ks_ratio(S, 2, 3);
 
-  PDS_CALL(ctx->k->vec_waxpby(ctx, n, -o, t, 1.0, w, r));
-  PDS_CALL(ctx->k->vec_dot2(ctx, n, r, rhat, r, &S[4]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  PDS_CALL(ctx->k->vec.waxpby(ctx, n, -o, t, 1.0, w, r));
+  PDS_CALL(ctx->k->vec.dot2(ctx, n, r, rhat, r, &S[4]));
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *ph, const pds_real *sh, const pds_real *r,
@@ -293,9 +293,9 @@ static int bicg_update_xp_ref(pds_ctx ctx, pds_size n, const pds_real *ph, const
   const int      m     = (int)S[PDS_KS_XP];
   const pds_real alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA];
 
-  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
-  if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec_axpby(ctx, n, alpha, ph, 1.0, x));
-  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec_axpbypcz(ctx, n, 1.0, r, -beta * omega, v, beta, p));
+  if (m & PDS_KS_XP_X) PDS_CALL(ctx->k->vec.axpbypcz(ctx, n, alpha, ph, omega, sh, 1.0, x));
+  if (m & PDS_KS_XP_HALF) PDS_CALL(ctx->k->vec.axpby(ctx, n, alpha, ph, 1.0, x));
+  if (m & PDS_KS_XP_P) PDS_CALL(ctx->k->vec.axpbypcz(ctx, n, 1.0, r, -beta * omega, v, beta, p));
   return PDS_OK;
 }
 
@@ -312,8 +312,8 @@ static int krylov_set_ref(pds_ctx ctx, pds_real *S, const pds_real *v) {
 
 static int csr_spmv_dot_ref(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
                             const pds_real *w2, pds_real *d) {
-  PDS_CALL(ctx->k->csr_spmv(ctx, A, 1.0, x, 0.0, y));
-  return w2 ? ctx->k->vec_dot2(ctx, A->nrows, y, w1, w2, d) : ctx->k->vec_dot(ctx, A->nrows, y, w1, d);
+  PDS_CALL(ctx->k->csr.spmv(ctx, A, 1.0, x, 0.0, y));
+  return w2 ? ctx->k->vec.dot2(ctx, A->nrows, y, w1, w2, d) : ctx->k->vec.dot(ctx, A->nrows, y, w1, d);
 }
 
 /* P1 assembly: the functions of fem2d_kernels.h over all triangles, then all rows */
@@ -339,39 +339,39 @@ static int fem2d_gather_ref(pds_ctx ctx, const struct pds_fem2d_maps *m, const p
 
 void pds_kernels_fill_ref(struct pds_kernels *k) {
   memset(k, 0, sizeof *k);
-  k->csr_spmv_dot   = csr_spmv_dot_ref;
-  k->vec_dot_into   = vec_dot_into_ref;
-  k->vec_dot2_into  = vec_dot2_into_ref;
-  k->vec_mdot_into  = vec_mdot_into_ref;
-  k->vec_maxpy_dev  = vec_maxpy_dev_ref;
-  k->cg_update_r    = cg_update_r_ref;
-  k->cg_update_xp   = cg_update_xp_ref;
-  k->bicg_update_s  = bicg_update_s_ref;
-  k->bicg_update_r  = bicg_update_r_ref;
-  k->bicg_update_xp = bicg_update_xp_ref;
-  k->krylov_step    = krylov_step_ref;
-  k->krylov_set     = krylov_set_ref;
+  k->csr.spmv_dot   = csr_spmv_dot_ref;
+  k->vec.dot_into   = vec_dot_into_ref;
+  k->vec.dot2_into  = vec_dot2_into_ref;
+  k->vec.mdot_into  = vec_mdot_into_ref;
+  k->vec.maxpy_dev  = vec_maxpy_dev_ref;
+  k->krylov.cg_update_r    = cg_update_r_ref;
+  k->krylov.cg_update_xp   = cg_update_xp_ref;
+  k->krylov.bicg_update_s  = bicg_update_s_ref;
+  k->krylov.bicg_update_r  = bicg_update_r_ref;
+  k->krylov.bicg_update_xp = bicg_update_xp_ref;
+  k->krylov.step    = krylov_step_ref;
+  k->krylov.set     = krylov_set_ref;
   k->name          = "/cpu/ref";
-  k->vec_set       = vec_set_ref;
-  k->vec_copy      = vec_copy_ref;
-  k->vec_scale     = vec_scale_ref;
-  k->vec_axpby     = vec_axpby_ref;
-  k->vec_waxpby    = vec_waxpby_ref;
-  k->vec_pmult     = vec_pmult_ref;
-  k->vec_pdiv      = vec_pdiv_ref;
-  k->vec_dot       = vec_dot_ref;
-  k->vec_norm_inf  = vec_norm_inf_ref;
-  k->vec_axpbypcz  = vec_axpbypcz_ref;
-  k->vec_dot2      = vec_dot2_ref;
-  k->csr_spmv      = csr_spmv_ref;
-  k->csr_spmv_t    = csr_spmv_t_ref;
-  k->bsr_spmv      = bsr_spmv_ref;
-  k->csr_diag      = csr_diag_ref;
-  k->bsr_diag      = bsr_diag_ref;
-  k->blocks_invert = blocks_invert_ref;
-  k->blocks_apply  = blocks_apply_ref;
-  k->fem2d_element = fem2d_element_ref;
-  k->fem2d_gather  = fem2d_gather_ref;
+  k->vec.set       = vec_set_ref;
+  k->vec.copy      = vec_copy_ref;
+  k->vec.scale     = vec_scale_ref;
+  k->vec.axpby     = vec_axpby_ref;
+  k->vec.waxpby    = vec_waxpby_ref;
+  k->vec.pmult     = vec_pmult_ref;
+  k->vec.pdiv      = vec_pdiv_ref;
+  k->vec.dot       = vec_dot_ref;
+  k->vec.norm_inf  = vec_norm_inf_ref;
+  k->vec.axpbypcz  = vec_axpbypcz_ref;
+  k->vec.dot2      = vec_dot2_ref;
+  k->csr.spmv      = csr_spmv_ref;
+  k->csr.spmv_t    = csr_spmv_t_ref;
+  k->bsr.spmv      = bsr_spmv_ref;
+  k->csr.diag      = csr_diag_ref;
+  k->bsr.diag      = bsr_diag_ref;
+  k->blocks.invert = blocks_invert_ref;
+  k->blocks.apply  = blocks_apply_ref;
+  k->fem2d.element = fem2d_element_ref;
+  k->fem2d.gather  = fem2d_gather_ref;
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

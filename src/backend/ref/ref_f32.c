@@ -81,7 +81,7 @@ static int cg_update_r_f32_ref(pds_ctx ctx, pds_size n, const float *q, float *r
 
   PDS_CALL(ctx->k->f32.vec_axpby(ctx, n, -a, q, 1.0, r));
   PDS_CALL(ctx->k->f32.vec_dot_into(ctx, n, r, r, &S[1]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 /* m = S[XP]: m & X: x = S[ALPHA] p + 1 x; m & P: p = 1 z + S[BETA] p (x first; S[BETA] = 0: p = 1 z, p not read,
@@ -113,7 +113,7 @@ static int bicg_update_r_f32_ref(pds_ctx ctx, pds_size n, const float *w, const 
   PDS_CALL(ctx->k->f32.vec_copy(ctx, n, w, r));
   PDS_CALL(ctx->k->f32.vec_axpby(ctx, n, -o, t, 1.0, r));
   PDS_CALL(ctx->k->f32.vec_dot2(ctx, n, r, rhat, r, &S[4]));
-  return step >= 0 ? ctx->k->krylov_step(ctx, step, S) : PDS_OK;
+  return step >= 0 ? ctx->k->krylov.step(ctx, step, S) : PDS_OK;
 }
 
 /* m = S[XP]: m & X: x = (alpha ph + omega sh) + 1 x; m & HALF: x = alpha ph + 1 x; m & P:

@@ -1,0 +1,50 @@
+/* src/mat/mat_kernels.h: the matrix data as kernels see it (struct pds_csr, struct pds_bsr) and the matrix kernel
+ * groups (struct pds_kernels' members csr and bsr, src/backend/backend.h). Each backend fills them in its own file
+ * (ref/ref_mat.c, omp/omp_mat.c, cuda/cuda.c with the kernels of cuda/cuda_csr.cu and cuda_bsr.cu); the matrix
+ * formats call them as ctx->k->csr.<slot>, ctx->k->bsr.<slot>. */
+#ifndef PDS_MAT_KERNELS_H
+#define PDS_MAT_KERNELS_H
+
+#include "pdesolve.h"
+
+/* Matrix data as kernels see it. */
+struct pds_csr {
+  pds_int   nrows, ncols;
+  pds_size  nnz;
+  pds_size *rowptr; /* [nrows+1] */
+  pds_int  *colidx; /* [nnz] */
+  pds_real *vals;   /* [nnz] */
+};
+struct pds_bsr {
+  pds_int   nbrows, nbcols;
+  int       bs;
+  pds_size  nnzb;
+  pds_size *browptr; /* [nbrows+1] */
+  pds_int  *bcolidx; /* [nnzb] */
+  pds_real *vals;    /* [nnzb][bs][bs], row-major blocks */
+};
+
+struct pds_csr_kernels {
+  /* y = alpha A x + beta y (beta = 0: y is not read) */
+  int (*spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*spmv_t)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  /* optional: r = b - A x in one pass, each entry spmv's -1 s + 1 b_i (its bits with y = b); NULL: the matrix
+     layer copies b to r and calls spmv (alpha -1, beta 1) */
+  int (*residual)(pds_ctx, const struct pds_csr *A, const pds_real *x, const pds_real *b, pds_real *r);
+  /* y = A x with dots of the result in the same pass (the Krylov methods' product and the reduction after it):
+     d[0] = y . w1, and d[1] = y . w2 when w2 != NULL (w1 may be x, w2 may be y; d: backend memory). ref composes
+     spmv (alpha 1, beta 0) with vec.dot / vec.dot2, which is what the unfused sequence computes. */
+  int (*spmv_dot)(pds_ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
+                      const pds_real *w2, pds_real *d);
+  /* optional: one line (no newline) saying how this backend runs A's product, for -view ("cuda plan: stream
+     kernel"); NULL where there is nothing to tell (ref, omp) */
+  int (*describe)(pds_ctx, const struct pds_csr *A, char *buf, size_t len);
+  int (*diag)(pds_ctx, const struct pds_csr *A, pds_real *d); /* d_i = a_ii */
+};
+
+struct pds_bsr_kernels {
+  int (*spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*diag)(pds_ctx, const struct pds_bsr *A, pds_real *d); /* scalar diagonal */
+};
+
+#endif
