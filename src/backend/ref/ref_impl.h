@@ -1,0 +1,15 @@
+/* src/backend/ref/ref_impl.h: what /cpu/ref's files share: each module's group fill function (the table is made in
+ * ref.c; /cpu/omp starts from it through pds_kernels_fill_ref). */
+#ifndef PDS_REF_IMPL_H
+#define PDS_REF_IMPL_H
+
+#include "../backend.h"
+
+PDS_INTERN void pds_ref_fill_vec(struct pds_vec_kernels *g);
+PDS_INTERN void pds_ref_fill_csr(struct pds_csr_kernels *g);
+PDS_INTERN void pds_ref_fill_bsr(struct pds_bsr_kernels *g);
+PDS_INTERN void pds_ref_fill_krylov(struct pds_krylov_kernels *g);
+PDS_INTERN void pds_ref_fill_fem2d(struct pds_fem2d_kernels *g);
+PDS_INTERN void pds_ref_fill_blocks(struct pds_block_kernels *g);
+
+#endif
