@@ -72,6 +72,20 @@ static inline void chunk_range(const pds_size *rp, pds_int nrows, int t, int nt,
 }
 
 /* /cpu/omp's single-precision group (omp_f32.c) over a copy of ref's: omp's init calls it */
+/* each module's group (omp.c makes the table from ref's and these) */
+PDS_INTERN void pds_omp_fill_vec(struct pds_vec_kernels *g);
+PDS_INTERN void pds_omp_fill_csr(struct pds_csr_kernels *g);
+PDS_INTERN void pds_omp_fill_bsr(struct pds_bsr_kernels *g);
+PDS_INTERN void pds_omp_fill_krylov(struct pds_krylov_kernels *g);
+PDS_INTERN void pds_omp_fill_blocks(struct pds_block_kernels *g);
+PDS_INTERN void pds_omp_fill_fem2d(struct pds_fem2d_kernels *g);
 PDS_INTERN void pds_kernels_fill_omp_f32(struct pds_kernels_f32 *k);
+
+/* The dot-product reductions (omp_vec.c; vec.dot, vec.dot2 and the fused Krylov steps of omp_krylov.c): with
+   nd = 1 or 2, w = a x + b y when w != NULL (then the dots are of w), d[k] = u . z_k summed by ref's fixed chunks
+   of PDS_REDUCE_CHUNK entries (chunk partials in parallel, added in chunk order): bitwise ref's. */
+PDS_INTERN int pds_omp_chunk_sums(pds_ctx ctx, pds_size n, pds_real a, const pds_real *x, pds_real b,
+                                  const pds_real *y, pds_real *w, const pds_real *z1, const pds_real *z2, int nd,
+                                  pds_real *d);
 
 #endif
