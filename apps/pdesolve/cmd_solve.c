@@ -1,0 +1,298 @@
+/* apps/pdesolve/cmd_solve.c: `pdesolve solve`: A x = b for a Matrix Market matrix, a generated problem or fem2d,
+ * with the method and output flags; prints the 'solution:' and the last 'result:' line, writes -o and the -json
+ * report. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pdesolve_app.h"
+#include "io/json.h"
+
+static const char *const orthog_names[] = {"cgs2", "cgs"};
+static const char *const precision_names[] = {"double", "single", "mixed"};
+
+static void usage_solve(void) {
+  printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh))\n"
+         "                      [flags]\n"
+         "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
+         "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
+         "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
+         "  max |x - u| over the nodes.\n");
+}
+
+static int write_report(pds_ctx ctx, const char *path, const char *source, const char *format,
+                        const solve_settings *st, const solve_info *in, pds_solver s, const fem_report *fr) {
+  pds_json j;
+  int      ierr;
+
+  PDS_CALL(pds_json_open(ctx, path, 2, &j));
+  pds_json_begin_object(&j, NULL);
+  pds_json_string(&j, "command", "solve");
+  pds_json_string(&j, "version", pds_version());
+  pds_json_string(&j, "source", source);
+  pds_json_string(&j, "solver", st->solver);
+  pds_json_string(&j, "pc", st->pc);
+  pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
+  pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
+  pds_json_string(&j, "format", format);
+  pds_json_int(&j, "bs", in->bs);
+  pds_json_int(&j, "n", in->n);
+  pds_json_int(&j, "nnz", in->nnz);
+  pds_json_real(&j, "rtol", st->rtol);
+  pds_json_real(&j, "atol", st->atol);
+  pds_json_real(&j, "inftol", st->inftol);
+  pds_json_int(&j, "maxit", st->maxit);
+  pds_json_int(&j, "restart", st->restart);
+  pds_json_string(&j, "orthog", st->orthog ? st->orthog : "cgs2");
+  pds_json_int(&j, "device_loop", !st->host_loop);
+  pds_json_string(&j, "precision", st->precision ? st->precision : "double");
+  pds_json_real(&j, "omega", st->omega);
+  pds_json_int(&j, "iterations", in->res.iterations);
+  pds_json_string(&j, "reason", pds_reason_name(in->res.reason));
+  pds_json_bool(&j, "converged", in->res.reason > 0);
+  pds_json_real(&j, "bnorm", in->res.bnorm);
+  pds_json_real(&j, "rnorm0", in->res.rnorm0);
+  pds_json_real(&j, "rnorm", in->res.rnorm);
+  pds_json_real(&j, "rel", ratio(in->res.rnorm, in->res.rnorm0));
+  pds_json_real(&j, "rnorm_true", in->rnorm_true);
+  if (in->res.rnorm_inf >= 0) pds_json_real(&j, "rnorm_inf", in->res.rnorm_inf);
+  pds_json_real(&j, "t_setup", in->t_setup);
+  pds_json_real(&j, "t_solve", in->t_solve);
+  if (in->have_x) {
+    pds_json_real(&j, "err_inf", in->err_inf);
+    pds_json_real(&j, "err_rel2", in->err_rel2);
+  }
+  if (in->have_u) pds_json_real(&j, "disc_err", in->disc_err);
+  if (fr && fr->on) {
+    pds_json_begin_object(&j, "fem2d");
+    pds_json_string(&j, "problem", fr->fo->fem);
+    pds_json_string(&j, "dirichlet", fr->fo->dirichlet);
+    if (fr->fo->mesh) pds_json_string(&j, "mesh", fr->fo->mesh);
+    else {
+      pds_json_string(&j, "domain", fr->fo->domain);
+      pds_json_int(&j, "nodes_asked", fr->fo->nodes);
+      pds_json_int(&j, "seed", fr->fo->seed);
+    }
+    pds_json_bool(&j, "rcm", fr->fo->rcm);
+    pds_json_int(&j, "nodes", fr->nnodes);
+    pds_json_int(&j, "triangles", fr->ntri);
+    pds_json_int(&j, "boundary_edges", fr->nbedge);
+    pds_json_int(&j, "dirichlet_nodes", fr->ndirichlet);
+    pds_json_real(&j, "min_angle_deg", fr->min_angle);
+    pds_json_real(&j, "max_aspect", fr->max_aspect);
+    pds_json_real(&j, "t_create", fr->t_create);
+    pds_json_real(&j, "t_assemble", fr->t_assemble);
+    pds_json_real(&j, "t_upload", fr->t_upload);
+    if (fr->have_err) {
+      pds_json_real(&j, "err_l2", fr->err_l2);
+      if (in->have_u) pds_json_real(&j, "err_inf", in->disc_err);
+      if (fr->err_pct >= 0) pds_json_real(&j, "err_pct", fr->err_pct);
+    }
+    pds_json_end_object(&j);
+  }
+  if (st->history) {
+    const pds_real *h;
+    int             len;
+
+    if (!pds_solver_get_history(s, &len, &h)) pds_json_real_array(&j, "history", h, len);
+  }
+  pds_json_end_object(&j);
+  ierr = pds_json_close(&j);
+  return ierr;
+}
+
+int cmd_solve(pds_options o) {
+  const char    *cmdname = "solve";
+  const char    *Apath, *bpath, *x0path, *problem, *format, *out, *json;
+  char           backend[80], source[200];
+  int            dims[3], ndims, rc = EXIT_DONE;
+  solve_settings st;
+  solve_info     info;
+  pds_ctx        ctx = NULL;
+  pds_solver     s   = NULL;
+  pds_precond    pc  = NULL;
+  pds_problem    p;
+  pds_mat        A = NULL;
+  pds_vec        b = NULL, x = NULL, ones = NULL;
+  pds_vec        x_exact = NULL, u_exact = NULL;
+  pds_int        nrows, ncols;
+  fem_opts       fo;
+  fem_report     fr;
+  bool           fem_on = false;
+  pds_mesh       mesh   = NULL;
+  pds_fem2d      fem    = NULL;
+
+  memset(&p, 0, sizeof p);
+  memset(&st, 0, sizeof st);
+  memset(&fr, 0, sizeof fr);
+  pds_options_begin_section(o, "problem:");
+  OPT(o, pds_options_get_string(o, "-A", NULL, "<file.mtx> matrix to solve, Matrix Market coordinate (or -problem)",
+                                &Apath, NULL));
+  if (read_problem(o, cmdname, &problem, dims, &ndims, false)) return EXIT_ERROR;
+  OPT(o, pds_options_get_string(o, "-b", NULL,
+                                "<rhs.mtx> right-hand side (default: the problem's b; with -A, b = A*ones so the error "
+                                "vs ones is known)", &bpath, NULL));
+  OPT(o, pds_options_get_string(o, "-x0", NULL, "<x0.mtx> initial guess (default: zero)", &x0path, NULL));
+  pds_options_begin_section(o, "method:");
+  if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
+  OPT(o, pds_options_get_string(o, "-solver", "bicgstab",
+                                "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
+  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi", &st.pc, NULL));
+  OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
+  OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
+  OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",
+                              &st.inftol, NULL));
+  OPT(o, pds_options_get_int(o, "-maxit", 10000, 0, INT_MAX, "maximum number of iterations", &st.maxit, NULL));
+  OPT(o, pds_options_get_int(o, "-restart", 30, 1, 10000, "restart length of gmres and fgmres", &st.restart, NULL));
+  OPT(o, pds_options_get_choice(o, "-orthog", "cgs2", orthog_names, NELEM(orthog_names),
+                                "gmres and fgmres orthogonalization: cgs2 (Gram-Schmidt twice) or cgs (once, PETSc's "
+                                "default)", &st.orthog, NULL));
+  OPT(o, pds_options_get_real(o, "-omega", 1, 0, 1e300, "damping of richardson (> 0)", &st.omega, NULL));
+  {
+    bool dl;
+
+    OPT(o, pds_options_get_bool(o, "-device_loop", true,
+                                "cg, bicgstab, richardson on a GPU: the device runs the iterations, the host reads "
+                                "their residuals behind it (0: the host stays in the loop, one copy per iteration)",
+                                &dl, NULL));
+    st.host_loop = !dl;
+  }
+  OPT(o, pds_options_get_choice(o, "-precision", "double", precision_names, NELEM(precision_names),
+                                "double; single (matrix values and vectors in float, reductions in double: cg, "
+                                "bicgstab, richardson on csr with -pc none or jacobi); mixed (refinement in double "
+                                "around single-precision solves)", &st.precision, NULL));
+  OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
+                                "matrix storage (bsr converts from csr with block size -bs)", &format, NULL));
+  OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64,
+                             "block size of -format bsr (0 = detect) and, when > 0, of -pc pbjacobi", &st.bs, NULL));
+  pds_options_begin_section(o, "output:");
+  OPT(o, pds_options_get_bool(o, "-monitor", false, "print '%5d KSP residual norm %.12e' per iteration", &st.monitor,
+                              NULL));
+  OPT(o, pds_options_get_bool(o, "-view", false, "print the configuration (backend, matrix, solver, pc, tolerances)",
+                              &st.view, NULL));
+  OPT(o, pds_options_get_bool(o, "-history", false, "keep the residual history (written to -json, else printed)",
+                              &st.history, NULL));
+  OPT(o, pds_options_get_string(o, "-o", NULL, "<x.mtx> write the solution (Matrix Market array)", &out, NULL));
+  OPT(o, pds_options_get_string(o, "-json", NULL, "<report.json> write the result as a JSON object", &json, NULL));
+  if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
+  if (pds_options_help(o)) {
+    usage_solve();
+    pds_options_print_help(o, stdout);
+    return EXIT_DONE;
+  }
+  OPT(o, pds_options_check_unused(o));
+  if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
+  if (!Apath && !problem)
+    return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
+  if (Apath && problem) return fail("flags -A and -problem exclude each other");
+  if (problem && !fem_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (!problem && ndims > 0) return fail("flag -n is only used with -problem");
+  if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
+  if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
+
+  if (make_ctx(backend, &ctx)) return EXIT_ERROR;
+  if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;
+  if (fem_on) {
+    if ((rc = fem_build(ctx, &fo, &mesh, &fem, &p.A, &p.b, &p.u_exact, &fr))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", fr.source);
+  } else if (problem) {
+    pds_int d[3];
+    char    what[96];
+
+    for (int i = 0; i < ndims; i++) d[i] = dims[i];
+    snprintf(what, sizeof what, "flag -problem %s", problem);
+    TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", p.description);
+  } else {
+    if ((rc = read_mat(ctx, Apath, &A))) goto done;
+    snprintf(source, sizeof source, "%s", Apath);
+  }
+  TRY("matrix", pds_mat_get_size(A, &nrows, &ncols));
+  if (nrows != ncols) {
+    rc = fail("solve needs a square matrix; '%s' is %" PDS_INT_FMT " x %" PDS_INT_FMT, source, nrows, ncols);
+    goto done;
+  }
+  if ((rc = to_format(ctx, format, st.bs, &A))) goto done;
+  if (bpath) {
+    if ((rc = read_vec_checked(ctx, "-b", bpath, nrows, "rows", &b))) goto done;
+  } else if (p.b) {
+    TRY("problem", pds_vec_duplicate(p.b, &b));
+    TRY("problem", pds_vec_copy(p.b, b));
+    x_exact = p.x_exact;
+    u_exact = p.u_exact;
+  } else {
+    TRY("b = A*ones", pds_vec_create(ctx, nrows, &ones));
+    TRY("b = A*ones", pds_vec_set(ones, 1.0));
+    TRY("b = A*ones", pds_vec_create(ctx, nrows, &b));
+    TRY("b = A*ones", pds_mat_apply(A, ones, b));
+    x_exact = ones;
+  }
+  if (x0path) {
+    if ((rc = read_vec_checked(ctx, "-x0", x0path, ncols, "columns", &x))) goto done;
+  } else {
+    TRY("x0", pds_vec_create(ctx, ncols, &x));
+    TRY("x0", pds_vec_set(x, 0.0));
+  }
+  if (st.view) {
+    printf("source: %s\n", source);
+    printf("rhs: %s\n", bpath ? bpath : p.b ? "generated" : "A*ones");
+  }
+  if ((rc = run_solver(ctx, s, A, b, x, x_exact, u_exact, &st, &info))) goto done;
+  if (fem_on) {
+    if ((rc = fem_finish(ctx, &fo, mesh, fem, x, p.u_exact, &fr))) goto done;
+    fr.have_err = fr.have_err && u_exact; /* errors vs the problem's solution mean nothing with another b (-b) */
+  }
+  if (st.history && !json) {
+    const pds_real *h;
+    int             len;
+
+    TRY("history", pds_solver_get_history(s, &len, &h));
+    for (int i = 0; i < len; i++) printf("%5d history residual norm %.12e\n", i, h[i]);
+  }
+  /* the true residual, and the errors against what is known (x_exact, or ones for b = A*ones; u for a PDE) */
+  printf("solution: rnorm_true=%.6e", info.rnorm_true);
+  if (info.have_x) printf(" err_inf=%.6e err_rel2=%.6e", info.err_inf, info.err_rel2);
+  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
+  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
+  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
+  printf("\n");
+  if (out) {
+    char what[300];
+
+    snprintf(what, sizeof what, "flag -o: cannot write '%s'", out);
+    TRY(what, pds_mm_write_vec(x, out));
+  }
+  if (json) {
+    char what[300];
+
+    snprintf(what, sizeof what, "flag -json: cannot write '%s'", json);
+    TRY(what, write_report(ctx, json, source, format, &st, &info, s, &fr));
+  }
+  printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
+         "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e",
+         st.solver, st.pc, pds_ctx_get_backend(ctx), info.n, info.nnz, info.res.iterations,
+         pds_reason_name(info.res.reason), info.res.rnorm0, info.res.rnorm, ratio(info.res.rnorm, info.res.rnorm0),
+         info.t_setup, info.t_solve);
+  if (info.have_x) printf(" err_inf=%.6e", info.err_inf);
+  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
+  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
+  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
+  printf("\n");
+  rc = info.res.reason > 0 ? EXIT_DONE : EXIT_NOT_CONVERGED;
+done:
+  pds_vec_destroy(&b);
+  pds_vec_destroy(&x);
+  pds_vec_destroy(&ones);
+  pds_mat_destroy(&A);
+  pds_problem_destroy(&p);
+  pds_solver_destroy(&s);
+  pds_precond_destroy(&pc);
+  pds_fem2d_destroy(&fem);
+  pds_mesh_destroy(&mesh);
+  pds_ctx_destroy(&ctx);
+  return rc;
+}

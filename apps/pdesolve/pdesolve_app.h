@@ -1,0 +1,113 @@
+/* apps/pdesolve/pdesolve_app.h: what the files of the pdesolve driver share (internal to apps/pdesolve/): exit
+ * statuses, the error messages and the TRY/OPT macros, the shared flag groups (common.c), the fem2d problem
+ * family (problem_fem2d.c), the solving shared by solve and demo (solve_common.c), and one function per command
+ * (cmd_NAME.c), which main.c's command table lists. A new command is a cmd_NAME.c, its line in that table, its
+ * declaration below and its file in apps/CMakeLists.txt. */
+#ifndef PDESOLVE_APP_H
+#define PDESOLVE_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pdesolve.h"
+#include "sys/options.h"
+
+enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_NOT_CONVERGED = 2 };
+
+/* ---- messages (common.c) ----------------------------------------------------------------------------- */
+
+int fail(const char *fmt, ...) PDS_PRINTF(1, 2);
+int fail_lib(pds_ctx ctx, int ierr, const char *what);
+
+/* In functions with a `pds_ctx ctx`, an `int rc` and a `done:` label. */
+#define TRY(what, ...)                          \
+  do {                                          \
+    int try_ierr_ = (__VA_ARGS__);              \
+    if (try_ierr_) {                            \
+      rc = fail_lib(ctx, try_ierr_, what);      \
+      goto done;                                \
+    }                                           \
+  } while (0)
+/* Options getters: the message names the flag. */
+#define OPT(o, ...)                                                                        \
+  do {                                                                                     \
+    if ((__VA_ARGS__)) {                                                                   \
+      const char *m_ = pds_options_get_error(o);                                           \
+      return fail("%s (see 'pdesolve %s -help')", m_[0] ? m_ : "out of memory", cmdname);  \
+    }                                                                                      \
+  } while (0)
+
+/* ---- shared flag groups (common.c) ------------------------------------------------------------------- */
+
+extern const char *const format_names[2];
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+int read_backend(pds_options o, const char *cmdname, char *out, size_t len);
+int make_ctx(const char *backend, pds_ctx *ctx);
+int read_problem(pds_options o, const char *cmdname, const char **problem, int *dims, int *ndims, bool req);
+int read_vec_checked(pds_ctx ctx, const char *flag, const char *path, pds_int n, const char *what, pds_vec *v);
+int read_mat(pds_ctx ctx, const char *path, pds_mat *A);
+int to_format(pds_ctx ctx, const char *format, int bs, pds_mat *A);
+
+/* ---- fem2d: P1 finite elements on a generated or Gmsh mesh (problem_fem2d.c) ------------------------- */
+
+typedef struct {
+  const char *domain, *mesh, *fem, *dirichlet, *vtk;
+  int         nodes, seed;
+  bool        rcm;
+} fem_opts;
+
+/* What a fem2d run knows besides the solve: mesh, assembly, errors (for the result line, -json and -vtk). */
+typedef struct {
+  bool     on;
+  char     source[200];
+  const fem_opts *fo;
+  pds_int  nnodes, ntri, nbedge, ndirichlet;
+  double   min_angle, max_aspect, t_create, t_assemble, t_upload;
+  bool     have_err;
+  double   err_l2, err_pct; /* err_pct < 0: not reported (u may vanish) */
+} fem_report;
+
+int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_vtk);
+int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int ndims, bool *on);
+int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d *fem, pds_mat *A, pds_vec *b, pds_vec *u,
+              fem_report *fr);
+int fem_finish(pds_ctx ctx, const fem_opts *fo, pds_mesh mesh, pds_fem2d fem, pds_vec x, pds_vec u, fem_report *fr);
+
+/* ---- solving: shared by solve and demo (solve_common.c) ---------------------------------------------- */
+
+typedef struct {
+  const char *solver, *pc;
+  int         bs; /* > 0: the pbjacobi block size */
+  double      rtol, atol, inftol, omega;
+  int         maxit, restart;
+  bool        monitor, view, history;
+  bool        host_loop; /* -device_loop 0: the host stays in the loop */
+  const char *orthog;    /* gmres/fgmres: cgs2 or cgs */
+  const char *precision; /* double, single or mixed */
+} solve_settings;
+
+typedef struct {
+  pds_solver_result res;
+  pds_int           n;
+  pds_size          nnz;
+  int               bs;
+  double            t_setup, t_solve;
+  double            rnorm_true; /* ||b - A x||_2, computed after the solve */
+  bool              have_x, have_u;
+  double            err_inf, err_rel2, disc_err;
+} solve_info;
+
+int    make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precond *pc);
+int    run_solver(pds_ctx ctx, pds_solver s, pds_mat A, pds_vec b, pds_vec x, pds_vec x_exact, pds_vec u_exact,
+                  const solve_settings *st, solve_info *info);
+double ratio(double a, double b);
+
+/* ---- the commands (cmd_NAME.c; main.c's command table lists them) ------------------------------------ */
+
+int cmd_solve(pds_options o);
+int cmd_apply(pds_options o);
+int cmd_gen(pds_options o);
+int cmd_demo(pds_options o);
+
+#endif

@@ -1,0 +1,102 @@
+/* apps/pdesolve/solve_common.c: solving, shared by solve and demo: the solver and preconditioner made from
+ * solve_settings (make_solver, with the -monitor line), then setup, solve, the true residual and the errors against
+ * the known solutions (run_solver, into solve_info). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pdesolve_app.h"
+
+static int monitor_print(void *user, int it, pds_real rnorm) {
+  (void)user;
+  printf("%5d KSP residual norm %.12e\n", it, rnorm);
+  return 0;
+}
+
+/* Create the solver and preconditioner (checks their names before any file is read) and apply settings. */
+int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precond *pc) {
+  int  rc = EXIT_DONE;
+  char what[96];
+
+  if (!strcmp(st->pc, "shell")) return fail("flag -pc: 'shell' needs a program to supply it; not available here");
+  snprintf(what, sizeof what, "flag -solver: cannot create solver '%s'", st->solver);
+  TRY(what, pds_solver_create(ctx, st->solver, s));
+  snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", st->pc);
+  TRY(what, pds_precond_create(ctx, st->pc, pc));
+  if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(*pc, st->bs));
+  TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
+  TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
+  TRY("flag -restart", pds_solver_set_restart(*s, st->restart));
+  TRY("flag -orthog", pds_solver_set_orthogonalization(*s, st->orthog ? st->orthog : "cgs2"));
+  TRY("flag -omega", pds_solver_set_damping(*s, st->omega));
+  TRY("flag -device_loop", pds_solver_set_device_loop(*s, !st->host_loop));
+  if (st->precision)
+    TRY("flag -precision", pds_solver_set_precision(*s, !strcmp(st->precision, "single") ? PDS_PRECISION_SINGLE
+                                                        : !strcmp(st->precision, "mixed") ? PDS_PRECISION_MIXED
+                                                                                            : PDS_PRECISION_DOUBLE));
+  TRY("solver settings", pds_solver_set_precond(*s, *pc));
+  if (st->monitor) TRY("flag -monitor", pds_solver_set_monitor(*s, monitor_print, NULL));
+  if (st->history) TRY("flag -history", pds_solver_set_history(*s, 1));
+done:
+  return rc;
+}
+
+/* ||x - y||_inf and ||x - y||_2 / ||y||_2. */
+static int vec_error(pds_vec x, pds_vec y, double *einf, double *erel2) {
+  pds_vec  e = NULL;
+  pds_real ny, ne;
+  int      ierr;
+
+  PDS_CALL_GOTO(ierr, done, pds_vec_duplicate(x, &e));
+  PDS_CALL_GOTO(ierr, done, pds_vec_waxpy(e, -1.0, y, x));
+  PDS_CALL_GOTO(ierr, done, pds_vec_norm_inf(e, einf));
+  PDS_CALL_GOTO(ierr, done, pds_vec_norm2(e, &ne));
+  PDS_CALL_GOTO(ierr, done, pds_vec_norm2(y, &ny));
+  *erel2 = ny > 0 ? ne / ny : ne;
+done:
+  pds_vec_destroy(&e);
+  return ierr;
+}
+
+/* Set up and solve A x = b; errors against x_exact / u_exact when given. */
+int run_solver(pds_ctx ctx, pds_solver s, pds_mat A, pds_vec b, pds_vec x, pds_vec x_exact, pds_vec u_exact,
+                      const solve_settings *st, solve_info *info) {
+  pds_vec r  = NULL;
+  int     rc = EXIT_DONE;
+  double  t0, dummy;
+
+  memset(info, 0, sizeof *info);
+  TRY("matrix", pds_mat_get_size(A, &info->n, NULL));
+  TRY("matrix", pds_mat_get_nnz(A, &info->nnz));
+  TRY("matrix", pds_mat_get_block_size(A, &info->bs));
+  TRY("solver setup", pds_solver_set_operator(s, A));
+  t0 = pds_wtime();
+  TRY("solver setup", pds_solver_setup(s));
+  info->t_setup = pds_wtime() - t0;
+  if (st->view) {
+    printf("backend: %s (%d thread%s)\n", pds_ctx_get_backend(ctx), pds_ctx_get_num_threads(ctx),
+           pds_ctx_get_num_threads(ctx) == 1 ? "" : "s");
+    TRY("-view", pds_mat_view(A, stdout));
+    TRY("-view", pds_solver_view(s, stdout)); /* with the method's own settings and the preconditioner */
+  }
+  t0 = pds_wtime();
+  TRY("solve", pds_solver_solve(s, b, x));
+  info->t_solve = pds_wtime() - t0;
+  TRY("solve", pds_solver_get_result(s, &info->res));
+  TRY("residual", pds_vec_duplicate(b, &r));
+  TRY("residual", pds_mat_residual(A, b, x, r));
+  TRY("residual", pds_vec_norm2(r, &info->rnorm_true));
+  if (x_exact) {
+    TRY("error", vec_error(x, x_exact, &info->err_inf, &info->err_rel2));
+    info->have_x = true;
+  }
+  if (u_exact) {
+    TRY("error", vec_error(x, u_exact, &info->disc_err, &dummy));
+    info->have_u = true;
+  }
+done:
+  pds_vec_destroy(&r);
+  return rc;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 0.0); }
