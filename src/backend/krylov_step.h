@@ -3,7 +3,7 @@
  * convergence test (src/solver/solver.c), so the host and the device take the same decisions on the same bits.
  *
  * Why: with the scalars computed where the vectors live, an iteration needs no value from the host, so a GPU can
- * run iteration after iteration (a CUDA graph, src/backend/cuda/cuda.c) while the host reads each iteration's
+ * run iteration after iteration (a CUDA graph, src/backend/cuda/cuda_krylov.c) while the host reads each iteration's
  * record afterwards. The step after the iteration's reductions computes alpha, beta, omega, takes every decision
  * of the method (breakdown, the convergence test), and tells the update kernel that follows it what to do
  * (S[PDS_KS_XP]): nothing, x only, x and the next direction, or BiCGSTAB's half step.
@@ -187,8 +187,8 @@ PDS_KS_HD void pds_ks_norm_step(pds_real *S) {
 }
 
 /* The step of method m (PDS_KS_STEP_*); 0, or -1 for an unknown method. After the solve ended (S[REASON] set by an
-   earlier step) it changes nothing but S[XP] = 0: a device loop that runs a few iterations per round (cuda.c) may
-   queue iterations past the last one, and those leave x and the record alone. */
+   earlier step) it changes nothing but S[XP] = 0: a device loop that runs a few iterations per round
+   (cuda_krylov.c) may queue iterations past the last one, and those leave x and the record alone. */
 PDS_KS_HD int pds_ks_step(int m, pds_real *S) {
   if (m < PDS_KS_STEP_CG || m > PDS_KS_STEP_NORM) return -1;
   if (S[PDS_KS_REASON] != 0) {

@@ -1,7 +1,7 @@
 /* src/disc/disc_kernels.h: the P1 assembly maps as kernels see them and the fem2d kernel group (struct pds_kernels'
  * member fem2d, src/backend/backend.h). Every backend runs the element and gather functions of
  * src/backend/fem2d_kernels.h, so all give the same bits; each fills the group in its own file (ref/ref_fem2d.c,
- * omp/omp_fem2d.c, cuda/cuda.c with the kernels of cuda/cuda_fem2d.cu); src/disc/fem2d.c calls it as
+ * omp/omp_fem2d.c, cuda/cuda_fem2d.c with the kernels of cuda/cuda_fem2d.cu); src/disc/fem2d.c calls it as
  * ctx->k->fem2d.<slot>. */
 #ifndef PDS_DISC_KERNELS_H
 #define PDS_DISC_KERNELS_H

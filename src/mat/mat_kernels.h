@@ -1,6 +1,6 @@
 /* src/mat/mat_kernels.h: the matrix data as kernels see it (struct pds_csr, struct pds_bsr) and the matrix kernel
  * groups (struct pds_kernels' members csr and bsr, src/backend/backend.h). Each backend fills them in its own file
- * (ref/ref_mat.c, omp/omp_mat.c, cuda/cuda.c with the kernels of cuda/cuda_csr.cu and cuda_bsr.cu); the matrix
+ * (ref/ref_mat.c, omp/omp_mat.c, cuda/cuda_mat.c with the kernels of cuda/cuda_csr.cu and cuda_bsr.cu); the matrix
  * formats call them as ctx->k->csr.<slot>, ctx->k->bsr.<slot>. */
 #ifndef PDS_MAT_KERNELS_H
 #define PDS_MAT_KERNELS_H

@@ -1,6 +1,6 @@
 /* src/precond/precond_kernels.h: the dense-block kernel group (struct pds_kernels' member blocks,
  * src/backend/backend.h) of the point-block Jacobi preconditioner. Each backend fills it in its own file
- * (ref/ref_blocks.c, omp/omp_blocks.c, cuda/cuda.c with the kernels of cuda/cuda_bsr.cu); pbjacobi.c calls it as
+ * (ref/ref_blocks.c, omp/omp_blocks.c, cuda/cuda_blocks.c with the kernels of cuda/cuda_bsr.cu); pbjacobi.c calls it as
  * ctx->k->blocks.<slot>. */
 #ifndef PDS_PRECOND_KERNELS_H
 #define PDS_PRECOND_KERNELS_H

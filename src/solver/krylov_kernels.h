@@ -1,6 +1,6 @@
 /* src/solver/krylov_kernels.h: the Krylov kernel group (struct pds_kernels' member krylov, src/backend/backend.h):
  * the fused steps of CG and BiCGSTAB, the scalar step, whole iterations in one launch, and the device loop. Each
- * backend fills it in its own file (ref/ref_krylov.c, omp/omp_krylov.c, cuda/cuda.c with the kernels of
+ * backend fills it in its own file (ref/ref_krylov.c, omp/omp_krylov.c, cuda/cuda_krylov.c with the kernels of
  * cuda/cuda_vec.cu, cuda_krylov.cu, cuda_small.cu, cuda_coop.cu); vec.c, mat_fused.c and loop.c call it as
  * ctx->k->krylov.<slot>. */
 #ifndef PDS_KRYLOV_KERNELS_H

@@ -1,4 +1,4 @@
-/* src/sys/options.h: a tiny PETSc-style named-flag parser (internal; used by apps/pdesolve.c and bench/).
+/* src/sys/options.h: a tiny PETSc-style named-flag parser (internal; used by the driver, apps/pdesolve/, and bench/).
  *
  * argv is split into flags ("-name", or "--name") each followed by zero or more values (a token is a value
  * when it does not start with '-' followed by a letter, so "-1e-3" is a value). A flag given twice keeps its

@@ -1,6 +1,6 @@
 /* src/vec/vec_kernels.h: the vector kernel group (struct pds_kernels' member vec, src/backend/backend.h): BLAS-1 on
  * n-vectors in backend memory, the fused passes of the Krylov methods and GMRES's block Gram-Schmidt. Each backend
- * fills it in its own file (ref/ref_vec.c, omp/omp_vec.c, cuda/cuda.c with the kernels of cuda/cuda_vec.cu); vec.c
+ * fills it in its own file (ref/ref_vec.c, omp/omp_vec.c, cuda/cuda_vec.c with the kernels of cuda/cuda_vec.cu); vec.c
  * calls it as ctx->k->vec.<slot>. */
 #ifndef PDS_VEC_KERNELS_H
 #define PDS_VEC_KERNELS_H

@@ -58,7 +58,7 @@ typedef struct {
   pds_int  first;
 } pds_cuda_merge_coord;
 
-/* Per-matrix plan of the CSR product (cuda.c builds it once per row-pointer array: csr_plan_build). stream: the
+/* Per-matrix plan of the CSR product (cuda_mat.c builds it once per row-pointer array: csr_plan_build). stream: the
    block-staged thread-per-row kernel (all rows short); merge: the nnz-balanced merge-path kernel (irregular rows);
    else width: 1 = thread per row, 2..32 = sub-warp of that many lanes per row. Rows longer than long_len are left
    to the row-splitting kernels: long_rows[0..nlong) lists them, each cut into segments of seg entries whose

@@ -7,7 +7,7 @@
 // + 8 nrows (y written) [+ 8 nrows when beta != 0]. Flops: 2 nnz. The transpose product (perm != NULL) reads
 // 4 more bytes per entry (the permutation) and gathers the values.
 //
-// Which kernel runs (cuda.c, csr_plan_build, decides once per matrix from its row statistics; docs/dev.md too):
+// Which kernel runs (cuda_mat.c, csr_plan_build, decides once per matrix from its row statistics; docs/dev.md too):
 //   every row has at most 64 entries and there are at least 65536 rows (256 CTAs, enough to fill the GPU)
 //           -> the stream kernel: thread per row over block-staged products (below);
 //   otherwise, with L = the longest row, m = nnz / (non-empty rows) and E = the empty rows, if the lengths are

@@ -3,7 +3,7 @@
 // start, and the device loop's gate. Compiled with -fmad=false
 // (cuda.cmake): the step's arithmetic is the host's, bit for bit.
 //
-// Device loop (cuda.c builds it, src/solver/loop.c drives it): a CUDA graph [gate] -> [while (cond) { body }], the
+// Device loop (cuda_krylov.c builds it, src/solver/loop.c drives it): a CUDA graph [gate] -> [while (cond) { body }], the
 // body being one iteration recorded from the solver's own launches, ending in the step kernel and the update kernel.
 // The gate opens the loop for a chunk of iterations unless S says the solve has ended; the step kernel writes each
 // iteration's record to a ring in mapped pinned memory (seq written last, after a system-wide fence) and closes the
