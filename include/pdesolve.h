@@ -107,11 +107,21 @@ PDS_EXTERN int pds_mat_create_csr_from_triplets(pds_ctx ctx, pds_int nrows, pds_
 /* BSR with bs x bs blocks: browptr[nbrows+1], bcolidx[nnzb], vals[nnzb*bs*bs], each block row-major. */
 PDS_EXTERN int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr,
                                   pds_int *bcolidx, pds_real *vals, pds_memtype mt, pds_copymode cm, pds_mat *A);
+/* Structured 7-point block matrix ("stencil7"): an I x J x K grid, point p = (i J + j) K + k (k fastest), n
+   unknowns per point (1 <= n <= PDS_STENCIL7_MAXN; unknown u of point p is row p n + u), and for each point seven
+   n x n row-major blocks, vals[((p 7) + a) n^2 ..]: a = 0 alpha (couples to (i, j, k-1)), 1 beta (j-1), 2 gamma
+   (i-1), 3 delta (the point itself), 4 epsilon (i+1), 5 zeta (j+1), 6 eta (k+1) (paper 000's names). Blocks that
+   point out of the grid must be zero (a coupling to another block of a multi-block grid belongs in the
+   right-hand side). The values are copied (mt: where vals lives). */
+#define PDS_STENCIL7_MAXN 8
+PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
+                                       pds_memtype mt, pds_mat *A);
+PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n);
 /* Matrix-free operator: apply(ctx_user, x, y) computes y = A x with pds_vec operations or array access. */
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
 PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, void *user, pds_shell_apply apply,
                                     pds_mat *A);
-/* CSR -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
+/* CSR (or stencil7, bs = 0 or n) -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
    stored zeros; a bs that leaves more than half of the stored block entries zero is not chosen). Blocks that
    hold any nonzero of the CSR pattern are stored, with zeros filled in. */
 PDS_EXTERN int pds_mat_convert_to_bsr(pds_mat A, int bs, pds_mat *B);
@@ -119,7 +129,7 @@ PDS_EXTERN int pds_mat_convert_to_csr(pds_mat A, pds_mat *B);             /* BSR
 PDS_EXTERN int pds_mat_detect_block_size(pds_mat A, int *bs);            /* the rule of convert_to_bsr(A, 0) */
 PDS_EXTERN int pds_mat_destroy(pds_mat *A);
 PDS_EXTERN int pds_mat_reference(pds_mat A);                              /* one more owner; destroy drops one */
-PDS_EXTERN const char *pds_mat_get_type(pds_mat A);                       /* "csr", "bsr", "shell" */
+PDS_EXTERN const char *pds_mat_get_type(pds_mat A);                       /* "csr", "bsr", "stencil7", "shell" */
 PDS_EXTERN pds_ctx pds_mat_get_ctx(pds_mat A);
 PDS_EXTERN int pds_mat_get_size(pds_mat A, pds_int *nrows, pds_int *ncols); /* scalar rows and columns */
 PDS_EXTERN int pds_mat_get_block_size(pds_mat A, int *bs);                /* 1 for csr and shell */

@@ -248,6 +248,12 @@ int pds_mat_convert_to_bsr(pds_mat A, int bs, pds_mat *B) {
   ctx = A->hdr.ctx;
   PDS_CHECK(B, ctx, PDS_ERR_ARG, "output handle is NULL");
   *B = NULL;
+  if (!strcmp(A->type, "stencil7")) {
+    PDS_CHECK(bs == 0 || bs == A->bs, ctx, PDS_ERR_UNSUPPORTED,
+              "a stencil7 matrix of %d unknowns per point converts to bsr with block size %d (asked for %d)", A->bs,
+              A->bs, bs);
+    return pds_mat_stencil7_to_bsr(A, B);
+  }
   PDS_CHECK(!strcmp(A->type, "csr") || !strcmp(A->type, "bsr"), ctx, PDS_ERR_UNSUPPORTED,
             "cannot convert a %s matrix to bsr", A->type);
   if (!strcmp(A->type, "bsr")) {

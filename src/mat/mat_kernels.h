@@ -24,6 +24,16 @@ struct pds_bsr {
   pds_real *vals;    /* [nnzb][bs][bs], row-major blocks */
 };
 
+/* A structured 7-point block matrix (stencil7, src/mat/stencil7.c): an I x J x K grid of points p = (i J + j) K + k
+   (k fastest), n unknowns per point (x[p n + u]), and for each point 7 blocks of n x n (row-major) at
+   vals[(p 7 + a) n^2]: a = 0 alpha (k-1), 1 beta (j-1), 2 gamma (i-1), 3 delta (the point), 4 epsilon (i+1),
+   5 zeta (j+1), 6 eta (k+1), the naming of paper 000; an arm pointing out of the grid is stored and is zero. */
+struct pds_stencil7 {
+  pds_int   I, J, K;
+  int       n;
+  pds_real *vals; /* [I J K][7][n][n] */
+};
+
 struct pds_csr_kernels {
   /* y = alpha A x + beta y (beta = 0: y is not read) */
   int (*spmv)(pds_ctx, const struct pds_csr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
@@ -45,6 +55,13 @@ struct pds_csr_kernels {
 struct pds_bsr_kernels {
   int (*spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
   int (*diag)(pds_ctx, const struct pds_bsr *A, pds_real *d); /* scalar diagonal */
+};
+
+/* stencil7 products: y = alpha A x + beta y (beta = 0: y is not read); row u of point p adds its arms' products in
+   the order a = 0..6 (arms present in the grid), each over v ascending, from 0 (stencil7_bodies.h: every backend's
+   arithmetic) */
+struct pds_stencil7_kernels {
+  int (*spmv)(pds_ctx, const struct pds_stencil7 *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
 };
 
 #endif

@@ -2,4 +2,5 @@
 PDS_PRECOND("none", pds_precond_create_none)
 PDS_PRECOND("jacobi", pds_precond_create_jacobi)
 PDS_PRECOND("pbjacobi", pds_precond_create_pbjacobi)
+PDS_PRECOND("bilu0", pds_precond_create_bilu0)
 PDS_PRECOND("shell", pds_precond_create_shell)

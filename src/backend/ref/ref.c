@@ -1,6 +1,6 @@
 /* src/backend/ref/ref.c: /cpu/ref, plain sequential C kernels: the oracle every other backend is tested against.
  * This file makes the table: one group per module, each in its own file (ref_vec.c, ref_mat.c, ref_krylov.c,
- * ref_fem2d.c, ref_blocks.c, ref_f32.c). */
+ * ref_fem2d.c, ref_blocks.c, ref_stencil7.c, ref_bilu0.c, ref_f32.c). */
 #include "ref_impl.h"
 
 void pds_kernels_fill_ref(struct pds_kernels *k) {
@@ -12,6 +12,8 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   pds_ref_fill_krylov(&k->krylov);
   pds_ref_fill_fem2d(&k->fem2d);
   pds_ref_fill_blocks(&k->blocks);
+  pds_ref_fill_stencil7(&k->stencil7);
+  pds_ref_fill_bilu0(&k->bilu0);
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

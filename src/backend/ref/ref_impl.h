@@ -11,5 +11,7 @@ PDS_INTERN void pds_ref_fill_bsr(struct pds_bsr_kernels *g);
 PDS_INTERN void pds_ref_fill_krylov(struct pds_krylov_kernels *g);
 PDS_INTERN void pds_ref_fill_fem2d(struct pds_fem2d_kernels *g);
 PDS_INTERN void pds_ref_fill_blocks(struct pds_block_kernels *g);
+PDS_INTERN void pds_ref_fill_stencil7(struct pds_stencil7_kernels *g);
+PDS_INTERN void pds_ref_fill_bilu0(struct pds_bilu0_kernels *g);
 
 #endif

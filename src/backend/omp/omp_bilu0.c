@@ -1,0 +1,70 @@
+/* src/backend/omp/omp_bilu0.c: /cpu/omp's block ILU(0) group (src/precond/bilu0_kernels.h): paper 000's OpenMP
+ * version (Algorithms 2 and 3): the points of each hyperplane i + j + k = h are independent, so the threads share
+ * each hyperplane's points (one barrier per hyperplane), hyperplane after hyperplane, forward then backward. Each
+ * point runs stencil7_bodies.h's arithmetic, so the factors and the sweeps are bitwise ref's. Grids of fewer than
+ * OMP_MIN_N / 8 points run in natural order on the calling thread. A singular block found on the way sends the
+ * factorization back to natural order on one thread, which stops at the first singular block as ref does (a
+ * wavefront meets blocks made from it in any order). */
+#include <omp.h>
+
+#include "../stencil7_bodies.h"
+#include "omp_impl.h"
+
+#define S7_MIN_POINTS (OMP_MIN_N / 8)
+
+/* the points of hyperplane h: i in [i0, i1], then j in [max(0, h - i - (K - 1)), min(J - 1, h - i)], k = h - i - j */
+#define S7_PLANE_FOR(A, h, BODY)                                                                    \
+  do {                                                                                             \
+    const pds_int i0_ = (h) - ((A)->J - 1) - ((A)->K - 1) > 0 ? (h) - ((A)->J - 1) - ((A)->K - 1) : 0; \
+    const pds_int i1_ = (h) < (A)->I - 1 ? (h) : (A)->I - 1;                                          \
+    _Pragma("omp for schedule(static)")                                                            \
+    for (pds_int i = i0_; i <= i1_; i++) {                                                         \
+      const pds_int r_  = (h) - i, j0_ = r_ - ((A)->K - 1) > 0 ? r_ - ((A)->K - 1) : 0;                 \
+      const pds_int j1_ = r_ < (A)->J - 1 ? r_ : (A)->J - 1;                                          \
+      for (pds_int j = j0_; j <= j1_; j++) {                                                       \
+        const pds_int  k = r_ - j;                                                                 \
+        const pds_size p = ((pds_size)i * (A)->J + j) * (A)->K + k;                                \
+        BODY;                                                                                      \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+
+static int bilu0_factor_omp(pds_ctx ctx, const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad) {
+  const pds_size np = (pds_size)A->I * A->J * A->K;
+  const pds_int  nh = A->I + A->J + A->K - 2;
+  int            failed = 0;
+
+  (void)ctx;
+  if (np < S7_MIN_POINTS) {
+    s7_factor_natural(A, dinv, bad);
+    return PDS_OK;
+  }
+#pragma omp parallel reduction(| : failed)
+  for (pds_int h = 0; h < nh; h++) S7_PLANE_FOR(A, h, failed |= s7_factor_point(A, p, i, j, k, dinv) != 0);
+  *bad = -1;
+  if (failed) s7_factor_natural(A, dinv, bad);
+  return PDS_OK;
+}
+
+static int bilu0_solve_omp(pds_ctx ctx, const struct pds_stencil7 *A, const pds_real *dinv, const pds_real *b,
+                           pds_real *x) {
+  const pds_size np = (pds_size)A->I * A->J * A->K;
+  const pds_int  nh = A->I + A->J + A->K - 2;
+
+  (void)ctx;
+  if (np < S7_MIN_POINTS) {
+    s7_solve_natural(A, dinv, b, x);
+    return PDS_OK;
+  }
+#pragma omp parallel
+  {
+    for (pds_int h = 0; h < nh; h++) S7_PLANE_FOR(A, h, s7_forward_point(A, p, i, j, k, dinv, b, x));
+    for (pds_int h = nh - 1; h >= 0; h--) S7_PLANE_FOR(A, h, s7_backward_point(A, p, i, j, k, dinv, x));
+  }
+  return PDS_OK;
+}
+
+void pds_omp_fill_bilu0(struct pds_bilu0_kernels *g) {
+  g->factor = bilu0_factor_omp;
+  g->solve  = bilu0_solve_omp;
+}

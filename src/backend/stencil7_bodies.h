@@ -1,0 +1,175 @@
+/* src/backend/stencil7_bodies.h: the per-point arithmetic of stencil7 matrices and their block ILU(0), as pure
+ * functions of plain arrays (struct pds_stencil7, src/mat/mat_kernels.h), shared by every CPU backend so that any
+ * traversal order gives the same bits: the product (stencil7.spmv), the factorization of one point's diagonal
+ * block (bilu0.factor, Eq. 1 of paper 000) and one point of each sweep (bilu0.solve, Eq. 2 and 3).
+ * Byte models per point (n x n blocks, 8-byte reals): product 56 n^2 (7 blocks) + 16 n (x gathered, y) [+ 8 n with
+ * beta]; factorization 64 n^2 read (7 blocks, the 3 neighbours' inverses) + 8 n^2 written, ~ (6 + 2/3) n^3 flops;
+ * forward sweep 32 n^2 (3 blocks, the inverse) + 40 n (b, 3 neighbours, y); backward the same. */
+#ifndef PDS_STENCIL7_BODIES_H
+#define PDS_STENCIL7_BODIES_H
+
+#include "backend.h"
+
+#define PDS_S7_MAXN 8 /* unknowns per point */
+
+/* arm a of point (i, j, k): the neighbour's index offset, and whether it lies in the grid */
+static inline pds_size s7_offset(const struct pds_stencil7 *A, int a) {
+  const pds_size JK = (pds_size)A->J * A->K;
+
+  switch (a) {
+  case 0: return -1;
+  case 1: return -(pds_size)A->K;
+  case 2: return -(pds_size)JK;
+  case 4: return (pds_size)JK;
+  case 5: return (pds_size)A->K;
+  case 6: return 1;
+  default: return 0;
+  }
+}
+static inline int s7_inside(const struct pds_stencil7 *A, pds_int i, pds_int j, pds_int k, int a) {
+  switch (a) {
+  case 0: return k > 0;
+  case 1: return j > 0;
+  case 2: return i > 0;
+  case 4: return i + 1 < A->I;
+  case 5: return j + 1 < A->J;
+  case 6: return k + 1 < A->K;
+  default: return 1;
+  }
+}
+static inline const pds_real *s7_block(const struct pds_stencil7 *A, pds_size p, int a) {
+  return A->vals + ((size_t)p * 7 + (size_t)a) * (size_t)A->n * (size_t)A->n;
+}
+
+/* y_p = alpha (A x)_p + beta y_p (beta = 0: y_p not read) */
+static inline void s7_spmv_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+                                 pds_real alpha, const pds_real *x, pds_real beta, pds_real *y) {
+  const int n = A->n;
+
+  for (int u = 0; u < n; u++) {
+    pds_real s = 0;
+
+    for (int a = 0; a < 7; a++) {
+      if (!s7_inside(A, i, j, k, a)) continue;
+      const pds_real *blk = s7_block(A, p, a) + (size_t)u * n, *xn = x + (size_t)(p + s7_offset(A, a)) * n;
+
+      for (int v = 0; v < n; v++) s += blk[v] * xn[v];
+    }
+    y[(size_t)p * n + u] = beta == 0 ? alpha * s : alpha * s + beta * y[(size_t)p * n + u];
+  }
+}
+
+/* dinv_p by Eq. 1 from the inverses of the lower neighbours (already factored); 0, or -1 when the block is
+   singular (pds_block_invert: Gauss-Jordan with partial pivoting) */
+static inline int s7_factor_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+                                  pds_real *dinv) {
+  const int n = A->n;
+  pds_real  T[PDS_S7_MAXN * PDS_S7_MAXN], S[PDS_S7_MAXN * PDS_S7_MAXN];
+  pds_real *D = dinv + (size_t)p * n * n;
+
+  memcpy(T, s7_block(A, p, 3), (size_t)n * n * sizeof *T);
+  for (int a = 0; a < 3; a++) { /* alpha, beta, gamma: the neighbour below, its inverse and its arm back up */
+    if (!s7_inside(A, i, j, k, a)) continue;
+    const pds_size  q  = p + s7_offset(A, a);
+    const pds_real *L  = s7_block(A, p, a), *Dq = dinv + (size_t)q * n * n, *U = s7_block(A, q, 6 - a);
+
+    for (int u = 0; u < n; u++) /* S = L Dq */
+      for (int v = 0; v < n; v++) {
+        pds_real s = 0;
+
+        for (int w = 0; w < n; w++) s += L[u * n + w] * Dq[w * n + v];
+        S[u * n + v] = s;
+      }
+    for (int u = 0; u < n; u++) /* T -= S U */
+      for (int v = 0; v < n; v++) {
+        pds_real s = 0;
+
+        for (int w = 0; w < n; w++) s += S[u * n + w] * U[w * n + v];
+        T[u * n + v] -= s;
+      }
+  }
+  if (pds_block_invert(n, T)) return -1;
+  memcpy(D, T, (size_t)n * n * sizeof *T);
+  return 0;
+}
+
+/* forward sweep at p: x_p = dinv_p (b_p - (alpha y_{k-1} + beta y_{j-1} + gamma y_{i-1})), the y's in x */
+static inline void s7_forward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+                                    const pds_real *dinv, const pds_real *b, pds_real *x) {
+  const int       n = A->n;
+  const pds_real *D = dinv + (size_t)p * n * n;
+  pds_real        z[PDS_S7_MAXN];
+
+  for (int u = 0; u < n; u++) {
+    pds_real s = 0;
+
+    for (int a = 0; a < 3; a++) {
+      if (!s7_inside(A, i, j, k, a)) continue;
+      const pds_real *blk = s7_block(A, p, a) + (size_t)u * n, *xn = x + (size_t)(p + s7_offset(A, a)) * n;
+
+      for (int v = 0; v < n; v++) s += blk[v] * xn[v];
+    }
+    z[u] = b[(size_t)p * n + u] - s;
+  }
+  for (int u = 0; u < n; u++) {
+    pds_real s = 0;
+
+    for (int v = 0; v < n; v++) s += D[u * n + v] * z[v];
+    x[(size_t)p * n + u] = s;
+  }
+}
+
+/* backward sweep at p: x_p = y_p - dinv_p (epsilon x_{i+1} + zeta x_{j+1} + eta x_{k+1}), y_p in x_p */
+static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+                                     const pds_real *dinv, pds_real *x) {
+  const int       n = A->n;
+  const pds_real *D = dinv + (size_t)p * n * n;
+  pds_real        z[PDS_S7_MAXN];
+
+  for (int u = 0; u < n; u++) {
+    pds_real s = 0;
+
+    for (int a = 4; a < 7; a++) {
+      if (!s7_inside(A, i, j, k, a)) continue;
+      const pds_real *blk = s7_block(A, p, a) + (size_t)u * n, *xn = x + (size_t)(p + s7_offset(A, a)) * n;
+
+      for (int v = 0; v < n; v++) s += blk[v] * xn[v];
+    }
+    z[u] = s;
+  }
+  for (int u = 0; u < n; u++) {
+    pds_real s = 0;
+
+    for (int v = 0; v < n; v++) s += D[u * n + v] * z[v];
+    x[(size_t)p * n + u] -= s;
+  }
+}
+
+/* the whole factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */
+static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad) {
+  pds_size p = 0;
+
+  *bad = -1;
+  for (pds_int i = 0; i < A->I; i++)
+    for (pds_int j = 0; j < A->J; j++)
+      for (pds_int k = 0; k < A->K; k++, p++)
+        if (s7_factor_point(A, p, i, j, k, dinv)) {
+          *bad = p;
+          return;
+        }
+}
+
+/* both sweeps in natural order: forward i, j, k ascending, backward descending */
+static inline void s7_solve_natural(const struct pds_stencil7 *A, const pds_real *dinv, const pds_real *b,
+                                    pds_real *x) {
+  pds_size p = 0;
+
+  for (pds_int i = 0; i < A->I; i++)
+    for (pds_int j = 0; j < A->J; j++)
+      for (pds_int k = 0; k < A->K; k++, p++) s7_forward_point(A, p, i, j, k, dinv, b, x);
+  for (pds_int i = A->I - 1; i >= 0; i--)
+    for (pds_int j = A->J - 1; j >= 0; j--)
+      for (pds_int k = A->K - 1; k >= 0; k--) s7_backward_point(A, --p, i, j, k, dinv, x);
+}
+
+#endif

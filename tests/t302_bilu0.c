@@ -1,0 +1,361 @@
+/* tests/t302_bilu0.c: the stencil7 matrix and its block ILU(0) (paper 000), on the backend of argv[1]:
+ * - the product against the same matrix converted to BSR (an independent kernel), on grids with flat dimensions;
+ * - the defining property of ILU(0), a truth independent of the recurrence: with M = LU assembled densely from
+ *   M^-1 applied to the unit vectors, M equals A on A's block pattern (7-point, n x n blocks);
+ * - M = A exactly when A has no upper blocks: one application solves A x = b;
+ * - /cpu/omp's hyperplane kernels give /cpu/ref's bits (a grid above the threads' threshold);
+ * - Richardson with bilu0 (the paper's defect correction) reaches 1e-10 on a diagonally dominant system;
+ * - bad input: n out of range, an out-of-grid block that is not zero, a non-finite value, an empty dimension,
+ *   bilu0 on a csr matrix, a singular factored block (PDS_ERR_ZERO_PIVOT naming the grid point).
+ * /gpu/cuda has no stencil7 kernels yet: there the test checks that the product and bilu0 say so. */
+#include "test.h"
+
+static unsigned long long g_seed = 88172645463325252ull;
+static double rnd(void) { /* [-1, 1) */
+  g_seed ^= g_seed << 13, g_seed ^= g_seed >> 7, g_seed ^= g_seed << 17;
+  return 2.0 * (double)(g_seed >> 11) * 0x1.0p-53 - 1.0;
+}
+static int inside(int I, int J, int K, int i, int j, int k, int a) {
+  switch (a) {
+  case 0: return k > 0;
+  case 1: return j > 0;
+  case 2: return i > 0;
+  case 4: return i + 1 < I;
+  case 5: return j + 1 < J;
+  case 6: return k + 1 < K;
+  default: return 1;
+  }
+}
+/* random blocks, diagonally dominant by dom (the centre's diagonal), upper arms off when lower_only */
+static double *make_vals(int I, int J, int K, int n, double dom, int lower_only) {
+  size_t  np = (size_t)I * J * K, nn = (size_t)n * n;
+  double *v  = calloc(np * 7 * nn, sizeof *v);
+  size_t  p  = 0;
+
+  TEST_ASSERT(v);
+  for (int i = 0; i < I; i++)
+    for (int j = 0; j < J; j++)
+      for (int k = 0; k < K; k++, p++)
+        for (int a = 0; a < 7; a++) {
+          if (!inside(I, J, K, i, j, k, a) || (lower_only && a > 3)) continue;
+          for (size_t e = 0; e < nn; e++) v[(p * 7 + a) * nn + e] = rnd();
+          if (a == 3)
+            for (int u = 0; u < n; u++) v[(p * 7 + 3) * nn + (size_t)u * n + u] += dom * n;
+        }
+  return v;
+}
+static pds_mat make(pds_ctx ctx, int I, int J, int K, int n, double dom, int lower_only) {
+  double *v = make_vals(I, J, K, n, dom, lower_only);
+  pds_mat A;
+
+  TEST_CALL(pds_mat_create_stencil7(ctx, I, J, K, n, v, PDS_MEM_HOST, &A));
+  free(v);
+  return A;
+}
+static pds_vec rand_vec(pds_ctx ctx, pds_size n) {
+  pds_vec  x;
+  double  *h = malloc(sizeof *h * (size_t)n);
+
+  TEST_ASSERT(h);
+  for (pds_size i = 0; i < n; i++) h[i] = rnd();
+  TEST_CALL(pds_vec_create(ctx, n, &x));
+  TEST_CALL(pds_vec_set_values(x, h, PDS_MEM_HOST));
+  free(h);
+  return x;
+}
+static double *get(pds_vec x, pds_size n) {
+  double *h = malloc(sizeof *h * (size_t)n);
+
+  TEST_ASSERT(h);
+  TEST_CALL(pds_vec_get_values(x, h, PDS_MEM_HOST));
+  return h;
+}
+
+/* y = A x as stencil7 and as its BSR conversion */
+static void check_product(pds_ctx ctx, int I, int J, int K, int n) {
+  pds_mat  A = make(ctx, I, J, K, n, 1.0, 0), B;
+  pds_size N = (pds_size)I * J * K * n;
+  pds_vec  x = rand_vec(ctx, N), y, z;
+  double  *a, *b;
+
+  TEST_CALL(pds_vec_duplicate(x, &y));
+  TEST_CALL(pds_vec_duplicate(x, &z));
+  TEST_CALL(pds_mat_convert_to_bsr(A, 0, &B));
+  TEST_ASSERT(!strcmp(pds_mat_get_type(B), "bsr"));
+  TEST_CALL(pds_mat_apply(A, x, y));
+  TEST_CALL(pds_mat_apply(B, x, z));
+  a = get(y, N), b = get(z, N);
+  for (pds_size i = 0; i < N; i++) TEST_ASSERT_NEAR(a[i], b[i], 1e-13, 1e-13);
+  free(a), free(b);
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_vec_destroy(&y));
+  TEST_CALL(pds_vec_destroy(&z));
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_mat_destroy(&B));
+}
+
+/* dense inverse by Gauss-Jordan with partial pivoting (m x m, in place); 0 on success */
+static int dense_invert(int m, double *a) {
+  int *piv = malloc(sizeof *piv * (size_t)m);
+
+  TEST_ASSERT(piv);
+  for (int c = 0; c < m; c++) {
+    int r = c;
+
+    for (int i = c + 1; i < m; i++)
+      if (fabs(a[(size_t)i * m + c]) > fabs(a[(size_t)r * m + c])) r = i;
+    if (a[(size_t)r * m + c] == 0) return free(piv), -1;
+    piv[c] = r;
+    if (r != c)
+      for (int j = 0; j < m; j++) {
+        double t = a[(size_t)r * m + j];
+
+        a[(size_t)r * m + j] = a[(size_t)c * m + j], a[(size_t)c * m + j] = t;
+      }
+    double d = 1.0 / a[(size_t)c * m + c];
+
+    a[(size_t)c * m + c] = 1.0;
+    for (int j = 0; j < m; j++) a[(size_t)c * m + j] *= d;
+    for (int i = 0; i < m; i++)
+      if (i != c) {
+        double f = a[(size_t)i * m + c];
+
+        a[(size_t)i * m + c] = 0.0;
+        for (int j = 0; j < m; j++) a[(size_t)i * m + j] -= f * a[(size_t)c * m + j];
+      }
+  }
+  for (int c = m - 1; c >= 0; c--)
+    if (piv[c] != c)
+      for (int i = 0; i < m; i++) {
+        double t = a[(size_t)i * m + c];
+
+        a[(size_t)i * m + c] = a[(size_t)i * m + piv[c]], a[(size_t)i * m + piv[c]] = t;
+      }
+  free(piv);
+  return 0;
+}
+
+/* M from M^-1 e_c, then M == A on A's block pattern */
+static void check_ilu_property(pds_ctx ctx, int I, int J, int K, int n) {
+  pds_mat     A = make(ctx, I, J, K, n, 0.6, 0);
+  pds_precond P;
+  const int   m = I * J * K * n;
+  double     *Mi = malloc(sizeof *Mi * (size_t)m * m), *e = calloc((size_t)m, sizeof *e), *Ad;
+  pds_vec     x, y;
+  pds_mat     B, C;
+  const pds_size *rp;
+  const pds_int  *ci;
+  const pds_real *cv;
+  pds_int         nr, nc;
+
+  TEST_ASSERT(Mi && e);
+  TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_vec_create(ctx, m, &x));
+  TEST_CALL(pds_vec_create(ctx, m, &y));
+  for (int c = 0; c < m; c++) { /* column c of M^-1 */
+    double *col;
+
+    e[c] = 1.0;
+    TEST_CALL(pds_vec_set_values(x, e, PDS_MEM_HOST));
+    e[c] = 0.0;
+    TEST_CALL(pds_precond_apply(P, x, y));
+    col = get(y, m);
+    for (int r = 0; r < m; r++) Mi[(size_t)r * m + c] = col[r];
+    free(col);
+  }
+  TEST_ASSERT(!dense_invert(m, Mi)); /* now M */
+  /* A densely, through csr (an independent path), and its block pattern */
+  TEST_CALL(pds_mat_convert_to_bsr(A, n, &B));
+  TEST_CALL(pds_mat_convert_to_csr(B, &C));
+  TEST_CALL(pds_mat_get_size(C, &nr, &nc));
+  TEST_ASSERT(nr == m && nc == m);
+  TEST_CALL(pds_mat_csr_get_arrays(C, &rp, &ci, &cv));
+  Ad = calloc((size_t)m * m, sizeof *Ad);
+  TEST_ASSERT(Ad);
+  for (int r = 0; r < m; r++)
+    for (pds_size q = rp[r]; q < rp[r + 1]; q++) Ad[(size_t)r * m + ci[q]] = cv[q];
+  for (int r = 0; r < m; r++)
+    for (pds_size q = rp[r]; q < rp[r + 1]; q++) /* every entry of a stored block is on the pattern */
+      TEST_ASSERT_NEAR(Mi[(size_t)r * m + ci[q]], Ad[(size_t)r * m + ci[q]], 1e-10, 1e-10);
+  free(Ad), free(Mi), free(e);
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_vec_destroy(&y));
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_mat_destroy(&B));
+  TEST_CALL(pds_mat_destroy(&C));
+}
+
+/* no upper blocks: M = A, so x = M^-1 b solves A x = b */
+static void check_exact_lower(pds_ctx ctx) {
+  pds_mat     A = make(ctx, 5, 4, 6, 3, 1.0, 1);
+  pds_precond P;
+  pds_size    N = 5 * 4 * 6 * 3;
+  pds_vec     b = rand_vec(ctx, N), x, r;
+  double      rn, bn;
+
+  TEST_CALL(pds_vec_duplicate(b, &x));
+  TEST_CALL(pds_vec_duplicate(b, &r));
+  TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_precond_apply(P, b, x));
+  TEST_CALL(pds_mat_residual(A, b, x, r));
+  TEST_CALL(pds_vec_norm2(r, &rn));
+  TEST_CALL(pds_vec_norm2(b, &bn));
+  if (!(rn <= 1e-12 * bn)) TEST_FAIL("lower block-triangular A: ||b - A M^-1 b|| = %g (||b|| %g)", rn, bn);
+  TEST_CALL(pds_vec_destroy(&b));
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_vec_destroy(&r));
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_mat_destroy(&A));
+}
+
+/* the paper's correction iteration */
+static void check_richardson(pds_ctx ctx) {
+  pds_mat           A = make(ctx, 9, 8, 7, 4, 2.0, 0);
+  pds_size          N = 9 * 8 * 7 * 4;
+  pds_vec           b = rand_vec(ctx, N), x;
+  pds_solver        s;
+  pds_precond       P;
+  pds_solver_result res;
+
+  TEST_CALL(pds_vec_duplicate(b, &x));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_create(ctx, "richardson", &s));
+  TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+  TEST_CALL(pds_solver_set_operator(s, A));
+  TEST_CALL(pds_solver_set_precond(s, P));
+  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0.0, 200));
+  TEST_CALL(pds_solver_solve(s, b, x));
+  TEST_CALL(pds_solver_get_result(s, &res));
+  if (res.reason <= 0 || res.iterations > 60)
+    TEST_FAIL("richardson + bilu0: reason %d after %d iterations", res.reason, res.iterations);
+  TEST_CALL(pds_solver_destroy(&s));
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_vec_destroy(&b));
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_mat_destroy(&A));
+}
+
+/* /cpu/omp's hyperplanes against /cpu/ref's natural order, bit for bit (product, factors through a solve) */
+static void check_omp_bits(void) {
+  pds_ctx     c[2];
+  const char *be[2] = {"/cpu/ref", "/cpu/omp"};
+  double     *out[2][2];
+  const int   I = 14, J = 13, K = 12, n = 3;
+  pds_size    N = (pds_size)I * J * K * n;
+  double     *v = make_vals(I, J, K, n, 0.7, 0), *bh = malloc(sizeof *bh * (size_t)N);
+
+  TEST_ASSERT(bh);
+  for (pds_size i = 0; i < N; i++) bh[i] = rnd();
+  if (pds_ctx_create(be[1], &c[1])) { /* no /cpu/omp in this build */
+    free(v), free(bh);
+    return;
+  }
+  TEST_CALL(pds_ctx_destroy(&c[1]));
+  for (int t = 0; t < 2; t++) {
+    pds_mat     A;
+    pds_precond P;
+    pds_vec     b, y;
+
+    TEST_CALL(pds_ctx_create(be[t], &c[t]));
+    TEST_CALL(pds_mat_create_stencil7(c[t], I, J, K, n, v, PDS_MEM_HOST, &A));
+    TEST_CALL(pds_vec_create(c[t], N, &b));
+    TEST_CALL(pds_vec_create(c[t], N, &y));
+    TEST_CALL(pds_vec_set_values(b, bh, PDS_MEM_HOST));
+    TEST_CALL(pds_mat_apply(A, b, y));
+    out[t][0] = get(y, N);
+    TEST_CALL(pds_precond_create(c[t], "bilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    TEST_CALL(pds_precond_setup(P));
+    TEST_CALL(pds_precond_apply(P, b, y));
+    out[t][1] = get(y, N);
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_vec_destroy(&b));
+    TEST_CALL(pds_vec_destroy(&y));
+    TEST_CALL(pds_mat_destroy(&A));
+    TEST_CALL(pds_ctx_destroy(&c[t]));
+  }
+  if (memcmp(out[0][0], out[1][0], sizeof(double) * (size_t)N)) TEST_FAIL("stencil7 product: omp differs from ref");
+  if (memcmp(out[0][1], out[1][1], sizeof(double) * (size_t)N)) TEST_FAIL("bilu0: omp differs from ref");
+  for (int t = 0; t < 2; t++) free(out[t][0]), free(out[t][1]);
+  free(v), free(bh);
+}
+
+static void check_errors(pds_ctx ctx) {
+  double     *v = make_vals(3, 3, 3, 2, 1.0, 0);
+  pds_mat     A;
+  pds_precond P;
+
+  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 9, v, PDS_MEM_HOST, &A), PDS_ERR_ARG, "unknowns per point");
+  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 0, 3, 2, v, PDS_MEM_HOST, &A), PDS_ERR_SIZE, "empty dimension");
+  v[0 * 7 * 4 + 0 * 4 + 1] = 0.5; /* point (0,0,0), alpha (k-1): out of the grid */
+  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 2, v, PDS_MEM_HOST, &A), PDS_ERR_ARG,
+                  "alpha (k-1) of point (0, 0, 0) points out of the grid");
+  v[0 * 7 * 4 + 0 * 4 + 1] = 0.0;
+  v[(13 * 7 + 3) * 4 + 2] = NAN; /* point 13 = (1, 1, 1) */
+  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 2, v, PDS_MEM_HOST, &A), PDS_ERR_ARG,
+                  "(1, 1, 1) holds a non-finite value");
+  v[(13 * 7 + 3) * 4 + 2] = 0.0;
+  /* a singular centre at (1, 2, 0) = point 15 with no lower coupling into it: its factored block is singular */
+  for (int a = 0; a < 3; a++)
+    for (int e = 0; e < 4; e++) v[(15 * 7 + a) * 4 + e] = 0.0;
+  for (int e = 0; e < 4; e++) v[(15 * 7 + 3) * 4 + e] = 1.0; /* [[1, 1], [1, 1]] */
+  TEST_CALL(pds_mat_create_stencil7(ctx, 3, 3, 3, 2, v, PDS_MEM_HOST, &A));
+  TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, "grid point (1, 2, 0)");
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_mat_destroy(&A));
+  { /* bilu0 on a csr matrix */
+    pds_problem p;
+    pds_int     dims[3] = {4, 4, 4};
+
+    TEST_CALL(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
+    TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, p.A));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "bilu0 needs a stencil7 matrix");
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_problem_destroy(&p));
+  }
+  free(v);
+}
+
+int main(int argc, char **argv) {
+  pds_ctx ctx = test_init(argc, argv);
+
+  if (!strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* no stencil7 kernels there yet: a clear error */
+    pds_mat     A = make(ctx, 3, 3, 3, 2, 1.0, 0);
+    pds_vec     x = rand_vec(ctx, 54), y;
+    pds_precond P;
+
+    TEST_CALL(pds_vec_duplicate(x, &y));
+    TEST_ASSERT_ERR(ctx, pds_mat_apply(A, x, y), PDS_ERR_UNSUPPORTED, "stencil7.spmv");
+    TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "bilu0.factor");
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_vec_destroy(&x));
+    TEST_CALL(pds_vec_destroy(&y));
+    TEST_CALL(pds_mat_destroy(&A));
+    test_finalize(&ctx);
+    return 0;
+  }
+  check_product(ctx, 4, 5, 6, 3);
+  check_product(ctx, 1, 1, 1, 5);
+  check_product(ctx, 1, 7, 1, 2);
+  check_product(ctx, 6, 1, 3, 1);
+  check_product(ctx, 3, 4, 2, 8);
+  check_ilu_property(ctx, 3, 4, 5, 2);
+  check_ilu_property(ctx, 2, 3, 4, 6);
+  check_ilu_property(ctx, 1, 5, 3, 3);
+  check_exact_lower(ctx);
+  check_richardson(ctx);
+  check_omp_bits();
+  check_errors(ctx);
+  test_finalize(&ctx);
+  return 0;
+}
