@@ -117,6 +117,10 @@ PDS_EXTERN int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, i
 PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
                                        pds_memtype mt, pds_mat *A);
 PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n);
+/* A csr or bsr matrix (a Matrix Market file read back, say) as stencil7 on the given grid: every stored nonzero
+   must couple a point to itself or to one of its 7-point neighbours (PDS_ERR_ARG names the first that does not),
+   and the size must be I J K n (PDS_ERR_SIZE). Duplicates are summed. */
+PDS_EXTERN int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int n, pds_mat *B);
 /* Matrix-free operator: apply(ctx_user, x, y) computes y = A x with pds_vec operations or array access. */
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
 PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, void *user, pds_shell_apply apply,

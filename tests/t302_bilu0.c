@@ -1,5 +1,6 @@
 /* tests/t302_bilu0.c: the stencil7 matrix and its block ILU(0) (paper 000), on the backend of argv[1]:
  * - the product against the same matrix converted to BSR (an independent kernel), on grids with flat dimensions;
+ *   stencil7 -> bsr -> csr -> stencil7 gives the same matrix; poisson7 (csr) reads as a stencil7 grid;
  * - the defining property of ILU(0), a truth independent of the recurrence: with M = LU assembled densely from
  *   M^-1 applied to the unit vectors, M equals A on A's block pattern (7-point, n x n blocks);
  * - M = A exactly when A has no upper blocks: one application solves A x = b;
@@ -285,12 +286,52 @@ static void check_omp_bits(void) {
   free(v), free(bh);
 }
 
+/* stencil7 -> bsr -> csr -> stencil7 gives the same matrix (the same product bits); poisson7 (csr) is a 7-point
+   grid of one unknown per point and converts; a wrong grid or size is refused */
+static void check_roundtrip(pds_ctx ctx) {
+  pds_mat     A = make(ctx, 3, 4, 5, 3, 1.0, 0), B, C, D;
+  pds_size    N = 3 * 4 * 5 * 3;
+  pds_vec     x = rand_vec(ctx, N), y, z;
+  double     *a, *b;
+  pds_problem p;
+  pds_int     dims[3] = {4, 3, 5};
+
+  TEST_CALL(pds_vec_duplicate(x, &y));
+  TEST_CALL(pds_vec_duplicate(x, &z));
+  TEST_CALL(pds_mat_convert_to_bsr(A, 3, &B));
+  TEST_CALL(pds_mat_convert_to_csr(B, &C));
+  TEST_CALL(pds_mat_convert_to_stencil7(C, 3, 4, 5, 3, &D));
+  TEST_ASSERT(!strcmp(pds_mat_get_type(D), "stencil7"));
+  TEST_CALL(pds_mat_apply(A, x, y));
+  TEST_CALL(pds_mat_apply(D, x, z));
+  a = get(y, N), b = get(z, N);
+  TEST_ASSERT(!memcmp(a, b, sizeof(double) * (size_t)N));
+  free(a), free(b);
+  TEST_CALL(pds_mat_destroy(&D));
+  TEST_CALL(pds_mat_convert_to_stencil7(B, 3, 4, 5, 3, &D)); /* from bsr too */
+  TEST_CALL(pds_mat_destroy(&D));
+  TEST_ASSERT_ERR(ctx, pds_mat_convert_to_stencil7(C, 5, 4, 3, 3, &D), PDS_ERR_ARG,
+                  "not one of its 7-point neighbours");
+  TEST_ASSERT_ERR(ctx, pds_mat_convert_to_stencil7(C, 3, 4, 6, 3, &D), PDS_ERR_SIZE, "grid of 3 unknowns");
+  TEST_CALL(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
+  TEST_CALL(pds_mat_convert_to_stencil7(p.A, 5, 3, 4, 1, &D)); /* {nx, ny, nz}, x fastest: (I, J, K) = (nz, ny, nx) */
+  TEST_CALL(pds_mat_destroy(&D));
+  TEST_CALL(pds_problem_destroy(&p));
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_vec_destroy(&y));
+  TEST_CALL(pds_vec_destroy(&z));
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_mat_destroy(&B));
+  TEST_CALL(pds_mat_destroy(&C));
+}
+
 static void check_errors(pds_ctx ctx) {
   double     *v = make_vals(3, 3, 3, 2, 1.0, 0);
   pds_mat     A;
   pds_precond P;
 
-  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 9, v, PDS_MEM_HOST, &A), PDS_ERR_ARG, "unknowns per point");
+  TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 9, v, PDS_MEM_HOST, &A), PDS_ERR_ARG,
+                  "unknowns per point");
   TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 0, 3, 2, v, PDS_MEM_HOST, &A), PDS_ERR_SIZE, "empty dimension");
   v[0 * 7 * 4 + 0 * 4 + 1] = 0.5; /* point (0,0,0), alpha (k-1): out of the grid */
   TEST_ASSERT_ERR(ctx, pds_mat_create_stencil7(ctx, 3, 3, 3, 2, v, PDS_MEM_HOST, &A), PDS_ERR_ARG,
@@ -355,6 +396,7 @@ int main(int argc, char **argv) {
   check_exact_lower(ctx);
   check_richardson(ctx);
   check_omp_bits();
+  check_roundtrip(ctx);
   check_errors(ctx);
   test_finalize(&ctx);
   return 0;

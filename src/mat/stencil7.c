@@ -71,6 +71,18 @@ static int s7_destroy(pds_mat A) {
   return pds_free(ctx, PDS_MEM_HOST, &A->data);
 }
 
+/* the grid's dimensions and the unknowns per point */
+static int s7_check_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n) {
+  PDS_CHECK(I >= 1 && J >= 1 && K >= 1, ctx, PDS_ERR_SIZE,
+            "stencil7 grid %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " has an empty dimension", I, J, K);
+  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
+            PDS_STENCIL7_MAXN);
+  PDS_CHECK((pds_size)I * J * K * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
+            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range",
+            (pds_size)I * J * K, n);
+  return PDS_OK;
+}
+
 int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
                             pds_memtype mt, pds_mat *A) {
   struct pds_mat_stencil7 *s = NULL;
@@ -83,13 +95,8 @@ int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n,
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
-  PDS_CHECK(I >= 1 && J >= 1 && K >= 1, ctx, PDS_ERR_SIZE,
-            "stencil7 grid %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " has an empty dimension", I, J, K);
-  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
-            PDS_STENCIL7_MAXN);
+  PDS_CALL(s7_check_grid(ctx, I, J, K, n));
   np = (pds_size)I * J * K;
-  PDS_CHECK(np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
-            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range", np, n);
   PDS_CHECK(vals, ctx, PDS_ERR_ARG, "vals is NULL");
   nn    = (size_t)n * n;
   bytes = (size_t)np * 7 * nn * sizeof *h;
@@ -200,5 +207,70 @@ fail:
   pds_free(ctx, PDS_MEM_HOST, &rp);
   pds_free(ctx, PDS_MEM_HOST, &ci);
   pds_free(ctx, PDS_MEM_HOST, &v);
+  return ierr;
+}
+
+/* A csr or bsr matrix whose entries all lie on the 7-point block pattern of an I x J x K grid with n unknowns per
+   point, as a stencil7 matrix (the blocks the pattern has but the matrix does not store are zero). */
+int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int n, pds_mat *B) {
+  pds_ctx               ctx;
+  pds_mat               C = NULL;
+  const struct pds_csr *h;
+  pds_real             *v = NULL;
+  pds_size              np;
+  const size_t          nn = (size_t)n * n;
+  int                   ierr = PDS_OK;
+
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  ctx = A->hdr.ctx;
+  PDS_CHECK(B, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *B = NULL;
+  PDS_CALL(s7_check_grid(ctx, I, J, K, n));
+  np = (pds_size)I * J * K;
+  PDS_CHECK(A->nrows == A->ncols && (pds_size)A->nrows == np * n, ctx, PDS_ERR_SIZE,
+            "a %" PDS_INT_FMT " x %" PDS_INT_FMT " matrix is not a %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
+            " grid of %d unknowns per point (%" PDS_SIZE_FMT " rows)", A->nrows, A->ncols, I, J, K, n, np * n);
+  if (!strcmp(A->type, "stencil7")) {
+    PDS_CHECK(S7(A)->h.I == I && S7(A)->h.J == J && S7(A)->h.K == K && S7(A)->h.n == n, ctx, PDS_ERR_SIZE,
+              "the stencil7 matrix has another grid");
+    PDS_CALL(pds_mat_reference(A));
+    *B = A;
+    return PDS_OK;
+  }
+  if (!strcmp(A->type, "bsr")) PDS_CALL(pds_mat_convert_to_csr(A, &C));
+  else {
+    PDS_CHECK(!strcmp(A->type, "csr"), ctx, PDS_ERR_UNSUPPORTED, "cannot convert a %s matrix to stencil7", A->type);
+    PDS_CALL(pds_mat_reference(A));
+    C = A;
+  }
+  PDS_CALL_GOTO(ierr, done, pds_mat_csr_host_sync(C));
+  h = pds_mat_host_csr(C);
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)np * 7 * nn, &v));
+  for (pds_int r = 0; r < h->nrows && !ierr; r++) {
+    const pds_size p = r / n;
+    const pds_int  k = (pds_int)(p % K), j = (pds_int)(p / K % J), i = (pds_int)(p / K / J);
+
+    for (pds_size q = h->rowptr[r]; q < h->rowptr[r + 1]; q++) {
+      const pds_size pc = h->colidx[q] / n, d = pc - p;
+      const struct pds_stencil7 g = {I, J, K, n, NULL};
+      int                       a = -1;
+
+      for (int t = 0; t < 7; t++)
+        if (s7_inside(&g, i, j, k, t) && d == s7_offset(&g, t)) a = t;
+      if (a < 0) {
+        if (h->vals[q] == 0) continue; /* a stored zero off the pattern */
+        ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "entry (%" PDS_INT_FMT ", %" PDS_INT_FMT ") couples grid point (%"
+                         PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT ") to a point that is not one of its 7-point "
+                         "neighbours on the %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " grid", r,
+                         h->colidx[q], i, j, k, I, J, K);
+        break;
+      }
+      v[((size_t)p * 7 + a) * nn + (size_t)(r % n) * n + h->colidx[q] % n] += h->vals[q];
+    }
+  }
+  if (!ierr) ierr = pds_mat_create_stencil7(ctx, I, J, K, n, v, PDS_MEM_HOST, B);
+done:
+  pds_free(ctx, PDS_MEM_HOST, &v);
+  pds_mat_destroy(&C);
   return ierr;
 }
