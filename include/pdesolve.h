@@ -319,6 +319,33 @@ PDS_EXTERN int pds_fem2d_l2_error(pds_fem2d fem, pds_vec x, pds_real *err);
 PDS_EXTERN int pds_fem2d_get_info(pds_fem2d fem, pds_fem2d_info *info);
 PDS_EXTERN int pds_fem2d_view(pds_fem2d fem, FILE *f);
 
+/* ---- channel flow systems (issue 10; src/disc/channel.c, docs/channel.md) ------------------------------- */
+/* Paper 000's kind of system: one implicit pseudo-time step (V/dtau I + dR/dq) dq = -R(q0) of the artificial-
+   compressibility incompressible Navier-Stokes equations in a channel [0, lx] x [0, 2] x [0, lz], finite volumes
+   on I x J x K cells (tanh clustering towards the walls y = 0, 2), n unknowns per cell: 4 (p, u, v, w), 5 (+ a
+   scalar), 6 (+ k, omega with linear model sources); Rusanov convection (lambda = |u_n| + sqrt(u_n^2 + beta)),
+   central viscous terms (1/Re), local dtau = cfl h / (|u| + sqrt(u^2 + beta)); base state Poiseuille plus a
+   smooth perturbation. Inflow x = 0 (velocity given), outflow x = lx (p given), no-slip walls in y, slip in z.
+   A is stencil7 (n x n blocks) and b = -R(q0), both new on ctx; larger cfl gives a stiffer matrix. */
+typedef struct {
+  int     n;       /* unknowns per cell, 4..6 (default 6) */
+  pds_int I, J, K; /* cells in x (streamwise), y (wall-normal), z (spanwise) (default 16 each) */
+  double  cfl;     /* pseudo-time CFL number (> 0, default 10) */
+  double  re;      /* Reynolds number on the bulk velocity and half height (> 0, default 100) */
+  double  stretch; /* tanh clustering towards the y walls, 0 = uniform (default 1.5, at most 10) */
+  double  beta;    /* artificial compressibility (> 0, default 1) */
+  double  lx, lz;  /* channel length and width (> 0, default 4 and 2; the height is 2) */
+  double  perturb; /* amplitude of the perturbation of the base state, 0..0.5 (default 0.05) */
+} pds_channel_opts;
+PDS_EXTERN void pds_channel_opts_default(pds_channel_opts *o);
+/* PDS_ERR_ARG names a bad option ("option cfl = ..."); PDS_ERR_SIZE when I J K n exceeds 32-bit indices. */
+PDS_EXTERN int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b);
+/* A random stencil7 matrix for tests: every in-grid block entry uniform in [-1, 1) (splitmix64 from seed, point
+   by point, blocks alpha..eta), then each diagonal entry set to +-dominance times the sum of |entries| of the
+   rest of its row (dominance > 1: strictly row diagonally dominant). */
+PDS_EXTERN int pds_stencil7_random(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double dominance,
+                                   uint64_t seed, pds_mat *A);
+
 /* ---- problem generators ----------------------------------------------------------------------------- */
 /* A generated problem: the operator, a right-hand side and, where known, the exact solution of the
    discrete system (x_exact) and of the PDE sampled at the unknowns (u_exact, for the discretization error). */

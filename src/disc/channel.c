@@ -1,0 +1,292 @@
+/* src/disc/channel.c: test systems of the kind paper 000 solved (issue 10): one implicit pseudo-time step of the
+ * artificial-compressibility incompressible Navier-Stokes equations in a channel, as a stencil7 matrix, and a
+ * diagonally dominant random stencil7 matrix. docs/channel.md has the derivation; in short:
+ *
+ *   p_t + beta div u = 0,   u_t + div(u u) + grad p = (1/Re) lap u,   s_t + div(s u) = (1/Re) lap s + S(q),
+ *
+ * q = (p, u, v, w[, s1[, s2]]) per cell of an I x J x K finite-volume grid of [0, lx] x [0, 2] x [0, lz] (walls at
+ * y = 0 and 2, tanh clustering towards them with parameter stretch). Residual of cell c:
+ *   R_c(q) = sum over its faces f of S_f [ (F(q_c) + F(q_f'))/2 . n - L_f/2 (q_f' - q_c) ]
+ *          + (1/Re) sum_f S_f (q_c - q_f') / d_f (velocities and scalars)   + V_c S(q_c)            (sources)
+ * with q_f' the neighbour, or at the domain's boundary a ghost state q_g = m0 q_c + m1 q_c2 + g (c2: the next
+ * cell inwards; m0, m1, g per unknown and boundary kind), L_f diagonal: lambda_f = |u_n| + sqrt(u_n^2 + beta) for
+ * p and u_n (Rusanov on the acoustic pair), |u_n| for the tangential velocities and the scalars (upwind advection;
+ * a lambda there would diffuse the wall shear layer by O(sqrt(beta) h)), u_n the face's mean base normal velocity.
+ * The system is (V_c / dtau_c I + dR/dq) dq = -R(q0), dR/dq with L_f frozen (Picard in the dissipation, exact in
+ * the central part: dF/dq = the flux Jacobian A_n(q) of each side), about the base state q0 (Poiseuille
+ * u = 1.5 (1 - (y-1)^2), p = 3 (lx - x) / Re, plus a smooth perturbation of amplitude perturb), local (per cell)
+ * dtau_c = cfl * min over the cell's faces of h / (|u_n| + sqrt(u_n^2 + beta)). On a uniform grid without
+ * perturbation the base state is an exact discrete steady solution for n = 4 and 5 (b = 0 to rounding):
+ * central differences are exact for the parabola, the wall gradient is the quadratic through the wall and the
+ * two nearest centres, and the ghosts extrapolate p linearly. */
+#include <math.h>
+#include <string.h>
+
+#include "disc_impl.h"
+
+#define CH_MAXN 6
+/* stencil7 block of the neighbour across face f = 2 d + side (d = 0 x, 1 y, 2 z; side 0 lower, 1 upper) */
+static const int ch_block[6] = {2, 4, 1, 5, 0, 6};
+
+void pds_channel_opts_default(pds_channel_opts *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->n = 6, o->I = 16, o->J = 16, o->K = 16;
+  o->cfl = 10, o->re = 100, o->stretch = 1.5, o->beta = 1, o->lx = 4, o->lz = 2, o->perturb = 0.05;
+}
+
+/* Model source coefficients of the two turbulence-like scalars k, omega (n = 6; docs/channel.md):
+   S_k = CD k w - CP G u,  S_w = CW w^2 - CA G u w / k,  G = |du/dy| of the Poiseuille profile. */
+#define CH_CP 0.1
+#define CH_CD 0.09
+#define CH_CW 0.075
+#define CH_CA 0.02
+
+/* The base state at (x, y, z). */
+static void ch_base(const pds_channel_opts *o, double x, double y, double z, double *q) {
+  double e = o->perturb, sx = sin(2 * PDS_PI * x / o->lx), sy = sin(0.5 * PDS_PI * y), cz = cos(2 * PDS_PI * z / o->lz);
+
+  q[0] = 3.0 * (o->lx - x) / o->re;
+  q[1] = 1.5 * (1 - (y - 1) * (y - 1)) * (1 + e * sx * cz);
+  q[2] = e * sx * sy;
+  q[3] = e * sy * sin(2 * PDS_PI * z / o->lz);
+  for (int m = 4; m < o->n; m++) q[m] = 1 + e * sin(PDS_PI * x / o->lx) * sy;
+}
+
+/* Normal flux F(q) . e_d and its Jacobian A (n x n, row-major) for the unknowns (p, u, v, w, s...). */
+static void ch_flux(int n, double beta, int d, const double *q, double *F, double *A) {
+  double un = q[1 + d];
+
+  F[0] = beta * un;
+  for (int c = 0; c < 3; c++) F[1 + c] = q[1 + c] * un + (c == d ? q[0] : 0);
+  for (int m = 4; m < n; m++) F[m] = q[m] * un;
+  if (!A) return;
+  memset(A, 0, sizeof(double) * (size_t)(n * n));
+  A[1 + d] = beta;
+  for (int c = 0; c < 3; c++) {
+    double *r = A + (1 + c) * n;
+
+    if (c == d) r[0] = 1;
+    r[1 + c] += un, r[1 + d] += q[1 + c];
+  }
+  for (int m = 4; m < n; m++) A[m * n + m] = un, A[m * n + 1 + d] = q[m];
+}
+
+/* Grid: cell centres and widths per direction. */
+typedef struct {
+  const pds_channel_opts *o;
+  double *xc[3], *h[3]; /* [I], [J], [K] */
+  pds_int N[3];
+} ch_grid;
+
+/* One cell's row: the seven blocks (blk[7][n n], added to) and the residual R (added to), from base states q0 of
+   the cell and its neighbours (nb[a] = 7-point block index a; NULL out of the grid). */
+static void ch_cell(const ch_grid *g, const pds_int ijk[3], double *const qn[7], double *blk, double *R) {
+  const pds_channel_opts *o = g->o;
+  int                     n = o->n;
+  double                  nu = 1.0 / o->re, V = g->h[0][ijk[0]] * g->h[1][ijk[1]] * g->h[2][ijk[2]];
+  double                  dtau = HUGE_VAL, F0[CH_MAXN], Fg[CH_MAXN], A0[CH_MAXN * CH_MAXN], Ag[CH_MAXN * CH_MAXN];
+  const double           *q = qn[3];
+  double                 *D = blk + 3 * n * n;
+
+  for (int f = 0; f < 6; f++) {
+    int     d = f / 2, side = f % 2, a = ch_block[f], ain = ch_block[f ^ 1];
+    double  s = side ? 1.0 : -1.0, S = V / g->h[d][ijk[d]], qg[CH_MAXN], m0[CH_MAXN], m1[CH_MAXN];
+    double  un, lam, dist, hn = g->h[d][ijk[d]];
+    double *B = blk + a * n * n, *Bin = blk + ain * n * n;
+    const double *qo = qn[a], *q2 = qn[ain];
+    int     bnd = !qo;
+
+    if (bnd) { /* the ghost state q_g = m0 q + m1 q2 + g of this boundary (docs/channel.md, boundary table) */
+      double gv[CH_MAXN], y = g->xc[1][ijk[1]], z = g->xc[2][ijk[2]];
+
+      for (int m = 0; m < n; m++) m0[m] = 1, m1[m] = 0, gv[m] = 0;
+      if (d == 0 && !side) { /* inflow: velocity and scalars given, p extrapolated linearly */
+        double qb[CH_MAXN];
+
+        ch_base(o, 0.0, y, z, qb);
+        for (int m = 1; m < n; m++) m0[m] = -1, gv[m] = 2 * qb[m];
+        if (q2) m0[0] = 2, m1[0] = -1;
+      } else if (d == 0) { /* outflow: p = 0 given, the rest extrapolated */
+        m0[0] = -1;
+      } else m0[1 + d] = -1; /* walls (y: no-slip for the viscous terms below; z: slip): normal velocity mirrored */
+      for (int m = 0; m < n; m++) qg[m] = m0[m] * q[m] + m1[m] * (q2 ? q2[m] : 0) + gv[m];
+      qo = qg;
+    }
+    /* convection: Rusanov, lambda frozen */
+    un  = 0.5 * (q[1 + d] + qo[1 + d]);
+    lam = fabs(un) + sqrt(un * un + o->beta);
+    dtau = fmin(dtau, o->cfl * hn / (fabs(q[1 + d]) + sqrt(q[1 + d] * q[1 + d] + o->beta)));
+    ch_flux(n, o->beta, d, q, F0, A0);
+    ch_flux(n, o->beta, d, qo, Fg, Ag);
+    for (int r = 0; r < n; r++) {
+      double lr = r == 0 || r == 1 + d ? lam : fabs(un); /* (p, u_n): Rusanov; the rest: upwind advection */
+
+      R[r] += S * (0.5 * s * (F0[r] + Fg[r]) - 0.5 * lr * (qo[r] - q[r]));
+      for (int c = 0; c < n; c++) {
+        double own = 0.5 * S * (s * A0[r * n + c] + (r == c ? lr : 0));
+        double oth = 0.5 * S * (s * Ag[r * n + c] - (r == c ? lr : 0));
+
+        D[r * n + c] += own;
+        if (!bnd) B[r * n + c] += oth;
+        else {
+          D[r * n + c] += oth * m0[c];
+          if (q2) Bin[r * n + c] += oth * m1[c];
+        }
+      }
+    }
+    /* viscous: central differences (1/Re) S (q - q_o) / dist for velocities and scalars */
+    if (!bnd) {
+      dist = 0.5 * (hn + g->h[d][ijk[d] + (side ? 1 : -1)]);
+      for (int m = 1; m < n; m++) {
+        R[m] += nu * S * (q[m] - qo[m]) / dist;
+        D[m * n + m] += nu * S / dist, B[m * n + m] -= nu * S / dist;
+      }
+      continue;
+    }
+    for (int m = 1; m < n; m++) {
+      double w; /* Dirichlet value; the Neumann components (zero gradient) add nothing */
+
+      if (d == 0 && !side) w = 0.5 * (qg[m] + q[m]); /* inflow: the given value */
+      else if (d == 1 && m <= 3) w = 0;                /* no-slip wall */
+      else if (d == 2 && m == 3) w = 0;                /* slip wall: normal velocity */
+      else continue;
+      if (d == 1 && q2) { /* wall: gradient of the quadratic through the wall and the two nearest centres */
+        double d1 = 0.5 * hn, d2 = hn + 0.5 * g->h[1][ijk[1] + (side ? -1 : 1)], den = d1 * d2 * (d2 - d1);
+
+        R[m] += nu * S * ((q[m] - w) * d2 * d2 - (q2[m] - w) * d1 * d1) / den;
+        D[m * n + m] += nu * S * d2 * d2 / den, Bin[m * n + m] -= nu * S * d1 * d1 / den;
+      } else {
+        R[m] += nu * S * (q[m] - w) / (0.5 * hn);
+        D[m * n + m] += nu * S / (0.5 * hn);
+      }
+    }
+  }
+  if (n == 6) { /* k, omega sources, linearized */
+    double G = 3 * fabs(1 - g->xc[1][ijk[1]]), u = q[1], k = q[4], w = q[5];
+
+    R[4] += V * (CH_CD * k * w - CH_CP * G * u);
+    D[4 * n + 4] += V * CH_CD * w, D[4 * n + 5] += V * CH_CD * k, D[4 * n + 1] -= V * CH_CP * G;
+    R[5] += V * (CH_CW * w * w - CH_CA * G * u * w / k);
+    D[5 * n + 5] += V * (2 * CH_CW * w - CH_CA * G * u / k), D[5 * n + 1] -= V * CH_CA * G * w / k;
+    D[5 * n + 4] += V * CH_CA * G * u * w / (k * k);
+  }
+  for (int m = 0; m < n; m++) D[m * n + m] += V / dtau;
+}
+
+#define CH_OPT(cond, ...) PDS_CHECK(cond, ctx, PDS_ERR_ARG, __VA_ARGS__)
+
+int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b) {
+  ch_grid   g;
+  pds_int   I, J, K;
+  int       n, ierr = PDS_OK;
+  pds_size  np;
+  double   *q0 = NULL, *vals = NULL, *rhs = NULL, *geo = NULL;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  CH_OPT(o && A && b, "options, A or b is NULL");
+  n = o->n, I = o->I, J = o->J, K = o->K;
+  CH_OPT(n >= 4 && n <= CH_MAXN, "option n = %d: unknowns per cell must be 4 (p, u, v, w), 5 (+ a scalar) or 6 "
+         "(+ k, omega)", n);
+  CH_OPT(I >= 1 && J >= 1 && K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
+         ": grid sizes must be positive", I, J, K);
+  CH_OPT(o->cfl > 0 && isfinite(o->cfl), "option cfl = %g must be positive", o->cfl);
+  CH_OPT(o->re > 0 && isfinite(o->re), "option re = %g must be positive", o->re);
+  CH_OPT(o->stretch >= 0 && o->stretch <= 10, "option stretch = %g must be in [0, 10] (0 = uniform)", o->stretch);
+  CH_OPT(o->beta > 0 && isfinite(o->beta), "option beta = %g must be positive", o->beta);
+  CH_OPT(o->lx > 0 && o->lz > 0 && isfinite(o->lx) && isfinite(o->lz), "option lx = %g or lz = %g must be positive",
+         o->lx, o->lz);
+  CH_OPT(o->perturb >= 0 && o->perturb <= 0.5, "option perturb = %g must be in [0, 0.5]", o->perturb);
+  np = (pds_size)I * (pds_size)J * (pds_size)K;
+  PDS_CHECK(np * (pds_size)n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %" PDS_INT_FMT " x %"
+            PDS_INT_FMT " x %d has more rows than 32-bit local indices allow", I, J, K, n);
+  *A = NULL, *b = NULL;
+  g.o = o, g.N[0] = I, g.N[1] = J, g.N[2] = K;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 2 * ((size_t)I + J + K), &geo));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, np * (size_t)n, &q0));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, np * (size_t)n, &rhs));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 7 * np * (size_t)(n * n), &vals));
+  g.xc[0] = geo, g.xc[1] = geo + I, g.xc[2] = geo + I + J;
+  g.h[0] = geo + I + J + K, g.h[1] = g.h[0] + I, g.h[2] = g.h[1] + J;
+  for (pds_int i = 0; i < I; i++) g.h[0][i] = o->lx / I, g.xc[0][i] = (i + 0.5) * o->lx / I;
+  for (pds_int k = 0; k < K; k++) g.h[2][k] = o->lz / K, g.xc[2][k] = (k + 0.5) * o->lz / K;
+  for (pds_int j = 0; j < J; j++) { /* y faces 1 + tanh(s (2t - 1)) / tanh(s), t = j / J; centres midway */
+    double t0 = (double)j / J, t1 = (double)(j + 1) / J, s = o->stretch, y0, y1;
+
+    y0 = s > 0 ? 1 + tanh(s * (2 * t0 - 1)) / tanh(s) : 2 * t0;
+    y1 = s > 0 ? 1 + tanh(s * (2 * t1 - 1)) / tanh(s) : 2 * t1;
+    g.h[1][j] = y1 - y0, g.xc[1][j] = 0.5 * (y0 + y1);
+  }
+  for (pds_int i = 0; i < I; i++)
+    for (pds_int j = 0; j < J; j++)
+      for (pds_int k = 0; k < K; k++)
+        ch_base(o, g.xc[0][i], g.xc[1][j], g.xc[2][k], q0 + (((size_t)i * J + j) * K + k) * n);
+  for (pds_int i = 0; i < I; i++)
+    for (pds_int j = 0; j < J; j++)
+      for (pds_int k = 0; k < K; k++) {
+        pds_int ijk[3] = {i, j, k};
+        size_t  p = ((size_t)i * J + j) * K + k;
+        double *qn[7];
+
+        qn[0] = k > 0 ? q0 + (p - 1) * n : NULL, qn[6] = k < K - 1 ? q0 + (p + 1) * n : NULL;
+        qn[1] = j > 0 ? q0 + (p - K) * n : NULL, qn[5] = j < J - 1 ? q0 + (p + K) * n : NULL;
+        qn[2] = i > 0 ? q0 + (p - (size_t)J * K) * n : NULL, qn[4] = i < I - 1 ? q0 + (p + (size_t)J * K) * n : NULL;
+        qn[3] = q0 + p * n;
+        ch_cell(&g, ijk, qn, vals + 7 * p * n * n, rhs + p * n);
+      }
+  for (size_t r = 0; r < np * (size_t)n; r++) rhs[r] = -rhs[r];
+  PDS_CALL_GOTO(ierr, done, pds_mat_create_stencil7(ctx, I, J, K, n, vals, PDS_MEM_HOST, A));
+  PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, np * (pds_size)n, b));
+  PDS_CALL_GOTO(ierr, done, pds_vec_set_values(*b, rhs, PDS_MEM_HOST));
+done:
+  if (ierr) pds_mat_destroy(A), pds_vec_destroy(b);
+  pds_free(ctx, PDS_MEM_HOST, &geo), pds_free(ctx, PDS_MEM_HOST, &q0);
+  pds_free(ctx, PDS_MEM_HOST, &rhs), pds_free(ctx, PDS_MEM_HOST, &vals);
+  return ierr;
+}
+
+/* splitmix64: the random blocks' generator (the same values on every machine). */
+static double ch_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull, z = (z ^ (z >> 27)) * 0x94d049bb133111ebull, z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-52 - 1.0; /* uniform in [-1, 1) */
+}
+
+int pds_stencil7_random(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double dominance, uint64_t seed,
+                        pds_mat *A) {
+  pds_size  np;
+  double   *vals = NULL;
+  uint64_t  s    = seed;
+  int       ierr;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "A is NULL");
+  PDS_CHECK(I >= 1 && J >= 1 && K >= 1, ctx, PDS_ERR_ARG, "grid sizes must be positive");
+  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "n = %d must be in 1..%d", n, PDS_STENCIL7_MAXN);
+  PDS_CHECK(dominance > 0 && isfinite(dominance), ctx, PDS_ERR_ARG, "dominance = %g must be positive", dominance);
+  np = (pds_size)I * (pds_size)J * (pds_size)K;
+  PDS_CHECK(np * (pds_size)n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "too many rows for 32-bit local indices");
+  PDS_CALL(PDS_NEW(ctx, 7 * np * (size_t)(n * n), &vals));
+  for (pds_int i = 0; i < I; i++)
+    for (pds_int j = 0; j < J; j++)
+      for (pds_int k = 0; k < K; k++) {
+        size_t p = ((size_t)i * J + j) * K + k;
+        double *v = vals + 7 * p * n * n;
+        int    in[7] = {k > 0, j > 0, i > 0, 1, i < I - 1, j < J - 1, k < K - 1};
+
+        for (int a = 0; a < 7; a++)
+          for (int e = 0; e < n * n; e++) v[a * n * n + e] = in[a] ? ch_rand(&s) : 0;
+        for (int r = 0; r < n; r++) { /* diagonal = dominance x (sum of |a_rc| over the rest of row r), sign kept */
+          double off = 0, *dg = v + 3 * n * n + r * n + r;
+
+          for (int a = 0; a < 7; a++)
+            for (int c = 0; c < n; c++)
+              if (a != 3 || c != r) off += fabs(v[a * n * n + r * n + c]);
+          *dg = (*dg < 0 ? -1 : 1) * dominance * off;
+        }
+      }
+  ierr = pds_mat_create_stencil7(ctx, I, J, K, n, vals, PDS_MEM_HOST, A);
+  pds_free(ctx, PDS_MEM_HOST, &vals);
+  return ierr;
+}
