@@ -52,6 +52,13 @@ int cmd_gen(pds_options o) {
     TRY(what, pds_mesh_write_gmsh(mesh, path));
     printf("wrote %s\n", path);
   } else TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
+  if (!strcmp(pds_mat_get_type(p.A), "stencil7")) { /* channel: Matrix Market takes its BSR form */
+    pds_mat B = NULL;
+
+    TRY("problem: stencil7 -> bsr", pds_mat_convert_to_bsr(p.A, 0, &B));
+    pds_mat_destroy(&p.A);
+    p.A = B;
+  }
   TRY("problem", pds_mat_get_size(p.A, &n, NULL));
   TRY("problem", pds_mat_get_nnz(p.A, &nnz));
 #define GEN_WRITE(suffix, call)                                         \

@@ -118,7 +118,8 @@ int cmd_solve(pds_options o) {
   pds_int        nrows, ncols;
   fem_opts       fo;
   fem_report     fr;
-  bool           fem_on = false;
+  bool           fem_on = false, ch_on = false;
+  pds_channel_opts co;
   pds_mesh       mesh   = NULL;
   pds_fem2d      fem    = NULL;
 
@@ -175,6 +176,7 @@ int cmd_solve(pds_options o) {
   OPT(o, pds_options_get_string(o, "-o", NULL, "<x.mtx> write the solution (Matrix Market array)", &out, NULL));
   OPT(o, pds_options_get_string(o, "-json", NULL, "<report.json> write the result as a JSON object", &json, NULL));
   if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
+  if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
   if (pds_options_help(o)) {
     usage_solve();
     pds_options_print_help(o, stdout);
@@ -182,6 +184,7 @@ int cmd_solve(pds_options o) {
   }
   OPT(o, pds_options_check_unused(o));
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
+  if (check_channel_flags(o, problem, dims, ndims, st.bs, &co, &ch_on)) return EXIT_ERROR;
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
   if (Apath && problem) return fail("flags -A and -problem exclude each other");
@@ -197,6 +200,11 @@ int cmd_solve(pds_options o) {
     A = p.A;
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", fr.source);
+  } else if (ch_on) {
+    if ((rc = channel_build(ctx, &co, &p))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", p.description);
   } else if (problem) {
     pds_int d[3];
     char    what[96];

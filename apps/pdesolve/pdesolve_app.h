@@ -74,6 +74,13 @@ int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d *fem, p
               fem_report *fr);
 int fem_finish(pds_ctx ctx, const fem_opts *fo, pds_mesh mesh, pds_fem2d fem, pds_vec x, pds_vec u, fem_report *fr);
 
+/* ---- channel: Navier-Stokes channel step as stencil7 (problem_channel.c) ------------------------------- */
+
+int read_channel_flags(pds_options o, const char *cmdname, pds_channel_opts *co);
+int check_channel_flags(pds_options o, const char *problem, const int *dims, int ndims, int bs,
+                        pds_channel_opts *co, bool *on);
+int channel_build(pds_ctx ctx, const pds_channel_opts *co, pds_problem *p);
+
 /* ---- solving: shared by solve and demo (solve_common.c) ---------------------------------------------- */
 
 typedef struct {

@@ -20,8 +20,10 @@
  * central differences are exact for the parabola, the wall gradient is the quadratic through the wall and the
  * two nearest centres, and the ghosts extrapolate p linearly. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "../gen/gen_impl.h"
 #include "disc_impl.h"
 
 #define CH_MAXN 6
@@ -289,4 +291,17 @@ int pds_stencil7_random(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, dou
   ierr = pds_mat_create_stencil7(ctx, I, J, K, n, vals, PDS_MEM_HOST, A);
   pds_free(ctx, PDS_MEM_HOST, &vals);
   return ierr;
+}
+
+/* Generator "channel" of pds_problem_generate (src/gen/gen_list.h): the default options on dims = I J K. */
+int pds_problem_create_channel(pds_ctx ctx, const pds_int *dims, pds_problem *p) {
+  pds_channel_opts o;
+
+  pds_channel_opts_default(&o);
+  o.I = dims[0], o.J = dims[1], o.K = dims[2];
+  PDS_CALL(pds_channel_generate(ctx, &o, &p->A, &p->b));
+  snprintf(p->description, sizeof p->description, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT
+           " n=%d: artificial-compressibility Navier-Stokes step, CFL %g, Re %g, stretch %g (stencil7)", o.I, o.J,
+           o.K, o.n, o.cfl, o.re, o.stretch);
+  return PDS_OK;
 }

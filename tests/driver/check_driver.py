@@ -156,6 +156,27 @@ def check_solve_poisson(d):
     expect_rc(p, 0)
 
 
+def check_channel(d):
+    """-problem channel (issue 10's example, smaller): richardson + bilu0 converges on the stencil7 system; not on
+    /gpu/cuda (no stencil7 kernels yet: a clear error there); gen writes its BSR form."""
+    args = ("solve", "-problem", "channel", "-n", 8, 8, 8, "-bs", 6, "-solver", "richardson", "-pc", "bilu0")
+    p = d.run(*args)
+    if d.backend == "/gpu/cuda":
+        expect_rc(p, 1)
+        ensure("stencil7" in p.stderr, f"no clear stencil7 error on cuda: {p.stderr}")
+        return 0
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["n"] == 8 * 8 * 8 * 6 and r["reason"] == "converged_rtol", f"n/reason: {r}")
+    ensure(r["rel"] <= 1e-8 and 5 <= r["iterations"] <= 200, f"rel {r['rel']}, iterations {r['iterations']}")
+    p = d.run("solve", "-problem", "channel", "-n", 4, "-bs", 3)
+    expect_rc(p, 1)
+    ensure("option n = 3" in p.stderr, f"bad -bs message: {p.stderr}")
+    p = d.run("gen", "-problem", "channel", "-n", 3, "-o", os.path.join(d.workdir, "ch"), backend=False)
+    expect_rc(p, 0)
+    return 0
+
+
 def check_monitor(d):
     """-monitor: one stable line per iteration from 0; the last equals rnorm; -view prints the configuration."""
     p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", "-monitor", "-view")
