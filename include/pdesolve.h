@@ -116,7 +116,14 @@ PDS_EXTERN int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, i
 #define PDS_STENCIL7_MAXN 8
 PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
                                        pds_memtype mt, pds_mat *A);
-PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n);
+/* Several independent grids in one matrix (the blocks of a multi-block structured code, coupled only through the
+   right-hand side): grid b is dims[3 b] x dims[3 b + 1] x dims[3 b + 2], its points follow the previous grids'
+   (rows and vals in that order); products and bilu0 run over all grids at once. */
+PDS_EXTERN int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                              pds_memtype mt, pds_mat *A);
+PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n); /* one grid */
+PDS_EXTERN int pds_mat_stencil7_get_blocks(pds_mat A, int *nb);                                      /* grids */
+PDS_EXTERN int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *I, pds_int *J, pds_int *K, int *n);
 /* A csr or bsr matrix (a Matrix Market file read back, say) as stencil7 on the given grid: every stored nonzero
    must couple a point to itself or to one of its 7-point neighbours (PDS_ERR_ARG names the first that does not),
    and the size must be I J K n (PDS_ERR_SIZE). Duplicates are summed. */
@@ -125,9 +132,9 @@ PDS_EXTERN int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
 PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, void *user, pds_shell_apply apply,
                                     pds_mat *A);
-/* CSR (or stencil7, bs = 0 or n) -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
-   stored zeros; a bs that leaves more than half of the stored block entries zero is not chosen). Blocks that
-   hold any nonzero of the CSR pattern are stored, with zeros filled in. */
+/* CSR -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
+   stored zeros; a bs that leaves more than half of the stored block entries zero is not chosen); stencil7 -> BSR
+   with bs = 0 or n. Blocks that hold any nonzero of the CSR pattern are stored, with zeros filled in. */
 PDS_EXTERN int pds_mat_convert_to_bsr(pds_mat A, int bs, pds_mat *B);
 PDS_EXTERN int pds_mat_convert_to_csr(pds_mat A, pds_mat *B);             /* BSR -> CSR, all block entries */
 PDS_EXTERN int pds_mat_detect_block_size(pds_mat A, int *bs);            /* the rule of convert_to_bsr(A, 0) */

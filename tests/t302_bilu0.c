@@ -6,6 +6,8 @@
  * - M = A exactly when A has no upper blocks: one application solves A x = b;
  * - /cpu/omp's hyperplane kernels give /cpu/ref's bits (a grid above the threads' threshold);
  * - Richardson with bilu0 (the paper's defect correction) reaches 1e-10 on a diagonally dominant system;
+ * - 40 grids of mixed sizes in one matrix: product and bilu0 bitwise those of each grid alone and of /cpu/ref,
+ *   a singular block named with its grid;
  * - bad input: n out of range, an out-of-grid block that is not zero, a non-finite value, an empty dimension,
  *   bilu0 on a csr matrix, a singular factored block (PDS_ERR_ZERO_PIVOT naming the grid point).
  * /gpu/cuda has no stencil7 kernels yet: there the test checks that the product and bilu0 say so. */
@@ -325,6 +327,95 @@ static void check_roundtrip(pds_ctx ctx) {
   TEST_CALL(pds_mat_destroy(&C));
 }
 
+/* several grids in one matrix: the product and bilu0 equal each grid's alone, bit for bit; on /cpu/omp (many small
+   grids: shared out over the threads) equal to /cpu/ref's; a singular block is named with its grid */
+static void multi_run(pds_ctx ctx, int nb, const pds_int *dims, int n, const double *v, const double *bh,
+                      double **yprod, double **yprec) {
+  pds_mat     A;
+  pds_precond P;
+  pds_vec     b, y;
+  pds_size    N = 0;
+
+  for (int q = 0; q < nb; q++) N += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2] * n;
+  TEST_CALL(pds_mat_create_stencil7_blocks(ctx, nb, dims, n, v, PDS_MEM_HOST, &A));
+  TEST_CALL(pds_vec_create(ctx, N, &b));
+  TEST_CALL(pds_vec_create(ctx, N, &y));
+  TEST_CALL(pds_vec_set_values(b, bh, PDS_MEM_HOST));
+  TEST_CALL(pds_mat_apply(A, b, y));
+  *yprod = get(y, N);
+  TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_precond_apply(P, b, y));
+  *yprec = get(y, N);
+  TEST_CALL(pds_precond_destroy(&P));
+  TEST_CALL(pds_vec_destroy(&b));
+  TEST_CALL(pds_vec_destroy(&y));
+  TEST_CALL(pds_mat_destroy(&A));
+}
+static void check_multiblock(pds_ctx ctx) {
+  enum { NB = 40 };
+  const int n = 3;
+  pds_int   dims[3 * NB];
+  pds_size  np = 0, off = 0, pts[NB];
+  double   *v, *bh, *yp, *yq;
+
+  for (int q = 0; q < NB; q++) { /* mixed sizes, flat ones included */
+    dims[3 * q] = 1 + q % 5, dims[3 * q + 1] = 2 + q % 3, dims[3 * q + 2] = 1 + (q * 7) % 6;
+    pts[q] = (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
+    np += pts[q];
+  }
+  v  = malloc(sizeof *v * (size_t)np * 7 * n * n);
+  bh = malloc(sizeof *bh * (size_t)np * n);
+  TEST_ASSERT(v && bh);
+  for (int q = 0; q < NB; q++) {
+    double *g = make_vals(dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n, 0.7, 0);
+
+    memcpy(v + off * 7 * n * n, g, sizeof *v * (size_t)pts[q] * 7 * n * n);
+    free(g);
+    off += pts[q];
+  }
+  for (pds_size i = 0; i < np * n; i++) bh[i] = rnd();
+  multi_run(ctx, NB, dims, n, v, bh, &yp, &yq);
+  off = 0;
+  for (int q = 0; q < NB; q++) { /* each grid alone */
+    double *zp, *zq;
+
+    multi_run(ctx, 1, dims + 3 * q, n, v + off * 7 * n * n, bh + off * n, &zp, &zq);
+    if (memcmp(zp, yp + off * n, sizeof *zp * (size_t)pts[q] * n) ||
+        memcmp(zq, yq + off * n, sizeof *zq * (size_t)pts[q] * n))
+      TEST_FAIL("grid %d of %d: the multi-block matrix differs from the grid alone", q, NB);
+    free(zp), free(zq);
+    off += pts[q];
+  }
+  { /* against /cpu/ref */
+    pds_ctx r;
+    double *rp, *rq;
+
+    TEST_CALL(pds_ctx_create("/cpu/ref", &r));
+    multi_run(r, NB, dims, n, v, bh, &rp, &rq);
+    if (memcmp(rp, yp, sizeof *rp * (size_t)np * n) || memcmp(rq, yq, sizeof *rq * (size_t)np * n))
+      TEST_FAIL("multi-block: %s differs from /cpu/ref", pds_ctx_get_backend(ctx));
+    free(rp), free(rq);
+    TEST_CALL(pds_ctx_destroy(&r));
+  }
+  { /* a singular centre in grid 3 with no lower coupling into its first point */
+    pds_mat     A;
+    pds_precond P;
+    pds_size    f = pts[0] + pts[1] + pts[2];
+
+    for (int a = 0; a < 4; a++)
+      for (int e = 0; e < n * n; e++) v[(f * 7 + a) * n * n + e] = a == 3 ? 1.0 : 0.0;
+    TEST_CALL(pds_mat_create_stencil7_blocks(ctx, NB, dims, n, v, PDS_MEM_HOST, &A));
+    TEST_CALL(pds_precond_create(ctx, "bilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, "grid point (0, 0, 0) of grid 3");
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_mat_destroy(&A));
+  }
+  free(yp), free(yq), free(v), free(bh);
+}
+
 static void check_errors(pds_ctx ctx) {
   double     *v = make_vals(3, 3, 3, 2, 1.0, 0);
   pds_mat     A;
@@ -397,6 +488,7 @@ int main(int argc, char **argv) {
   check_richardson(ctx);
   check_omp_bits();
   check_roundtrip(ctx);
+  check_multiblock(ctx);
   check_errors(ctx);
   test_finalize(&ctx);
   return 0;

@@ -41,7 +41,7 @@ static inline const pds_real *s7_block(const struct pds_stencil7 *A, pds_size p,
   return A->vals + ((size_t)p * 7 + (size_t)a) * (size_t)A->n * (size_t)A->n;
 }
 
-/* y_p = alpha (A x)_p + beta y_p (beta = 0: y_p not read) */
+/* y_p = alpha (A x)_p + beta y_p (beta = 0: y_p not read); p is the matrix's point index (first + the grid's) */
 static inline void s7_spmv_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                  pds_real alpha, const pds_real *x, pds_real beta, pds_real *y) {
   const int n = A->n;
@@ -145,9 +145,9 @@ static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, p
   }
 }
 
-/* the whole factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */
+/* one grid's factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */
 static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad) {
-  pds_size p = 0;
+  pds_size p = A->first;
 
   *bad = -1;
   for (pds_int i = 0; i < A->I; i++)
@@ -159,10 +159,10 @@ static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *din
         }
 }
 
-/* both sweeps in natural order: forward i, j, k ascending, backward descending */
+/* one grid's sweeps in natural order: forward i, j, k ascending, backward descending */
 static inline void s7_solve_natural(const struct pds_stencil7 *A, const pds_real *dinv, const pds_real *b,
                                     pds_real *x) {
-  pds_size p = 0;
+  pds_size p = A->first;
 
   for (pds_int i = 0; i < A->I; i++)
     for (pds_int j = 0; j < A->J; j++)
@@ -171,5 +171,17 @@ static inline void s7_solve_natural(const struct pds_stencil7 *A, const pds_real
     for (pds_int j = A->J - 1; j >= 0; j--)
       for (pds_int k = A->K - 1; k >= 0; k--) s7_backward_point(A, --p, i, j, k, dinv, x);
 }
+
+/* one grid's product in natural order */
+static inline void s7_spmv_natural(const struct pds_stencil7 *A, pds_real alpha, const pds_real *x, pds_real beta,
+                                   pds_real *y) {
+  pds_size p = A->first;
+
+  for (pds_int i = 0; i < A->I; i++)
+    for (pds_int j = 0; j < A->J; j++)
+      for (pds_int k = 0; k < A->K; k++, p++) s7_spmv_point(A, p, i, j, k, alpha, x, beta, y);
+}
+
+static inline pds_size s7_points(const struct pds_stencil7 *A) { return (pds_size)A->I * A->J * A->K; }
 
 #endif

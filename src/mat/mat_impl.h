@@ -69,8 +69,9 @@ PDS_INTERN int pds_mat_csr_apply_dot_f32(pds_mat A, pds_vec x, pds_vec y, pds_ve
 PDS_INTERN int pds_mat_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done);
 PDS_INTERN int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec rhat, pds_vec p, pds_vec v,
                                                 pds_vec s, pds_vec t, pds_vec S, int *done);
-/* stencil7 (stencil7.c): the backend arrays (NULL for another type), and the BSR copy (bs = n) */
-PDS_INTERN const struct pds_stencil7 *pds_mat_stencil7_data(pds_mat A);
+/* stencil7 (stencil7.c): its grids' views of the backend values, *nb of them (NULL for another type), and the BSR
+   copy (bs = n) */
+PDS_INTERN const struct pds_stencil7 *pds_mat_stencil7_grids(pds_mat A, int *nb);
 PDS_INTERN int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);

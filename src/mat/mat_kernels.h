@@ -24,14 +24,17 @@ struct pds_bsr {
   pds_real *vals;    /* [nnzb][bs][bs], row-major blocks */
 };
 
-/* A structured 7-point block matrix (stencil7, src/mat/stencil7.c): an I x J x K grid of points p = (i J + j) K + k
-   (k fastest), n unknowns per point (x[p n + u]), and for each point 7 blocks of n x n (row-major) at
-   vals[(p 7 + a) n^2]: a = 0 alpha (k-1), 1 beta (j-1), 2 gamma (i-1), 3 delta (the point), 4 epsilon (i+1),
-   5 zeta (j+1), 6 eta (k+1), the naming of paper 000; an arm pointing out of the grid is stored and is zero. */
+/* A structured 7-point block matrix (stencil7, src/mat/stencil7.c) is one grid or several independent grids (the
+   blocks of a multi-block code, coupled only through the right-hand side). One grid as kernels see it: I x J x K
+   points p = (i J + j) K + k (k fastest) that are the matrix's points first + p, n unknowns per point (row
+   (first + p) n + u), and for each point 7 blocks of n x n (row-major) at vals[((first + p) 7 + a) n^2]: a = 0 alpha
+   (k-1), 1 beta (j-1), 2 gamma (i-1), 3 delta (the point), 4 epsilon (i+1), 5 zeta (j+1), 6 eta (k+1), the naming
+   of paper 000; an arm pointing out of its grid is stored and is zero. vals is the whole matrix's array. */
 struct pds_stencil7 {
   pds_int   I, J, K;
   int       n;
-  pds_real *vals; /* [I J K][7][n][n] */
+  pds_size  first;
+  pds_real *vals;
 };
 
 struct pds_csr_kernels {
@@ -57,11 +60,12 @@ struct pds_bsr_kernels {
   int (*diag)(pds_ctx, const struct pds_bsr *A, pds_real *d); /* scalar diagonal */
 };
 
-/* stencil7 products: y = alpha A x + beta y (beta = 0: y is not read); row u of point p adds its arms' products in
-   the order a = 0..6 (arms present in the grid), each over v ascending, from 0 (stencil7_bodies.h: every backend's
-   arithmetic) */
+/* stencil7 products over the nb grids g[0..nb) of a matrix: y = alpha A x + beta y (beta = 0: y is not read); row u
+   of a point adds its arms' products in the order a = 0..6 (arms present in the grid), each over v ascending, from 0
+   (stencil7_bodies.h: every backend's arithmetic). g: host memory. */
 struct pds_stencil7_kernels {
-  int (*spmv)(pds_ctx, const struct pds_stencil7 *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
+  int (*spmv)(pds_ctx, const struct pds_stencil7 *g, int nb, pds_real alpha, const pds_real *x, pds_real beta,
+              pds_real *y);
 };
 
 #endif

@@ -1,19 +1,23 @@
-/* src/mat/stencil7.c: structured 7-point block matrices ("stencil7"): an I x J x K grid with n x n coefficient
- * blocks for each point and its six neighbours (paper 000's alpha .. eta; the layout is struct pds_stencil7's,
- * src/mat/mat_kernels.h), the system of an implicit n-equation solver on a structured block. The product runs
- * through the stencil7 kernel group; conversion to BSR (bs = n, the in-grid blocks in column order) gives every
- * CSR/BSR path; block ILU(0) (src/precond/bilu0.c) reads the blocks directly. */
+/* src/mat/stencil7.c: structured 7-point block matrices ("stencil7"): one I x J x K grid, or several independent
+ * grids (the blocks of a multi-block structured code, coupled only through the right-hand side: a block-diagonal
+ * matrix whose blocks are grids), with n x n coefficient blocks for each point and its six neighbours (paper 000's
+ * alpha .. eta; the layout is struct pds_stencil7's, src/mat/mat_kernels.h): the system of an implicit n-equation
+ * solver. The product runs through the stencil7 kernel group over all grids at once; conversion to BSR (bs = n,
+ * the in-grid blocks in column order) gives every CSR/BSR path; block ILU(0) (src/precond/bilu0.c) reads the blocks
+ * directly. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "../backend/stencil7_bodies.h" /* s7_inside: which arms of a point lie in the grid */
+#include "../backend/stencil7_bodies.h" /* s7_inside, s7_offset: which arms of a point lie in its grid, and where */
 #include "mat_impl.h"
 
 #define S7(A) ((struct pds_mat_stencil7 *)(A)->data)
 
 struct pds_mat_stencil7 {
-  struct pds_stencil7 h, d; /* host and backend copies (the same arrays on CPU backends) */
-  int                 unified;
+  int                  nb;      /* grids */
+  struct pds_stencil7 *h, *d;   /* [nb] grid views (host memory) of the host and the backend values */
+  pds_real            *hv, *dv; /* the values, [points][7][n][n]: the same array on CPU backends */
+  pds_size             np;      /* points */
 };
 
 static const char *const arm_names[7] = {"alpha (k-1)", "beta (j-1)", "gamma (i-1)", "delta (centre)",
@@ -27,37 +31,39 @@ static int s7_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec
   PDS_KERNEL(ctx, stencil7.spmv);
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->stencil7.spmv(ctx, &S7(A)->d, alpha, xa, beta, ya);
+  return ctx->k->stencil7.spmv(ctx, S7(A)->d, S7(A)->nb, alpha, xa, beta, ya);
 }
 
 /* the centre blocks, n x n each, host memory */
 static int s7_get_block_diagonal(pds_mat A, int bs, pds_real *blocks) {
-  const struct pds_stencil7 *h  = &S7(A)->h;
-  const size_t               nn = (size_t)h->n * h->n;
-  const pds_size             np = (pds_size)h->I * h->J * h->K;
+  const struct pds_mat_stencil7 *s  = S7(A);
+  const size_t                   nn = (size_t)A->bs * A->bs;
 
-  PDS_CHECK(bs == h->n, A->hdr.ctx, PDS_ERR_UNSUPPORTED,
-            "the diagonal blocks of a stencil7 matrix are %d x %d (asked for block size %d)", h->n, h->n, bs);
-  for (pds_size p = 0; p < np; p++) memcpy(blocks + p * nn, h->vals + ((size_t)p * 7 + 3) * nn, nn * sizeof *blocks);
+  PDS_CHECK(bs == A->bs, A->hdr.ctx, PDS_ERR_UNSUPPORTED,
+            "the diagonal blocks of a stencil7 matrix are %d x %d (asked for block size %d)", A->bs, A->bs, bs);
+  for (pds_size p = 0; p < s->np; p++) memcpy(blocks + p * nn, s->hv + ((size_t)p * 7 + 3) * nn, nn * sizeof *blocks);
   return PDS_OK;
 }
 
 static int s7_get_diagonal(pds_mat A, pds_vec d) {
-  const struct pds_stencil7 *h = &S7(A)->h;
-  const int                  n = h->n;
-  pds_real                  *a;
+  const struct pds_mat_stencil7 *s = S7(A);
+  const int                      n = A->bs;
+  pds_real                      *a;
 
   PDS_CALL(pds_vec_get_array_write(d, PDS_MEM_HOST, &a));
-  for (pds_size p = 0; p < (pds_size)h->I * h->J * h->K; p++)
-    for (int u = 0; u < n; u++) a[p * n + u] = h->vals[((size_t)p * 7 + 3) * n * n + (size_t)u * n + u];
+  for (pds_size p = 0; p < s->np; p++)
+    for (int u = 0; u < n; u++) a[p * n + u] = s->hv[((size_t)p * 7 + 3) * n * n + (size_t)u * n + u];
   return pds_vec_restore_array_write(d, &a);
 }
 
 static int s7_view(pds_mat A, FILE *f) {
-  const struct pds_stencil7 *h = &S7(A)->h;
+  const struct pds_mat_stencil7 *s = S7(A);
 
-  fprintf(f, "  stencil7 grid %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT ", %d unknowns per point\n", h->I,
-          h->J, h->K, h->n);
+  if (s->nb == 1)
+    fprintf(f, "  stencil7 grid %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT ", %d unknowns per point\n",
+            s->h[0].I, s->h[0].J, s->h[0].K, A->bs);
+  else
+    fprintf(f, "  stencil7: %d grids, %" PDS_SIZE_FMT " points, %d unknowns per point\n", s->nb, s->np, A->bs);
   return PDS_OK;
 }
 
@@ -66,8 +72,10 @@ static int s7_destroy(pds_mat A) {
   pds_ctx                  ctx = A->hdr.ctx;
 
   if (!s) return PDS_OK;
-  pds_free(ctx, PDS_MEM_HOST, &s->h.vals);
-  if (!s->unified) pds_free(ctx, PDS_MEM_DEVICE, &s->d.vals);
+  if (s->dv != s->hv) pds_free(ctx, PDS_MEM_DEVICE, &s->dv);
+  pds_free(ctx, PDS_MEM_HOST, &s->hv);
+  pds_free(ctx, PDS_MEM_HOST, &s->h);
+  pds_free(ctx, PDS_MEM_HOST, &s->d);
   return pds_free(ctx, PDS_MEM_HOST, &A->data);
 }
 
@@ -83,54 +91,87 @@ static int s7_check_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n) {
   return PDS_OK;
 }
 
-int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
-                            pds_memtype mt, pds_mat *A) {
+/* every value finite, every block pointing out of its grid zero; the in-grid blocks counted */
+static int s7_check_values(pds_ctx ctx, const struct pds_stencil7 *g, int nb, pds_size *nblk) {
+  const size_t nn = (size_t)g[0].n * g[0].n;
+
+  *nblk = 0;
+  for (int q = 0; q < nb; q++) {
+    const struct pds_stencil7 *G = &g[q];
+    pds_size                   p = G->first;
+
+    for (pds_int i = 0; i < G->I; i++)
+      for (pds_int j = 0; j < G->J; j++)
+        for (pds_int k = 0; k < G->K; k++, p++)
+          for (int a = 0; a < 7; a++) {
+            const pds_real *b  = s7_block(G, p, a);
+            const int       in = s7_inside(G, i, j, k, a);
+
+            *nblk += in;
+            for (size_t e = 0; e < nn; e++) {
+              PDS_CHECK(isfinite(b[e]), ctx, PDS_ERR_ARG, "stencil7: block %s of point (%" PDS_INT_FMT ", %"
+                        PDS_INT_FMT ", %" PDS_INT_FMT ")%s holds a non-finite value", arm_names[a], i, j, k,
+                        nb > 1 ? " of a grid" : "");
+              PDS_CHECK(in || b[e] == 0, ctx, PDS_ERR_ARG, "stencil7: block %s of point (%" PDS_INT_FMT ", %"
+                        PDS_INT_FMT ", %" PDS_INT_FMT ")%s points out of the grid and must be zero (move a coupling "
+                        "to another block into the right-hand side)", arm_names[a], i, j, k,
+                        nb > 1 ? " of a grid" : "");
+            }
+          }
+  }
+  return PDS_OK;
+}
+
+int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                   pds_memtype mt, pds_mat *A) {
   struct pds_mat_stencil7 *s = NULL;
-  pds_real                *h = NULL;
   pds_mat                  M = NULL;
-  pds_size                 np, nblk = 0;
+  pds_size                 np = 0, nblk;
   size_t                   nn, bytes;
   int                      ierr;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
-  PDS_CALL(s7_check_grid(ctx, I, J, K, n));
-  np = (pds_size)I * J * K;
-  PDS_CHECK(vals, ctx, PDS_ERR_ARG, "vals is NULL");
-  nn    = (size_t)n * n;
-  bytes = (size_t)np * 7 * nn * sizeof *h;
-  PDS_CALL(pds_dup_array(ctx, PDS_MEM_HOST, vals, mt, bytes, &h));
-  ierr = PDS_OK;
-  {
-    const struct pds_stencil7 g = {I, J, K, n, h};
-    pds_size                  p = 0;
-
-    for (pds_int i = 0; i < I && !ierr; i++)
-      for (pds_int j = 0; j < J && !ierr; j++)
-        for (pds_int k = 0; k < K && !ierr; k++, p++)
-          for (int a = 0; a < 7 && !ierr; a++) {
-            const pds_real *b  = h + ((size_t)p * 7 + a) * nn;
-            const int       in = s7_inside(&g, i, j, k, a);
-
-            nblk += in;
-            for (size_t e = 0; e < nn; e++) {
-              if (!isfinite(b[e]))
-                ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: block %s of point (%" PDS_INT_FMT ", %" PDS_INT_FMT
-                                 ", %" PDS_INT_FMT ") holds a non-finite value", arm_names[a], i, j, k);
-              else if (!in && b[e] != 0)
-                ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: block %s of point (%" PDS_INT_FMT ", %" PDS_INT_FMT
-                                 ", %" PDS_INT_FMT ") points out of the grid and must be zero (move a coupling to "
-                                 "another block into the right-hand side)", arm_names[a], i, j, k);
-              if (ierr) break;
-            }
-          }
+  PDS_CHECK(nb >= 1, ctx, PDS_ERR_ARG, "stencil7: %d grids (at least 1)", nb);
+  PDS_CHECK(dims && vals, ctx, PDS_ERR_ARG, "stencil7: dims or vals is NULL");
+  for (int q = 0; q < nb; q++) {
+    PDS_CALL(s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n));
+    np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
   }
-  if (!ierr) ierr = pds_mat_alloc(ctx, "stencil7", (pds_int)(np * n), (pds_int)(np * n), &M);
-  if (!ierr) ierr = PDS_NEW(ctx, 1, &s);
+  PDS_CHECK(np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
+            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range", np, n);
+  nn    = (size_t)n * n;
+  bytes = (size_t)np * 7 * nn * sizeof(pds_real);
+  PDS_CALL(PDS_NEW(ctx, 1, &s));
+  s->nb = nb, s->np = np;
+  ierr = PDS_NEW(ctx, nb, &s->h);
+  if (!ierr) ierr = PDS_NEW(ctx, nb, &s->d);
+  if (!ierr) ierr = pds_dup_array(ctx, PDS_MEM_HOST, vals, mt, bytes, &s->hv);
+  if (!ierr) {
+    pds_size first = 0;
+
+    for (int q = 0; q < nb; q++) {
+      s->h[q] = (struct pds_stencil7){dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n, first, s->hv};
+      first += s7_points(&s->h[q]);
+    }
+    ierr = s7_check_values(ctx, s->h, nb, &nblk);
+  }
+  s->dv = s->hv;
+  if (!ierr && ctx->k->mem_alloc) {
+    s->dv = NULL;
+    ierr  = pds_dup_array(ctx, PDS_MEM_DEVICE, s->hv, PDS_MEM_HOST, bytes, &s->dv);
+  }
+  if (!ierr) {
+    for (int q = 0; q < nb; q++) s->d[q] = s->h[q], s->d[q].vals = s->dv;
+    ierr = pds_mat_alloc(ctx, "stencil7", (pds_int)(np * n), (pds_int)(np * n), &M);
+  }
   if (ierr) {
-    pds_free(ctx, PDS_MEM_HOST, &h);
-    if (M) pds_free(ctx, PDS_MEM_HOST, &M);
+    if (s->dv && s->dv != s->hv) pds_free(ctx, PDS_MEM_DEVICE, &s->dv);
+    pds_free(ctx, PDS_MEM_HOST, &s->hv);
+    pds_free(ctx, PDS_MEM_HOST, &s->h);
+    pds_free(ctx, PDS_MEM_HOST, &s->d);
+    pds_free(ctx, PDS_MEM_HOST, &s);
     return ierr;
   }
   M->data                   = s;
@@ -141,68 +182,84 @@ int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n,
   M->ops.get_block_diagonal = s7_get_block_diagonal;
   M->ops.view               = s7_view;
   M->ops.destroy            = s7_destroy;
-  s->h                      = (struct pds_stencil7){I, J, K, n, h};
-  s->d                      = s->h;
-  s->unified                = ctx->k->mem_alloc == NULL;
-  if (!s->unified) {
-    s->d.vals = NULL;
-    ierr      = pds_dup_array(ctx, PDS_MEM_DEVICE, h, PDS_MEM_HOST, bytes, &s->d.vals);
-    if (ierr) {
-      pds_mat_destroy(&M);
-      return ierr;
-    }
-  }
-  *A = M;
+  *A                        = M;
+  return PDS_OK;
+}
+
+int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
+                            pds_memtype mt, pds_mat *A) {
+  const pds_int dims[3] = {I, J, K};
+
+  return pds_mat_create_stencil7_blocks(ctx, 1, dims, n, vals, mt, A);
+}
+
+int pds_mat_stencil7_get_blocks(pds_mat A, int *nb) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(!strcmp(A->type, "stencil7"), A->hdr.ctx, PDS_ERR_ARG, "matrix is %s, not stencil7", A->type);
+  PDS_CHECK(nb, A->hdr.ctx, PDS_ERR_ARG, "nb is NULL");
+  *nb = S7(A)->nb;
+  return PDS_OK;
+}
+
+int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *I, pds_int *J, pds_int *K, int *n) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(!strcmp(A->type, "stencil7"), A->hdr.ctx, PDS_ERR_ARG, "matrix is %s, not stencil7", A->type);
+  PDS_CHECK(b >= 0 && b < S7(A)->nb, A->hdr.ctx, PDS_ERR_ARG, "grid %d of a stencil7 matrix of %d", b, S7(A)->nb);
+  if (I) *I = S7(A)->h[b].I;
+  if (J) *J = S7(A)->h[b].J;
+  if (K) *K = S7(A)->h[b].K;
+  if (n) *n = A->bs;
   return PDS_OK;
 }
 
 int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n) {
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
   PDS_CHECK(!strcmp(A->type, "stencil7"), A->hdr.ctx, PDS_ERR_ARG, "matrix is %s, not stencil7", A->type);
-  if (I) *I = S7(A)->h.I;
-  if (J) *J = S7(A)->h.J;
-  if (K) *K = S7(A)->h.K;
-  if (n) *n = S7(A)->h.n;
-  return PDS_OK;
+  PDS_CHECK(S7(A)->nb == 1, A->hdr.ctx, PDS_ERR_ARG,
+            "the stencil7 matrix has %d grids: pds_mat_stencil7_get_block gives each", S7(A)->nb);
+  return pds_mat_stencil7_get_block(A, 0, I, J, K, n);
 }
 
-const struct pds_stencil7 *pds_mat_stencil7_data(pds_mat A) {
-  return A && !strcmp(A->type, "stencil7") ? &S7(A)->d : NULL;
+const struct pds_stencil7 *pds_mat_stencil7_grids(pds_mat A, int *nb) {
+  if (!A || strcmp(A->type, "stencil7")) return NULL;
+  *nb = S7(A)->nb;
+  return S7(A)->d;
 }
 
 /* BSR with bs = n: block row p holds its in-grid arms in ascending block column (gamma, beta, alpha, delta,
-   eta, zeta, epsilon) */
+   eta, zeta, epsilon); the grids one after the other on the diagonal */
 int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B) {
-  const struct pds_stencil7 *h   = &S7(A)->h;
-  pds_ctx                    ctx = A->hdr.ctx;
-  const size_t               nn  = (size_t)h->n * h->n;
-  const pds_size             np  = (pds_size)h->I * h->J * h->K;
-  static const int           order[7] = {2, 1, 0, 3, 6, 5, 4}; /* arms by ascending neighbour index */
-  pds_size                  *rp = NULL, nb = 0, p = 0;
-  pds_int                   *ci = NULL;
-  pds_real                  *v  = NULL;
-  int                        ierr;
+  const struct pds_mat_stencil7 *s   = S7(A);
+  pds_ctx                        ctx = A->hdr.ctx;
+  const size_t                   nn  = (size_t)A->bs * A->bs;
+  static const int               order[7] = {2, 1, 0, 3, 6, 5, 4}; /* arms by ascending neighbour index */
+  pds_size                      *rp = NULL, nb = 0;
+  pds_int                       *ci = NULL;
+  pds_real                      *v  = NULL;
+  int                            ierr;
 
-  PDS_CALL(PDS_NEW(ctx, np + 1, &rp));
-  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)np * 7, &ci));
-  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, (size_t)np * 7 * nn * sizeof *v, &v));
-  for (pds_int i = 0; i < h->I; i++)
-    for (pds_int j = 0; j < h->J; j++)
-      for (pds_int k = 0; k < h->K; k++, p++) {
-        static const pds_int di[7] = {0, 0, -1, 0, 1, 0, 0}, dj[7] = {0, -1, 0, 0, 0, 1, 0},
-                             dk[7] = {-1, 0, 0, 0, 0, 0, 1};
+  PDS_CALL(PDS_NEW(ctx, s->np + 1, &rp));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)s->np * 7, &ci));
+  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, (size_t)s->np * 7 * nn * sizeof *v, &v));
+  for (int q = 0; q < s->nb; q++) {
+    const struct pds_stencil7 *G = &s->h[q];
+    pds_size                   p = G->first;
 
-        for (int o = 0; o < 7; o++) {
-          const int a = order[o];
+    for (pds_int i = 0; i < G->I; i++)
+      for (pds_int j = 0; j < G->J; j++)
+        for (pds_int k = 0; k < G->K; k++, p++) {
+          for (int o = 0; o < 7; o++) {
+            const int a = order[o];
 
-          if (!s7_inside(h, i, j, k, a)) continue;
-          ci[nb] = (pds_int)(((pds_size)(i + di[a]) * h->J + (j + dj[a])) * h->K + (k + dk[a]));
-          memcpy(v + nb * nn, h->vals + ((size_t)p * 7 + a) * nn, nn * sizeof *v);
-          nb++;
+            if (!s7_inside(G, i, j, k, a)) continue;
+            ci[nb] = (pds_int)(p + s7_offset(G, a));
+            memcpy(v + nb * nn, s7_block(G, p, a), nn * sizeof *v);
+            nb++;
+          }
+          rp[p + 1] = nb;
         }
-        rp[p + 1] = nb;
-      }
-  return pds_mat_bsr_from_host_owned(ctx, (pds_int)np, (pds_int)np, h->n, rp, ci, v, B);
+  }
+  return pds_mat_bsr_from_host_owned(ctx, (pds_int)s->np, (pds_int)s->np, A->bs, rp, ci, v, B);
 fail:
   pds_free(ctx, PDS_MEM_HOST, &rp);
   pds_free(ctx, PDS_MEM_HOST, &ci);
@@ -231,8 +288,8 @@ int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int 
             "a %" PDS_INT_FMT " x %" PDS_INT_FMT " matrix is not a %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
             " grid of %d unknowns per point (%" PDS_SIZE_FMT " rows)", A->nrows, A->ncols, I, J, K, n, np * n);
   if (!strcmp(A->type, "stencil7")) {
-    PDS_CHECK(S7(A)->h.I == I && S7(A)->h.J == J && S7(A)->h.K == K && S7(A)->h.n == n, ctx, PDS_ERR_SIZE,
-              "the stencil7 matrix has another grid");
+    PDS_CHECK(S7(A)->nb == 1 && S7(A)->h[0].I == I && S7(A)->h[0].J == J && S7(A)->h[0].K == K && A->bs == n, ctx,
+              PDS_ERR_SIZE, "the stencil7 matrix has another grid");
     PDS_CALL(pds_mat_reference(A));
     *B = A;
     return PDS_OK;
@@ -252,7 +309,7 @@ int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int 
 
     for (pds_size q = h->rowptr[r]; q < h->rowptr[r + 1]; q++) {
       const pds_size pc = h->colidx[q] / n, d = pc - p;
-      const struct pds_stencil7 g = {I, J, K, n, NULL};
+      const struct pds_stencil7 g = {I, J, K, n, 0, NULL};
       int                       a = -1;
 
       for (int t = 0; t < 7; t++)

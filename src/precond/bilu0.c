@@ -15,41 +15,50 @@ struct bilu0 {
 static int bilu0_setup(pds_precond pc) {
   struct bilu0              *P   = pc->data;
   pds_ctx                    ctx = pc->hdr.ctx;
-  const struct pds_stencil7 *A   = pds_mat_stencil7_data(pc->A);
-  pds_size                   bad;
+  int                        nb  = 0;
+  const struct pds_stencil7 *g   = pds_mat_stencil7_grids(pc->A, &nb);
+  pds_size                   bad, np = 0;
   size_t                     bytes;
 
-  PDS_CHECK(A, ctx, PDS_ERR_UNSUPPORTED,
+  PDS_CHECK(g, ctx, PDS_ERR_UNSUPPORTED,
             "bilu0 needs a stencil7 matrix (a structured 7-point block grid), not %s; for a general matrix use "
             "pbjacobi or jacobi", pc->A->type);
   PDS_KERNEL(ctx, bilu0.factor);
   PDS_KERNEL(ctx, bilu0.solve);
-  if (P->dinv && (P->npts != (pds_size)A->I * A->J * A->K || P->n != A->n))
-    PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));
-  P->npts = (pds_size)A->I * A->J * A->K, P->n = A->n;
-  bytes   = (size_t)P->npts * A->n * A->n * sizeof(pds_real);
+  for (int q = 0; q < nb; q++) np += (pds_size)g[q].I * g[q].J * g[q].K;
+  if (P->dinv && (P->npts != np || P->n != g[0].n)) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));
+  P->npts = np, P->n = g[0].n;
+  bytes   = (size_t)np * P->n * P->n * sizeof(pds_real);
   if (!P->dinv) PDS_CALL(pds_malloc(ctx, PDS_MEM_DEVICE, bytes, &P->dinv));
-  PDS_CALL(ctx->k->bilu0.factor(ctx, A, P->dinv, &bad));
+  PDS_CALL(ctx->k->bilu0.factor(ctx, g, nb, P->dinv, &bad));
   if (bad >= 0) {
-    const pds_int k = (pds_int)(bad % A->K), j = (pds_int)(bad / A->K % A->J), i = (pds_int)(bad / A->K / A->J);
+    int q = 0;
 
+    while (q + 1 < nb && g[q + 1].first <= bad) q++;
+    const pds_size l = bad - g[q].first;
+    const pds_int  k = (pds_int)(l % g[q].K), j = (pds_int)(l / g[q].K % g[q].J), i = (pds_int)(l / g[q].K / g[q].J);
+    char           where[32] = "";
+
+    if (nb > 1) snprintf(where, sizeof where, " of grid %d", q);
     return PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT,
                      "bilu0: the factored diagonal block of grid point (%" PDS_INT_FMT ", %" PDS_INT_FMT
-                     ", %" PDS_INT_FMT ") (rows %" PDS_SIZE_FMT "..%" PDS_SIZE_FMT ") is singular", i, j, k,
-                     bad * A->n, bad * A->n + A->n - 1);
+                     ", %" PDS_INT_FMT ")%s (rows %" PDS_SIZE_FMT "..%" PDS_SIZE_FMT ") is singular", i, j, k, where,
+                     bad * P->n, bad * P->n + P->n - 1);
   }
   return PDS_OK;
 }
 
 static int bilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
-  struct bilu0    *P   = pc->data;
-  pds_ctx          ctx = pc->hdr.ctx;
-  const pds_real  *xa;
-  pds_real        *ya;
+  struct bilu0              *P   = pc->data;
+  pds_ctx                    ctx = pc->hdr.ctx;
+  int                        nb  = 0;
+  const struct pds_stencil7 *g   = pds_mat_stencil7_grids(pc->A, &nb);
+  const pds_real            *xa;
+  pds_real                  *ya;
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->bilu0.solve(ctx, pds_mat_stencil7_data(pc->A), P->dinv, xa, ya); /* y = M^-1 x */
+  return ctx->k->bilu0.solve(ctx, g, nb, P->dinv, xa, ya); /* y = M^-1 x */
 }
 
 static int bilu0_view(pds_precond pc, FILE *f) {

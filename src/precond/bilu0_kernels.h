@@ -2,8 +2,8 @@
  * bilu0, src/backend/backend.h; src/precond/bilu0.c drives it). Paper 000's recurrence and sweeps:
  *   factor: dinv_p = (delta_p - alpha_p dinv_{k-1} eta_{k-1} - beta_p dinv_{j-1} zeta_{j-1}
  *                     - gamma_p dinv_{i-1} epsilon_{i-1})^{-1}            (Eq. 1, the inverse stored, as Algorithm 2)
- *           (arms out of the grid left out); on a singular block, *bad = the first such point in natural order
- *           (the blocks after it are not meaningful), else -1;
+ *           (arms out of the grid left out); on a singular block, *bad = the first such point (grids in order,
+ *           each in natural order; the blocks after it are not meaningful), else -1;
  *   solve:  forward  y_p = dinv_p (b_p - (alpha_p y_{k-1} + beta_p y_{j-1} + gamma_p y_{i-1}))          (Eq. 2)
  *           backward x_p = y_p - dinv_p (epsilon_p x_{i+1} + zeta_p x_{j+1} + eta_p x_{k+1})             (Eq. 3)
  *           (x may be b's array).
@@ -17,9 +17,11 @@
 
 struct pds_stencil7;
 
+/* over the nb independent grids g[0..nb) of a stencil7 matrix (host memory); dinv [points][n][n]; *bad: the matrix's
+   point index (the first singular one in grid order, then natural order) */
 struct pds_bilu0_kernels {
-  int (*factor)(pds_ctx, const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad); /* dinv [I J K][n][n] */
-  int (*solve)(pds_ctx, const struct pds_stencil7 *A, const pds_real *dinv, const pds_real *b, pds_real *x);
+  int (*factor)(pds_ctx, const struct pds_stencil7 *g, int nb, pds_real *dinv, pds_size *bad);
+  int (*solve)(pds_ctx, const struct pds_stencil7 *g, int nb, const pds_real *dinv, const pds_real *b, pds_real *x);
 };
 
 #endif

@@ -65,8 +65,8 @@ static int vec_dot2_f32_ref(pds_ctx ctx, pds_size n, const float *x, const float
 }
 
 /* Reductions into backend memory and the fused Krylov steps, composed plainly from the context's own f32 table
-   (ctx->k->f32), as ref_krylov.c composes the double ones: a backend that starts from this table (/cpu/omp) runs them with
-   its own kernels and gets the bits of the unfused sequence. Every expression is the one kernels_f32.h states: the
+   (ctx->k->f32), as ref_krylov.c composes the double ones: a backend that starts from this table (/cpu/omp) runs
+   them with its own kernels and gets the bits of the unfused sequence. Every expression is the one kernels_f32.h states: the
    coefficient rounded to float by the kernel called, and 1 x_i == x_i, (-a) q == -(a q) exactly. */
 
 /* d[0] = x . y (d: host memory here): vec_dot2 without z */
