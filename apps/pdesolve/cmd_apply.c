@@ -9,6 +9,7 @@ int cmd_apply(pds_options o) {
   static const char *const ops[] = {"mat", "matT", "pc"};
   const char              *cmdname = "apply";
   const char              *Apath, *xpath, *op, *pcname, *format, *out;
+  int                      grid[3];
   char                     backend[80];
   int                      bs, rc = EXIT_DONE;
   pds_ctx                  ctx = NULL;
@@ -26,8 +27,10 @@ int cmd_apply(pds_options o) {
                                 NULL));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "block size of -format bsr (0 = detect) and, when > 0, of pbjacobi",
                              &bs, NULL));
-  OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names), "matrix storage", &format,
+  OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
+                                "matrix storage (stencil7: on the grid -grid with -bs unknowns per point)", &format,
                                 NULL));
+  if (read_grid(o, cmdname, grid)) return EXIT_ERROR;
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
   OPT(o, pds_options_get_string(o, "-o", NULL, "<y.mtx> output vector, Matrix Market array (required)", &out, NULL));
   if (pds_options_help(o)) {
@@ -50,7 +53,7 @@ int cmd_apply(pds_options o) {
   }
   if ((rc = read_mat(ctx, Apath, &A))) goto done;
   TRY("matrix", pds_mat_get_size(A, &nrows, &ncols));
-  if ((rc = to_format(ctx, format, bs, &A))) goto done;
+  if ((rc = to_format(ctx, format, bs, grid, &A))) goto done;
   nx = !strcmp(op, "mat") ? ncols : nrows;
   ny = !strcmp(op, "matT") ? ncols : nrows;
   if (!strcmp(op, "pc") && nrows != ncols) {

@@ -104,6 +104,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
 int cmd_solve(pds_options o) {
   const char    *cmdname = "solve";
   const char    *Apath, *bpath, *x0path, *problem, *format, *out, *json;
+  int            grid[3];
   char           backend[80], source[200];
   int            dims[3], ndims, rc = EXIT_DONE;
   solve_settings st;
@@ -163,9 +164,12 @@ int cmd_solve(pds_options o) {
                                 "bicgstab, richardson on csr with -pc none or jacobi); mixed (refinement in double "
                                 "around single-precision solves)", &st.precision, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
-                                "matrix storage (bsr converts from csr with block size -bs)", &format, NULL));
+                                "matrix storage (bsr converts from csr with block size -bs; stencil7 reads it on the "
+                                "grid -grid with -bs unknowns per point)", &format, NULL));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64,
-                             "block size of -format bsr (0 = detect) and, when > 0, of -pc pbjacobi", &st.bs, NULL));
+                             "block size of -format bsr (0 = detect), unknowns per point of -format stencil7 and, when "
+                             "> 0, block size of -pc pbjacobi", &st.bs, NULL));
+  if (read_grid(o, cmdname, grid)) return EXIT_ERROR;
   pds_options_begin_section(o, "output:");
   OPT(o, pds_options_get_bool(o, "-monitor", false, "print '%5d KSP residual norm %.12e' per iteration", &st.monitor,
                               NULL));
@@ -224,7 +228,7 @@ int cmd_solve(pds_options o) {
     rc = fail("solve needs a square matrix; '%s' is %" PDS_INT_FMT " x %" PDS_INT_FMT, source, nrows, ncols);
     goto done;
   }
-  if ((rc = to_format(ctx, format, st.bs, &A))) goto done;
+  if ((rc = to_format(ctx, format, st.bs, grid, &A))) goto done;
   if (bpath) {
     if ((rc = read_vec_checked(ctx, "-b", bpath, nrows, "rows", &b))) goto done;
   } else if (p.b) {

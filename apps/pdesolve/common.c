@@ -31,7 +31,7 @@ int fail_lib(pds_ctx ctx, int ierr, const char *what) {
 
 /* ---- shared flag groups ---------------------------------------------------------------------------- */
 
-const char *const format_names[] = {"csr", "bsr"};
+const char *const format_names[] = {"csr", "bsr", "stencil7"};
 
 /* -backend: "auto", a backend name of the library (with ":options"), or its short form ref/omp/cuda. */
 int read_backend(pds_options o, const char *cmdname, char *out, size_t len) {
@@ -117,11 +117,32 @@ int read_mat(pds_ctx ctx, const char *path, pds_mat *A) {
   return ierr ? fail_lib(ctx, ierr, buf) : EXIT_DONE;
 }
 
-/* -format bsr: replace *A by its BSR form with block size bs (0 = detect). */
-int to_format(pds_ctx ctx, const char *format, int bs, pds_mat *A) {
+/* -grid I J K: the grid of -format stencil7 (grid[0] = 0 when absent) */
+int read_grid(pds_options o, const char *cmdname, int *grid) {
+  int n = 0;
+
+  OPT(o, pds_options_get_int_list(o, "-grid", 0, NULL, 3, 1, 1 << 20,
+                                  "grid I J K of -format stencil7 (-bs unknowns per point; point (i, j, k) holds rows "
+                                  "((i J + j) K + k) bs..: K varies fastest)", grid, &n, NULL));
+  if (n != 0 && n != 3) return fail("flag -grid takes three sizes I J K (got %d)", n);
+  if (n == 0) grid[0] = grid[1] = grid[2] = 0;
+  return EXIT_DONE;
+}
+
+/* -format bsr: replace *A by its BSR form with block size bs (0 = detect); -format stencil7: by the stencil7 matrix
+   of the grid (bs unknowns per point) */
+int to_format(pds_ctx ctx, const char *format, int bs, const int *grid, pds_mat *A) {
   pds_mat B = NULL;
   int     rc = EXIT_DONE;
 
+  if (!strcmp(format, "stencil7")) {
+    if (!strcmp(pds_mat_get_type(*A), "stencil7")) return EXIT_DONE;
+    if (!grid[0] || bs < 1) return fail("flag -format stencil7 needs -grid I J K and -bs (unknowns per point)");
+    TRY("flag -format stencil7: conversion failed", pds_mat_convert_to_stencil7(*A, grid[0], grid[1], grid[2], bs, &B));
+    pds_mat_destroy(A);
+    *A = B;
+    return EXIT_DONE;
+  }
   if (strcmp(format, "bsr") || !strcmp(pds_mat_get_type(*A), "bsr")) return EXIT_DONE;
   TRY("flag -format bsr: conversion failed", pds_mat_convert_to_bsr(*A, bs, &B));
   pds_mat_destroy(A);

@@ -39,7 +39,7 @@ int fail_lib(pds_ctx ctx, int ierr, const char *what);
 
 /* ---- shared flag groups (common.c) ------------------------------------------------------------------- */
 
-extern const char *const format_names[2];
+extern const char *const format_names[3];
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int read_backend(pds_options o, const char *cmdname, char *out, size_t len);
@@ -47,7 +47,8 @@ int make_ctx(const char *backend, pds_ctx *ctx);
 int read_problem(pds_options o, const char *cmdname, const char **problem, int *dims, int *ndims, bool req);
 int read_vec_checked(pds_ctx ctx, const char *flag, const char *path, pds_int n, const char *what, pds_vec *v);
 int read_mat(pds_ctx ctx, const char *path, pds_mat *A);
-int to_format(pds_ctx ctx, const char *format, int bs, pds_mat *A);
+int read_grid(pds_options o, const char *cmdname, int *grid);
+int to_format(pds_ctx ctx, const char *format, int bs, const int *grid, pds_mat *A);
 
 /* ---- fem2d: P1 finite elements on a generated or Gmsh mesh (problem_fem2d.c) ------------------------- */
 
