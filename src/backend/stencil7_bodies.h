@@ -10,8 +10,6 @@
 
 #include "backend.h"
 
-#define PDS_S7_MAXN 8 /* unknowns per point */
-
 /* arm a of point (i, j, k): the neighbour's index offset, and whether it lies in the grid */
 static inline pds_size s7_offset(const struct pds_stencil7 *A, int a) {
   const pds_size JK = (pds_size)A->J * A->K;
@@ -64,7 +62,7 @@ static inline void s7_spmv_point(const struct pds_stencil7 *A, pds_size p, pds_i
 static inline int s7_factor_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                   pds_real *dinv) {
   const int n = A->n;
-  pds_real  T[PDS_S7_MAXN * PDS_S7_MAXN], S[PDS_S7_MAXN * PDS_S7_MAXN];
+  pds_real  T[PDS_STENCIL7_MAXN * PDS_STENCIL7_MAXN], S[PDS_STENCIL7_MAXN * PDS_STENCIL7_MAXN];
   pds_real *D = dinv + (size_t)p * n * n;
 
   memcpy(T, s7_block(A, p, 3), (size_t)n * n * sizeof *T);
@@ -98,7 +96,7 @@ static inline void s7_forward_point(const struct pds_stencil7 *A, pds_size p, pd
                                     const pds_real *dinv, const pds_real *b, pds_real *x) {
   const int       n = A->n;
   const pds_real *D = dinv + (size_t)p * n * n;
-  pds_real        z[PDS_S7_MAXN];
+  pds_real        z[PDS_STENCIL7_MAXN];
 
   for (int u = 0; u < n; u++) {
     pds_real s = 0;
@@ -124,7 +122,7 @@ static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, p
                                      const pds_real *dinv, pds_real *x) {
   const int       n = A->n;
   const pds_real *D = dinv + (size_t)p * n * n;
-  pds_real        z[PDS_S7_MAXN];
+  pds_real        z[PDS_STENCIL7_MAXN];
 
   for (int u = 0; u < n; u++) {
     pds_real s = 0;

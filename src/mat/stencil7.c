@@ -304,13 +304,13 @@ int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int 
   h = pds_mat_host_csr(C);
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)np * 7 * nn, &v));
   for (pds_int r = 0; r < h->nrows && !ierr; r++) {
-    const pds_size p = r / n;
-    const pds_int  k = (pds_int)(p % K), j = (pds_int)(p / K % J), i = (pds_int)(p / K / J);
+    const pds_size            p = r / n;
+    const pds_int             k = (pds_int)(p % K), j = (pds_int)(p / K % J), i = (pds_int)(p / K / J);
+    const struct pds_stencil7 g = {I, J, K, n, 0, NULL}; /* the grid's shape, for s7_inside and s7_offset */
 
     for (pds_size q = h->rowptr[r]; q < h->rowptr[r + 1]; q++) {
       const pds_size pc = h->colidx[q] / n, d = pc - p;
-      const struct pds_stencil7 g = {I, J, K, n, 0, NULL};
-      int                       a = -1;
+      int            a  = -1;
 
       for (int t = 0; t < 7; t++)
         if (s7_inside(&g, i, j, k, t) && d == s7_offset(&g, t)) a = t;

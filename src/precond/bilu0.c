@@ -17,7 +17,7 @@ static int bilu0_setup(pds_precond pc) {
   pds_ctx                    ctx = pc->hdr.ctx;
   int                        nb  = 0;
   const struct pds_stencil7 *g   = pds_mat_stencil7_grids(pc->A, &nb);
-  pds_size                   bad, np = 0;
+  pds_size                   bad, np;
   size_t                     bytes;
 
   PDS_CHECK(g, ctx, PDS_ERR_UNSUPPORTED,
@@ -25,7 +25,7 @@ static int bilu0_setup(pds_precond pc) {
             "pbjacobi or jacobi", pc->A->type);
   PDS_KERNEL(ctx, bilu0.factor);
   PDS_KERNEL(ctx, bilu0.solve);
-  for (int q = 0; q < nb; q++) np += (pds_size)g[q].I * g[q].J * g[q].K;
+  np = pc->A->nrows / g[0].n; /* the points of all grids */
   if (P->dinv && (P->npts != np || P->n != g[0].n)) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));
   P->npts = np, P->n = g[0].n;
   bytes   = (size_t)np * P->n * P->n * sizeof(pds_real);
