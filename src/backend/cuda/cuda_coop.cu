@@ -402,7 +402,7 @@ static cudaError_t co_launch(void (*kernel)(KArgs...), cudaStream_t s, int nsm, 
   return cudaLaunchKernelEx(&cfg, kernel, ((KArgs)args)...);
 }
 
-#define COOP_CASES(K, work, ...)                                                                             \
+#define COOP_CASES(K, ...)                                                                                   \
   switch (width) {                                                                                           \
   case 0: return co_launch(K<0>, s, nsm, per_sm, (pds_size)n, __VA_ARGS__);                                 \
   case 1: return co_launch(K<1>, s, nsm, per_sm, (pds_size)n, __VA_ARGS__);                                 \
@@ -424,7 +424,7 @@ cudaError_t pds_cuda_cg_coop(cudaStream_t s, int width, int nsm, int per_sm, pds
   pds_cuda_loop_dev none = {};
   co_mat            A    = {(pds_size)n, rp, ci, av};
 
-  COOP_CASES(cg_coop_k, n, A, x, r, p, q, S, part, lp ? *lp : none, (int)(lp != NULL), 1.0)
+  COOP_CASES(cg_coop_k, A, x, r, p, q, S, part, lp ? *lp : none, (int)(lp != NULL), 1.0)
 }
 
 cudaError_t pds_cuda_bicg_coop(cudaStream_t s, int width, int nsm, int per_sm, pds_int n, const pds_size *rp,
@@ -434,7 +434,7 @@ cudaError_t pds_cuda_bicg_coop(cudaStream_t s, int width, int nsm, int per_sm, p
   pds_cuda_loop_dev none = {};
   co_mat            A    = {(pds_size)n, rp, ci, av};
 
-  COOP_CASES(bicg_coop_k, n, A, x, r, rhat, p, v, sv, t, S, part, lp ? *lp : none, (int)(lp != NULL), 1.0)
+  COOP_CASES(bicg_coop_k, A, x, r, rhat, p, v, sv, t, S, part, lp ? *lp : none, (int)(lp != NULL), 1.0)
 }
 
 } // extern "C"
