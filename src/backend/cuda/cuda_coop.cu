@@ -18,7 +18,8 @@
 //   block adds the G partials in grid_red's second-pass order and tree (so each block holds the same sum, the one
 //   the sequence's last block writes; no second barrier);
 // - G is the sequence's: PDS_CUDA_RED_BLOCKS(n) for the dot and update kernels (cuda_vec.cu), and the stream
-//   kernel's grid (stream_blocks, at most one block per 256 rows) for the dots that kernel fuses into the product;
+//   kernel's grid (stream_blocks, cuda_csr_rows.cuh: at most one block per 256 rows) for the dots that kernel
+//   fuses into the product;
 // - a product row is summed as the plan's kernel sums it: the stream plan (W = 0) with the stream kernel's staged
 //   tiles (cuda_csr_rows.cuh), the thread and sub-warp plans (W lanes) lane-strided with multiply-add contraction and
 //   the shuffle tree (csr_thread_k, csr_sub_k);
@@ -48,8 +49,6 @@ struct co_mat {
   const double *__restrict__   av;
 };
 
-// blocks of the stream kernel's grid (cuda_csr.cu's stream_blocks): its fused dots' partition
-__host__ __device__ static inline unsigned co_stream_blocks(pds_size n) { return PDS_CUDA_RED_BLOCKS((n + 255) / 256 * 2048); }
 
 // y = A x with the thread (W = 1) or sub-warp (W lanes) plan's arithmetic, over the whole grid
 template <int W>
@@ -211,7 +210,7 @@ __global__ void __launch_bounds__(CO_T, CO_MINB) cg_coop_k(co_mat A, double *x, 
   __shared__ double Sl[PDS_KS_N];
   cgrp::grid_group  grid = cgrp::this_grid();
   const pds_size    n = A.n, st = (pds_size)gridDim.x * CO_T, i0 = (pds_size)blockIdx.x * CO_T + threadIdx.x;
-  const unsigned    G = PDS_CUDA_RED_BLOCKS(n), G0 = W == 0 ? co_stream_blocks(n) : G;
+  const unsigned    G = PDS_CUDA_RED_BLOCKS(n), G0 = W == 0 ? stream_blocks(n) : G;
   double           *P0 = part, *P1 = part + PDS_CUDA_RED_MAXBLOCK;
   int               left;
 
@@ -278,7 +277,7 @@ __global__ void __launch_bounds__(CO_T, CO_MINB) bicg_coop_k(co_mat A, double *x
   __shared__ double Sl[PDS_KS_N];
   cgrp::grid_group  grid = cgrp::this_grid();
   const pds_size    n = A.n, st = (pds_size)gridDim.x * CO_T, i0 = (pds_size)blockIdx.x * CO_T + threadIdx.x;
-  const unsigned    G = PDS_CUDA_RED_BLOCKS(n), G0 = W == 0 ? co_stream_blocks(n) : G;
+  const unsigned    G = PDS_CUDA_RED_BLOCKS(n), G0 = W == 0 ? stream_blocks(n) : G;
   double           *P0 = part, *P1 = part + PDS_CUDA_RED_MAXBLOCK, *P2 = part + 2 * PDS_CUDA_RED_MAXBLOCK,
          *P4 = part + 4 * PDS_CUDA_RED_MAXBLOCK;
   int               left;

@@ -415,7 +415,6 @@ __global__ void csr_diag_k(pds_int n, const pds_size *__restrict__ rp, const pds
   d[i] = s;
 }
 
-static unsigned stream_blocks(pds_int nrows) { return PDS_CUDA_RED_BLOCKS(((pds_size)nrows + CSR_T - 1) / CSR_T * 2048); }
 
 template <class T, bool BETA, bool PERM>
 static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrows, const pds_size *rp,

@@ -9,6 +9,12 @@
 #define ST_T   256  /* threads of a stream CTA: one row each */
 #define ST_NNZ 2048 /* entries of a stream tile */
 
+/* CTAs of the stream kernel's grid over nrows rows (one per ST_T rows, at most PDS_CUDA_RED_MAXBLOCK): the partition
+   of the dots it fuses into the product, which the whole-iteration kernels (cuda_coop.cu) reproduce */
+__host__ __device__ static inline unsigned stream_blocks(pds_size nrows) {
+  return PDS_CUDA_RED_BLOCKS((nrows + ST_T - 1) / ST_T * 2048);
+}
+
 // The value type's rounded product and sum (no contraction into a multiply-add), and its bits in a 64-bit word (the
 // merge-path kernel's shared tile holds row ends and products in one array).
 template <class T> struct csr_num;
