@@ -173,6 +173,18 @@ typedef int (*pds_shell_pc_apply)(void *user, pds_vec x, pds_vec y);
 typedef int (*pds_shell_pc_setup)(void *user, pds_mat A);
 PDS_EXTERN int pds_precond_shell_set(pds_precond pc, void *user, pds_shell_pc_setup setup, pds_shell_pc_apply apply);
 PDS_EXTERN int pds_precond_view(pds_precond pc, FILE *f);
+/* bilu0 (a stencil7 operator): how the backend runs the factorization and the sweeps. /gpu/cuda: "auto" (the default:
+   the fastest measured for the grids, docs/bilu0.md), "hyperplane" (paper 000's kernels, n^2 threads per point, one
+   launch per hyperplane), "graph" (those launches captured once in a CUDA graph), "recycle" (one persistent
+   cooperative kernel, a grid barrier per hyperplane), "syncfree" (no barriers: each point waits on its upstream
+   neighbours' flags), "lanes" (n lanes per point, blocks in registers, one launch per hyperplane, captured in a graph),
+   "block" (one thread block per grid, all hyperplanes inside it: many small grids). Every variant gives the same bits
+   (those of /cpu/ref). CPU backends run their own order and take "auto" only. Unknown name: PDS_ERR_ARG at setup. */
+PDS_EXTERN int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant);
+/* bilu0: PDS_PRECISION_DOUBLE (default) or PDS_PRECISION_SINGLE: the sweeps read the factors (the six off-diagonal
+   blocks and the inverted diagonals) from a float copy made at setup, arithmetic in double: about half the bytes of
+   an application, the preconditioner slightly perturbed. /gpu/cuda only (elsewhere PDS_ERR_UNSUPPORTED at setup). */
+PDS_EXTERN int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p);
 
 /* ---- solvers ---------------------------------------------------------------------------------------- */
 /* type: "cg", "bicgstab", "gmres", "fgmres", "richardson". */

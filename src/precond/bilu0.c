@@ -4,13 +4,87 @@
  * The recurrence is the grid's, so setup needs no analysis: a new matrix with the same grid only refactors.
  * Richardson with bilu0 is the paper's defect correction (Eq. 4). The kernels are the bilu0 group
  * (src/precond/bilu0_kernels.h); a singular factored block is PDS_ERR_ZERO_PIVOT naming its grid point. */
+#include <stdint.h>
+
 #include "precond_impl.h"
 
 struct bilu0 {
   pds_size  npts;
   int       n;
-  pds_real *dinv; /* [npts][n][n] row-major, backend memory */
+  pds_real *dinv;        /* [npts][n][n] row-major, backend memory */
+  char      variant[16]; /* pds_precond_bilu0_set_variant's name */
+  int       single;      /* factors stored in float for the sweeps */
+  void     *plan;        /* the backend's schedule (plan_create), or NULL */
+  int       planned;     /* the plan is for the current choice ... */
+  uint64_t  shape;       /* ... and for grids of this shape (grids_shape) */
 };
+
+/* the grids' shapes (count, dimensions, n) as one number: a plan stays valid while it does not change */
+static uint64_t grids_shape(const struct pds_stencil7 *g, int nb) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)nb;
+
+  for (int q = 0; q < nb; q++) {
+    const uint64_t v[5] = {(uint64_t)g[q].I, (uint64_t)g[q].J, (uint64_t)g[q].K, (uint64_t)g[q].n,
+                           (uint64_t)g[q].first};
+
+    for (int t = 0; t < 5; t++) h = (h ^ v[t]) * 1099511628211ull;
+  }
+  return h;
+}
+
+/* a pc of type bilu0, or the error saying it is not */
+static int bilu0_of(pds_precond pc, struct bilu0 **P) {
+  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
+  PDS_CHECK(!strcmp(pc->type, "bilu0"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not bilu0", pc->type);
+  *P = pc->data;
+  return PDS_OK;
+}
+
+int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant) {
+  struct bilu0 *P = NULL;
+
+  PDS_CALL(bilu0_of(pc, &P));
+  PDS_CHECK(variant && strlen(variant) < sizeof P->variant, pc->hdr.ctx, PDS_ERR_ARG,
+            "bilu0 variant: a name of at most %zu characters", sizeof P->variant - 1);
+  if (strcmp(P->variant, variant)) P->planned = 0, pc->setup_done = 0; /* a new plan at the next setup */
+  snprintf(P->variant, sizeof P->variant, "%s", variant);
+  return PDS_OK;
+}
+
+int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p) {
+  struct bilu0 *P = NULL;
+
+  PDS_CALL(bilu0_of(pc, &P));
+  PDS_CHECK(p == PDS_PRECISION_DOUBLE || p == PDS_PRECISION_SINGLE, pc->hdr.ctx, PDS_ERR_ARG,
+            "bilu0 factors: PDS_PRECISION_DOUBLE or PDS_PRECISION_SINGLE (got %d)", (int)p);
+  if (P->single != (p == PDS_PRECISION_SINGLE)) P->planned = 0, pc->setup_done = 0;
+  P->single = p == PDS_PRECISION_SINGLE;
+  return PDS_OK;
+}
+
+/* the backend's plan for the operator's grids (device backends), made again when the operator or the choice changed */
+static int bilu0_plan(pds_precond pc, const struct pds_stencil7 *g, int nb) {
+  struct bilu0 *P   = pc->data;
+  pds_ctx       ctx = pc->hdr.ctx;
+
+  const uint64_t shape = grids_shape(g, nb);
+
+  if (P->planned && P->shape == shape) return PDS_OK;
+  if (P->plan) ctx->k->bilu0.plan_destroy(ctx, P->plan), P->plan = NULL;
+  P->planned = 0;
+  if (!ctx->k->bilu0.plan_create) {
+    PDS_CHECK(!strcmp(P->variant, "auto"), ctx, PDS_ERR_UNSUPPORTED,
+              "bilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", P->variant,
+              ctx->backend);
+    PDS_CHECK(!P->single, ctx, PDS_ERR_UNSUPPORTED, "bilu0 factors in single precision run on /gpu/cuda; %s stores "
+              "them in double", ctx->backend);
+    P->planned = 1, P->shape = shape;
+    return PDS_OK;
+  }
+  PDS_CALL(ctx->k->bilu0.plan_create(ctx, g, nb, P->variant, P->single, &P->plan));
+  P->planned = 1, P->shape = shape;
+  return PDS_OK;
+}
 
 static int bilu0_setup(pds_precond pc) {
   struct bilu0              *P   = pc->data;
@@ -25,12 +99,13 @@ static int bilu0_setup(pds_precond pc) {
             "pbjacobi or jacobi", pc->A->type);
   PDS_KERNEL(ctx, bilu0.factor);
   PDS_KERNEL(ctx, bilu0.solve);
+  PDS_CALL(bilu0_plan(pc, g, nb));
   np = pc->A->nrows / g[0].n; /* the points of all grids */
   if (P->dinv && (P->npts != np || P->n != g[0].n)) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));
   P->npts = np, P->n = g[0].n;
   bytes   = (size_t)np * P->n * P->n * sizeof(pds_real);
   if (!P->dinv) PDS_CALL(pds_malloc(ctx, PDS_MEM_DEVICE, bytes, &P->dinv));
-  PDS_CALL(ctx->k->bilu0.factor(ctx, g, nb, P->dinv, &bad));
+  PDS_CALL(ctx->k->bilu0.factor(ctx, P->plan, g, nb, P->dinv, &bad));
   if (bad >= 0) {
     int q = 0;
 
@@ -58,28 +133,34 @@ static int bilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->bilu0.solve(ctx, g, nb, P->dinv, xa, ya); /* y = M^-1 x */
+  return ctx->k->bilu0.solve(ctx, P->plan, g, nb, P->dinv, xa, ya); /* y = M^-1 x */
 }
 
 static int bilu0_view(pds_precond pc, FILE *f) {
-  struct bilu0 *P = pc->data;
+  struct bilu0 *P   = pc->data;
+  pds_ctx       ctx = pc->hdr.ctx;
+  char          line[160];
 
   fprintf(f, "  block ILU(0) on the 7-point grid: %" PDS_SIZE_FMT " points, %d x %d blocks (inverted factored "
-          "diagonals)\n", P->npts, P->n, P->n);
+          "diagonals), factors in %s\n", P->npts, P->n, P->n, P->single ? "float" : "double");
+  if (P->plan && ctx->k->bilu0.plan_describe && !ctx->k->bilu0.plan_describe(ctx, P->plan, line, sizeof line))
+    fprintf(f, "  %s\n", line);
   return PDS_OK;
 }
 
 static int bilu0_destroy(pds_precond pc) {
   struct bilu0 *P = pc->data;
 
+  if (P && P->plan) pc->hdr.ctx->k->bilu0.plan_destroy(pc->hdr.ctx, P->plan);
   if (P) pds_free(pc->hdr.ctx, PDS_MEM_DEVICE, &P->dinv);
   return pds_free(pc->hdr.ctx, PDS_MEM_HOST, &pc->data);
 }
 
 int pds_precond_create_bilu0(pds_precond pc) {
-  struct bilu0 *P;
+  struct bilu0 *P = NULL;
 
   PDS_CALL(PDS_NEW(pc->hdr.ctx, 1, &P));
+  snprintf(P->variant, sizeof P->variant, "auto");
   pc->data        = P;
   pc->ops.setup   = bilu0_setup;
   pc->ops.apply   = bilu0_apply;

@@ -17,11 +17,21 @@
 
 struct pds_stencil7;
 
-/* over the nb independent grids g[0..nb) of a stencil7 matrix (host memory); dinv [points][n][n]; *bad: the matrix's
-   point index (the first singular one in grid order, then natural order) */
+/* over the nb independent grids g[0..nb) of a stencil7 matrix (g: host memory, their values backend memory);
+   dinv [points][n][n]; *bad: the matrix's point index (the first singular one in grid order, then natural order).
+   plan: what plan_create made, or NULL where the backend has no plan_create (ref, omp: one way to run). */
 struct pds_bilu0_kernels {
-  int (*factor)(pds_ctx, const struct pds_stencil7 *g, int nb, pds_real *dinv, pds_size *bad);
-  int (*solve)(pds_ctx, const struct pds_stencil7 *g, int nb, const pds_real *dinv, const pds_real *b, pds_real *x);
+  /* optional (device backends): the schedule of the grids for a variant (a name of
+     pds_precond_bilu0_set_variant; the backend checks it: PDS_ERR_ARG naming the ones it knows) and the factors'
+     storage (single: a float copy for the sweeps, made by factor); made at setup, kept while the grids keep their
+     shapes */
+  int (*plan_create)(pds_ctx, const struct pds_stencil7 *g, int nb, const char *variant, int single, void **plan);
+  void (*plan_destroy)(pds_ctx, void *plan);
+  /* optional: one line (no newline) saying what runs, for -view */
+  int (*plan_describe)(pds_ctx, void *plan, char *buf, size_t len);
+  int (*factor)(pds_ctx, void *plan, const struct pds_stencil7 *g, int nb, pds_real *dinv, pds_size *bad);
+  int (*solve)(pds_ctx, void *plan, const struct pds_stencil7 *g, int nb, const pds_real *dinv, const pds_real *b,
+               pds_real *x);
 };
 
 #endif

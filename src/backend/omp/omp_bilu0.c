@@ -52,8 +52,11 @@ static void solve_wavefront(const struct pds_stencil7 *A, const pds_real *dinv, 
   }
 }
 
-static int bilu0_factor_omp(pds_ctx ctx, const struct pds_stencil7 *g, int nb, pds_real *dinv, pds_size *bad) {
+static int bilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, pds_real *dinv,
+                             pds_size *bad) {
   pds_size *bads;
+
+  (void)plan;
 
   PDS_CALL(PDS_NEW(ctx, nb, &bads));
 #pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
@@ -66,9 +69,9 @@ static int bilu0_factor_omp(pds_ctx ctx, const struct pds_stencil7 *g, int nb, p
   return pds_free(ctx, PDS_MEM_HOST, &bads);
 }
 
-static int bilu0_solve_omp(pds_ctx ctx, const struct pds_stencil7 *g, int nb, const pds_real *dinv,
+static int bilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, const pds_real *dinv,
                            const pds_real *b, pds_real *x) {
-  (void)ctx;
+  (void)ctx, (void)plan;
 #pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
   for (int q = 0; q < nb; q++)
     if (s7_points(&g[q]) < S7_MIN_POINTS) s7_solve_natural(&g[q], dinv, b, x);
