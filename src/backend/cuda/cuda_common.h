@@ -144,6 +144,47 @@ cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *
                                     const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
                                     const pds_real *sc);
 
+/* ---- stencil7 (cuda_stencil7.cu): y = alpha A x + beta y over the nb grids g (host array; vals: device, np points of
+   n unknowns, 1 <= n <= 8); layout PDS_CUDA_S7_POINT_MAJOR (the library's [point][arm][n][n]) or
+   PDS_CUDA_S7_ENTRY_MAJOR (the layout study of bench/gpu: vals from pds_cuda_s7_to_entry_major) ---------------- */
+#define PDS_CUDA_S7_GRIDS 64 /* grids per launch: they ride in the kernel's parameters */
+enum { PDS_CUDA_S7_POINT_MAJOR = 0, PDS_CUDA_S7_ENTRY_MAJOR = 1 };
+typedef struct {
+  pds_size first[PDS_CUDA_S7_GRIDS];
+  int      I[PDS_CUDA_S7_GRIDS], J[PDS_CUDA_S7_GRIDS], K[PDS_CUDA_S7_GRIDS];
+  int      ng;
+} pds_cuda_s7_grids;
+struct pds_stencil7;
+cudaError_t pds_cuda_s7_spmv(cudaStream_t s, int layout, const struct pds_stencil7 *g, int nb, pds_size np, int n,
+                             pds_real alpha, const pds_real *vals, const pds_real *x, pds_real beta, pds_real *y);
+cudaError_t pds_cuda_s7_to_entry_major(cudaStream_t s, pds_size np, int n, const pds_real *vals, pds_real *out);
+/* ---- block ILU(0) (cuda_bilu0.cu, which describes the kinds and schedules; cuda_bilu0.c drives them) ---------- */
+enum { PDS_CUDA_BILU0_SQUARE = 0, PDS_CUDA_BILU0_LANES, PDS_CUDA_BILU0_BLOCK, PDS_CUDA_BILU0_SYNCFREE,
+       PDS_CUDA_BILU0_RECYCLE };
+typedef struct { /* the sync-free kernels' device state: the launch's stamp, tickets taken, warps ended */
+  unsigned stamp, ticket, done;
+} pds_cuda_bilu0_sync;
+typedef struct {
+  cudaStream_t           stream;
+  int                    kind, phase, n;  /* phase 0 factor, 1 forward, 2 backward (block, recycle: 1 = both) */
+  const int4            *sched;           /* the schedule the kind takes (device) */
+  long long              begin, count;    /* square, lanes: a plane's entries; syncfree: warps; recycle: widest plane */
+  const long long       *goff;            /* block: plane offsets of the grid-major schedule; recycle: plane-major's */
+  const int             *gbase;           /* block: grid g's planes are goff[gbase[g]] .. goff[gbase[g + 1] - 1] */
+  int                    nb, nh, nsm;     /* block: grids; recycle: planes and the device's SMs */
+  int                   *grid_out;        /* recycle: the blocks launched (or NULL) */
+  unsigned              *flags;           /* syncfree: [points] */
+  pds_cuda_bilu0_sync   *sync;            /* syncfree */
+  const pds_real        *vals;            /* the matrix, [points][7][n][n] */
+  pds_real              *dinv;            /* the inverted factored diagonals, [points][n][n] */
+  const float           *fvals;           /* the sweeps' float factors (arm 3 the inverse), or NULL */
+  const pds_real        *b;
+  pds_real              *x;
+  unsigned long long    *bad;             /* factor: min(p) over singular blocks (set to ~0 before) */
+} pds_cuda_bilu0_launch;
+cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
+cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
+                                    float *out);
 /* ---- single precision (cuda_f32.cu): the kernel group of src/backend/kernels_f32.h, its numerics, on float vectors;
    the reductions accumulate (double)x_i (double)y_i in the grid and tree of the double ones; n > 0 --------------- */
 cudaError_t pds_cuda_f32_to_f32(cudaStream_t s, pds_size n, const pds_real *x, float *y);

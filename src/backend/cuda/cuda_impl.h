@@ -1,7 +1,8 @@
 /* src/backend/cuda/cuda_impl.h: what the host files of /gpu/cuda share (compiled as C): the backend's context data
  * (struct cuda_be: stream, pool, reduction scratch, the CSR plan cache, the device loop), error mapping
  * (PDS_CUDA_CALL), memory, and each module's group fill function. cuda.c holds the core (device, memory, copies,
- * the table); cuda_vec.c, cuda_mat.c, cuda_krylov.c, cuda_blocks.c, cuda_fem2d.c, cuda_f32.c each fill one group
+ * the table); cuda_vec.c, cuda_mat.c, cuda_krylov.c, cuda_blocks.c, cuda_fem2d.c, cuda_f32.c, cuda_stencil7.c,
+ * cuda_bilu0.c each fill one group
  * from the launchers of the *.cu files (cuda_common.h). */
 #ifndef PDS_CUDA_IMPL_H
 #define PDS_CUDA_IMPL_H
@@ -127,5 +128,7 @@ PDS_INTERN void pds_cuda_fill_krylov(struct pds_krylov_kernels *g);
 PDS_INTERN void pds_cuda_fill_blocks(struct pds_block_kernels *g);
 PDS_INTERN void pds_cuda_fill_fem2d(struct pds_fem2d_kernels *g);
 PDS_INTERN void pds_cuda_fill_f32(struct pds_kernels_f32 *g);
+PDS_INTERN void pds_cuda_fill_stencil7(struct pds_stencil7_kernels *g);
+PDS_INTERN void pds_cuda_fill_bilu0(struct pds_bilu0_kernels *g);
 
 #endif

@@ -1,0 +1,363 @@
+/* src/backend/cuda/cuda_bilu0.c: /gpu/cuda's block ILU(0) group (src/precond/bilu0_kernels.h): the plan (the
+ * schedules of the grids, built once per grid shape: no analysis of values), the variants, and their launches
+ * (kernels in cuda_bilu0.cu).
+ *   hyperplane  paper 000's kernels (n^2 threads per point, shared memory), one launch per plane;
+ *   graph       the same launches captured once in a CUDA graph and replayed (today's form of the paper's
+ *               dynamic-parallelism variant: the device queues the plane launches without the host; docs/bilu0.md
+ *               says why dynamic parallelism itself is not built);
+ *   lanes       n lanes per point (registers, shuffles), one launch per plane, captured in a graph;
+ *   recycle     one persistent cooperative launch (paper 000's thread recycling): no more blocks than fit on the
+ *               device at once (occupancy query, and the cooperative launch refuses more), a grid barrier per plane;
+ *   syncfree    one launch per phase, no barrier: each point waits on its three upstream neighbours' flags;
+ *   block       one thread block per grid, all its planes inside the block (many small grids);
+ *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
+ * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
+ * a device loop's recording (the stream capturing) the launches go straight into that recording. */
+#include <string.h>
+
+#include "cuda_impl.h"
+
+enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_COUNT };
+static const char *const variant_names[V_COUNT] = {"auto",     "hyperplane", "graph", "lanes",
+                                                   "recycle", "syncfree",   "block"};
+
+struct graph_cache {
+  cudaGraphExec_t exec;
+  const void     *key[5]; /* vals, dinv, fvals, b, x */
+};
+
+struct bilu0_plan {
+  int                  asked, variant; /* the name given, and what runs (auto resolved) */
+  int                  n, nb, nh;      /* unknowns per point, grids, planes (the most of any grid) */
+  pds_size             np;
+  long long           *hoff;           /* host [nh + 1]: plane h's entries of sched */
+  long long            wide;           /* the widest plane's points */
+  int4                *sched;          /* device [np], plane-major */
+  long long           *hoff_d;         /* device copy of hoff (recycle) */
+  int4                *gsched;         /* block: device [np], grid-major */
+  long long           *goff;           /* block: device, every grid's plane offsets */
+  int                 *gbase;          /* block: device [nb + 1] */
+  int4                *psched;         /* syncfree: device, plane-major padded to whole warps */
+  long long            nwarps;         /* syncfree: warps of psched */
+  unsigned            *flags;          /* syncfree: device [np] */
+  pds_cuda_bilu0_sync *sync;           /* syncfree: device */
+  int                  single;
+  float               *fvals;          /* single: device [np][7][n][n] */
+  int                  recycle_grid;   /* recycle: the blocks of the last launch */
+  struct graph_cache   graph[2];       /* graph, lanes: 0 factor, 1 solve */
+};
+
+static int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
+
+/* auto: many grids, none large: a thread block each (no grid-wide barrier at all); else n lanes per point, one
+   launch per plane in a graph */
+static int pick_auto(const struct pds_stencil7 *g, int nb) {
+  pds_size most = 0;
+
+  for (int q = 0; q < nb; q++) {
+    const pds_size pts = (pds_size)g[q].I * g[q].J * g[q].K;
+
+    if (pts > most) most = pts;
+  }
+  return nb >= 8 && most <= 40 * 40 * 40 ? V_BLOCK : V_LANES;
+}
+
+static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
+  if (!P) return;
+  for (int i = 0; i < 2; i++)
+    if (P->graph[i].exec) cudaGraphExecDestroy(P->graph[i].exec);
+  pds_cuda_raw_free(be, P->sched), pds_cuda_raw_free(be, P->hoff_d), pds_cuda_raw_free(be, P->gsched);
+  pds_cuda_raw_free(be, P->goff), pds_cuda_raw_free(be, P->gbase), pds_cuda_raw_free(be, P->psched);
+  pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync), pds_cuda_raw_free(be, P->fvals);
+  free(P->hoff);
+  free(P);
+}
+
+/* a host array to new device memory (the stream synchronized: the host array may go) */
+static int upload(pds_ctx ctx, struct cuda_be *be, const void *h, size_t bytes, void **d) {
+  PDS_CALL(pds_cuda_dev_alloc(ctx, be, bytes ? bytes : 1, d));
+  if (bytes) PDS_CUDA_CALL(ctx, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, be->stream));
+  PDS_CUDA_CALL(ctx, cudaStreamSynchronize(be->stream));
+  return PDS_OK;
+}
+
+static int4 entry(const struct pds_stencil7 *G, pds_size p, pds_int i, pds_int j, pds_int k) {
+  const unsigned m = (k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u | (i + 1 < G->I ? 16u : 0u) |
+                     (j + 1 < G->J ? 32u : 0u) | (k + 1 < G->K ? 64u : 0u);
+  int4 e;
+
+  e.x = (int)p, e.y = (int)G->K, e.z = (int)((pds_size)G->J * G->K), e.w = (int)m;
+  return e;
+}
+
+/* the schedules the variant needs (host arrays, then device) */
+static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7 *g, int nb, struct bilu0_plan *P) {
+  const int  ppw = 32 / lanes_of(P->n);
+  int4      *h   = NULL;
+  long long *cur = NULL, *go = NULL;
+  int       *gb  = NULL;
+  int        ierr = PDS_OK;
+
+  P->nh = 0;
+  for (int q = 0; q < nb; q++) {
+    const int hq = (int)(g[q].I + g[q].J + g[q].K - 2);
+
+    if (hq + 1 > P->nh) P->nh = hq + 1;
+  }
+  if (!(P->hoff = calloc((size_t)P->nh + 1, sizeof *P->hoff)) || !(cur = calloc((size_t)P->nh + 1, sizeof *cur)) ||
+      !(h = malloc((size_t)(P->np + (pds_size)P->nh * ppw + 1) * sizeof *h))) {
+    ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the schedule of %" PDS_SIZE_FMT " points", P->np);
+    goto done;
+  }
+  /* plane-major: the planes' sizes, then every grid in natural order into its plane */
+  for (int q = 0; q < nb; q++)
+    for (pds_int i = 0; i < g[q].I; i++)
+      for (pds_int j = 0; j < g[q].J; j++)
+        for (pds_int k = 0; k < g[q].K; k++) P->hoff[i + j + k + 1]++;
+  P->wide = 0;
+  for (int t = 0; t < P->nh; t++) {
+    if (P->hoff[t + 1] > P->wide) P->wide = P->hoff[t + 1];
+    P->hoff[t + 1] += P->hoff[t];
+  }
+  memcpy(cur, P->hoff, ((size_t)P->nh + 1) * sizeof *cur);
+  for (int q = 0; q < nb; q++) {
+    pds_size p = g[q].first;
+
+    for (pds_int i = 0; i < g[q].I; i++)
+      for (pds_int j = 0; j < g[q].J; j++)
+        for (pds_int k = 0; k < g[q].K; k++, p++) h[cur[i + j + k]++] = entry(&g[q], p, i, j, k);
+  }
+  if ((ierr = upload(ctx, be, h, (size_t)P->np * sizeof *h, (void **)&P->sched))) goto done;
+  if ((ierr = upload(ctx, be, P->hoff, ((size_t)P->nh + 1) * sizeof *P->hoff, (void **)&P->hoff_d))) goto done;
+  if (P->variant == V_SYNCFREE) { /* each plane padded to whole warps (a warp's points never depend on each other) */
+    long long w = 0;
+
+    {
+      int4     *pad = malloc((size_t)(P->np + (pds_size)P->nh * ppw + 1) * sizeof *pad);
+      unsigned  zero[3] = {0, 0, 0};
+
+      if (!pad) {
+        ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the sync-free schedule");
+        goto done;
+      }
+      for (int t = 0; t < P->nh; t++) {
+        for (long long e = P->hoff[t]; e < P->hoff[t + 1]; e++) pad[w++] = h[e];
+        while (w % ppw) pad[w].x = -1, pad[w].y = pad[w].z = pad[w].w = 0, w++;
+      }
+      P->nwarps = w / ppw;
+      ierr      = upload(ctx, be, pad, (size_t)w * sizeof *pad, (void **)&P->psched);
+      free(pad);
+      if (ierr) goto done;
+      if ((ierr = pds_cuda_dev_alloc(ctx, be, (size_t)P->np * sizeof *P->flags, (void **)&P->flags))) goto done;
+      PDS_CUDA_CALL(ctx, cudaMemsetAsync(P->flags, 0, (size_t)P->np * sizeof *P->flags, be->stream));
+      if ((ierr = upload(ctx, be, zero, sizeof zero, (void **)&P->sync))) goto done;
+    }
+  }
+  if (P->variant == V_BLOCK) { /* grid-major: grid after grid, plane after plane */
+    long long nofs = 0, e = 0;
+
+    for (int q = 0; q < nb; q++) nofs += g[q].I + g[q].J + g[q].K - 1 + 1;
+    if (!(go = malloc((size_t)nofs * sizeof *go)) || !(gb = malloc(((size_t)nb + 1) * sizeof *gb))) {
+      ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the per-grid schedule");
+      goto done;
+    }
+    nofs = 0;
+    for (int q = 0; q < nb; q++) {
+      const int hq = (int)(g[q].I + g[q].J + g[q].K - 2) + 1; /* planes */
+
+      gb[q] = (int)nofs;
+      for (int t = 0; t < hq; t++) {
+        go[nofs++] = e;
+        for (pds_int i = 0; i < g[q].I; i++)
+          for (pds_int j = 0; j < g[q].J; j++) {
+            const pds_int k = t - i - j;
+
+            if (k >= 0 && k < g[q].K) h[e++] = entry(&g[q], g[q].first + ((pds_size)i * g[q].J + j) * g[q].K + k, i, j, k);
+          }
+      }
+      go[nofs++] = e;
+    }
+    gb[nb] = (int)nofs;
+    /* grid q's planes: go[gb[q]] .. go[gb[q + 1] - 1] (hq + 1 offsets) */
+    if ((ierr = upload(ctx, be, h, (size_t)e * sizeof *h, (void **)&P->gsched))) goto done;
+    if ((ierr = upload(ctx, be, go, (size_t)nofs * sizeof *go, (void **)&P->goff))) goto done;
+    if ((ierr = upload(ctx, be, gb, ((size_t)nb + 1) * sizeof *gb, (void **)&P->gbase))) goto done;
+  }
+  if (P->single)
+    ierr = pds_cuda_dev_alloc(ctx, be, (size_t)P->np * 7 * P->n * P->n * sizeof *P->fvals, (void **)&P->fvals);
+done:
+  free(h), free(cur), free(go), free(gb);
+  return ierr;
+}
+
+static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int nb, const char *variant, int single,
+                                  void **plan) {
+  struct cuda_be    *be = pds_cuda_enter(ctx);
+  struct bilu0_plan *P;
+  int                v = -1, ierr;
+
+  for (int i = 0; i < V_COUNT; i++)
+    if (!strcmp(variant, variant_names[i])) v = i;
+  PDS_CHECK(v >= 0, ctx, PDS_ERR_ARG, "bilu0 variant '%s' is not one of /gpu/cuda's: auto, hyperplane, graph, lanes, "
+            "recycle, syncfree, block", variant);
+  PDS_CHECK(P = calloc(1, sizeof *P), ctx, PDS_ERR_MEM, "bilu0: no host memory for the plan");
+  P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
+  P->n = g[0].n, P->nb = nb, P->single = single;
+  for (int q = 0; q < nb; q++) P->np += (pds_size)g[q].I * g[q].J * g[q].K;
+  if ((ierr = plan_build(ctx, be, g, nb, P))) {
+    plan_free(be, P);
+    return ierr;
+  }
+  *plan = P;
+  return PDS_OK;
+}
+
+static void bilu0_plan_destroy_cuda(pds_ctx ctx, void *plan) { plan_free(pds_cuda_enter(ctx), plan); }
+
+static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
+  const struct bilu0_plan *P = plan;
+
+  (void)ctx;
+  snprintf(buf, len, "cuda bilu0: variant %s%s, %d hyperplanes (the widest %lld points), %d grid%s, factors in %s",
+           variant_names[P->variant], P->asked == V_AUTO ? " (auto)" : "", P->nh, P->wide, P->nb,
+           P->nb == 1 ? "" : "s", P->single ? "float" : "double");
+  return PDS_OK;
+}
+
+/* the per-plane launches of one phase (0: the factorization; 1: both sweeps) */
+static cudaError_t planes(const struct bilu0_plan *P, pds_cuda_bilu0_launch *L, int phase) {
+  cudaError_t e = cudaSuccess;
+
+  L->sched = P->sched;
+  if (phase == 0) {
+    L->phase = 0;
+    for (int h = 0; h < P->nh && e == cudaSuccess; h++)
+      L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
+    return e;
+  }
+  L->phase = 1;
+  for (int h = 0; h < P->nh && e == cudaSuccess; h++)
+    L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
+  L->phase = 2;
+  for (int h = P->nh - 1; h >= 0 && e == cudaSuccess; h--)
+    L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
+  return e;
+}
+
+/* the per-plane launches in a graph, captured for these arrays or replayed */
+static int planes_graphed(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_bilu0_launch *L,
+                          int phase) {
+  struct graph_cache     *c   = &P->graph[phase];
+  const void             *key[5] = {L->vals, L->dinv, L->fvals, L->b, L->x};
+  enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  cudaGraph_t             gr  = NULL;
+  cudaError_t             e;
+
+  PDS_CUDA_CALL(ctx, cudaStreamIsCapturing(be->stream, &cs));
+  if (cs != cudaStreamCaptureStatusNone) { /* a device loop is being recorded: the launches go into it */
+    PDS_CUDA_CALL(ctx, planes(P, L, phase));
+    return PDS_OK;
+  }
+  if (!c->exec || memcmp(c->key, key, sizeof key)) {
+    cudaGraphExecUpdateResultInfo info;
+
+    PDS_CUDA_CALL(ctx, cudaStreamBeginCapture(be->stream, cudaStreamCaptureModeThreadLocal));
+    e = planes(P, L, phase);
+    {
+      const cudaError_t e2 = cudaStreamEndCapture(be->stream, &gr);
+
+      if (e == cudaSuccess) e = e2;
+    }
+    if (e != cudaSuccess) {
+      if (gr) cudaGraphDestroy(gr);
+      return pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "capture of the bilu0 plane launches");
+    }
+    if (c->exec && cudaGraphExecUpdate(c->exec, gr, &info) != cudaSuccess) {
+      (void)cudaGetLastError();
+      cudaGraphExecDestroy(c->exec);
+      c->exec = NULL;
+    }
+    if (!c->exec && (e = cudaGraphInstantiate(&c->exec, gr, 0)) != cudaSuccess) {
+      c->exec = NULL;
+      cudaGraphDestroy(gr);
+      return pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "cudaGraphInstantiate (bilu0)");
+    }
+    cudaGraphDestroy(gr);
+    memcpy(c->key, key, sizeof key);
+  }
+  PDS_CUDA_CALL(ctx, cudaGraphLaunch(c->exec, be->stream));
+  return PDS_OK;
+}
+
+/* one phase of the plan's variant */
+static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_bilu0_launch *L, int phase) {
+  L->stream = be->stream, L->n = P->n;
+  switch (P->variant) {
+  case V_HYPERPLANE: L->kind = PDS_CUDA_BILU0_SQUARE; PDS_CUDA_CALL(ctx, planes(P, L, phase)); return PDS_OK;
+  case V_GRAPH: L->kind = PDS_CUDA_BILU0_SQUARE; return planes_graphed(ctx, be, P, L, phase);
+  case V_LANES: L->kind = PDS_CUDA_BILU0_LANES; return planes_graphed(ctx, be, P, L, phase);
+  case V_RECYCLE:
+    L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
+    L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;
+    PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
+    return PDS_OK;
+  case V_BLOCK:
+    L->kind = PDS_CUDA_BILU0_BLOCK, L->sched = P->gsched, L->goff = P->goff, L->gbase = P->gbase, L->nb = P->nb;
+    L->phase = phase;
+    PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
+    return PDS_OK;
+  case V_SYNCFREE:
+    L->kind = PDS_CUDA_BILU0_SYNCFREE, L->sched = P->psched, L->count = P->nwarps, L->flags = P->flags;
+    L->sync = P->sync;
+    if (phase == 0) {
+      L->phase = 0;
+      PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
+    } else {
+      L->phase = 1;
+      PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
+      L->phase = 2;
+      PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
+    }
+    return PDS_OK;
+  default: return PDS_ERROR(ctx, PDS_ERR_ARG, "bilu0: unknown variant %d", P->variant);
+  }
+}
+
+static int bilu0_factor_cuda(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, pds_real *dinv,
+                             pds_size *bad) {
+  struct cuda_be       *be = pds_cuda_enter(ctx);
+  struct bilu0_plan    *P  = plan;
+  pds_cuda_bilu0_launch L;
+  unsigned long long    b  = 0;
+
+  PDS_CHECK(P && P->nb == nb && P->n == g[0].n, ctx, PDS_ERR_STATE, "bilu0: the cuda plan is not for these grids");
+  memset(&L, 0, sizeof L);
+  L.vals = g[0].vals, L.dinv = dinv, L.bad = be->dstat;
+  PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->dstat, 0xff, sizeof *be->dstat, be->stream));
+  PDS_CALL(run(ctx, be, P, &L, 0));
+  if (P->single)
+    PDS_CUDA_CALL(ctx, pds_cuda_bilu0_to_float(be->stream, P->np, P->n, g[0].vals, dinv, P->fvals));
+  PDS_CALL(pds_cuda_fetch_stats(ctx, be, 1, &b));
+  *bad = b == ~0ull ? -1 : (pds_size)b;
+  return PDS_OK;
+}
+
+static int bilu0_solve_cuda(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, const pds_real *dinv,
+                            const pds_real *b, pds_real *x) {
+  struct cuda_be       *be = pds_cuda_enter(ctx);
+  struct bilu0_plan    *P  = plan;
+  pds_cuda_bilu0_launch L;
+
+  PDS_CHECK(P && P->nb == nb && P->n == g[0].n, ctx, PDS_ERR_STATE, "bilu0: the cuda plan is not for these grids");
+  memset(&L, 0, sizeof L);
+  L.vals = g[0].vals, L.dinv = (pds_real *)dinv, L.fvals = P->single ? P->fvals : NULL, L.b = b, L.x = x;
+  return run(ctx, be, P, &L, 1);
+}
+
+void pds_cuda_fill_bilu0(struct pds_bilu0_kernels *g) {
+  g->plan_create   = bilu0_plan_create_cuda;
+  g->plan_destroy  = bilu0_plan_destroy_cuda;
+  g->plan_describe = bilu0_plan_describe_cuda;
+  g->factor        = bilu0_factor_cuda;
+  g->solve         = bilu0_solve_cuda;
+}

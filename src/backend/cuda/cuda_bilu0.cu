@@ -1,0 +1,539 @@
+// src/backend/cuda/cuda_bilu0.cu: block ILU(0) of stencil7 matrices on /gpu/cuda (paper 000; the group's semantics
+// in src/precond/bilu0_kernels.h, the host side and the choice of variant in cuda_bilu0.c). Every kernel does, per
+// point, the arithmetic of src/backend/stencil7_bodies.h in its order with the rounding of cuda_stencil7.cuh, and
+// runs a point only after the points it depends on, so every variant gives /cpu/ref's bits.
+//
+// Schedules (built once per grid shape by cuda_bilu0.c): entries {p, K, J K, arm mask} (pds_cuda_s7_pt). Plane-major:
+// the points with i + j + k = h of all grids, h ascending (a grid with fewer planes drops out), the backward sweep
+// takes the planes in reverse; padded plane-major (syncfree): each plane padded to whole warps; grid-major (block):
+// grid after grid, plane after plane.
+//
+// Two ways to run one point:
+// - "square" (paper 000's Algorithms 4-7; variants hyperplane and graph): n^2 threads per point, several points per
+//   256-thread block, the factorization's products and the in-place Gauss-Jordan inversion (partial pivoting, the
+//   steps of pds_block_invert) in shared memory, the sweeps' products in shared memory summed by one thread per row;
+// - "lanes" (variants lanes, recycle, syncfree, block): G = the power of two >= n lanes per point (32 / G points per
+//   warp), lane u holds row u in registers; the inversion's pivot column and pivot row and the sweeps' z go between
+//   the lanes by warp shuffles; no shared memory, no block barrier inside a point.
+// Byte models per point (8-byte reals): factorization 64 n^2 read (delta, 3 lower arms, 3 upper arms of the
+// neighbours, 3 neighbour inverses: 10 n^2; the upper arms and inverses shared with other points through the
+// caches) + 8 n^2 written; forward sweep 8 (3 n^2 + n^2) + 8 n (b) + 8 n (x written) + neighbours' x (cached);
+// backward the same without b, with x read: an application 8 (8 n^2 + 4 n) bytes per point (float factors: 4 (8 n^2)
+// + 32 n). Flops: factorization (4 n^3 + n^3 .. 2 n^3) ~ (6 + 2/3) n^3, application 8 2 n^2.
+#include <cooperative_groups.h>
+
+#include <cuda/atomic>
+
+#include "cuda_stencil7.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr unsigned FULL = 0xffffffffu;
+
+// a value another block (or SM) wrote during this kernel: read it from L2, never a stale L1 line
+template <bool CG, class T> __device__ __forceinline__ T ld(const T *p) {
+  if constexpr (CG) return __ldcg(p);
+  else return *p;
+}
+
+// the neighbour of entry e along arm a
+__device__ __forceinline__ long long nb_of(const int4 &e, int a) { return (long long)e.x + s7_off(a, e.y, e.z); }
+
+// ---- the "lanes" body --------------------------------------------------------------------------------------------
+// lane u (< G) of the group of point e; on: the group has a point (every lane of the warp calls, for the shuffles)
+
+// dinv_p by Eq. 1, then Gauss-Jordan with partial pivoting (pds_block_invert's steps and order); a singular block:
+// *bad = min(*bad, p)
+template <int N, int G, bool CG>
+__device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const double *__restrict__ vals,
+                                            double *dinv, unsigned long long *bad) {
+  constexpr int NN = N * N;
+  const bool    row = on && u < N;
+  double        a[N];
+
+#pragma unroll
+  for (int v = 0; v < N; v++) a[v] = row ? vals[((size_t)e.x * 7 + 3) * NN + u * N + v] : 0.0;
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++) {
+    if (!row || !(e.w >> arm & 1)) continue;
+    const long long q  = nb_of(e, arm);
+    const double   *L  = vals + ((size_t)e.x * 7 + arm) * NN + u * N, *Dq = dinv + (size_t)q * NN;
+    const double   *U  = vals + ((size_t)q * 7 + 6 - arm) * NN;
+    double          S[N];
+
+#pragma unroll
+    for (int v = 0; v < N; v++) { // S = L Dq, row u
+      double s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(L[w], ld<CG>(Dq + w * N + v)));
+      S[v] = s;
+    }
+#pragma unroll
+    for (int v = 0; v < N; v++) { // T -= S U, row u
+      double s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(S[w], U[w * N + v]));
+      a[v] = S7_SUB(a[v], s);
+    }
+  }
+  bool ok = true;
+  int  piv[N];
+
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    int    r    = k;
+    double amax = fabs(__shfl_sync(FULL, a[k], k, G));
+
+#pragma unroll
+    for (int i = k + 1; i < N; i++) {
+      const double c = fabs(__shfl_sync(FULL, a[k], i, G));
+
+      if (c > amax) amax = c, r = i;
+    }
+    ok     = ok && amax > 0 && isfinite(amax);
+    piv[k] = r;
+    {
+      const int src = u == k ? r : u == r ? k : u; // rows k and r change places
+
+#pragma unroll
+      for (int j = 0; j < N; j++) a[j] = __shfl_sync(FULL, a[j], src, G);
+    }
+    const double inv = 1.0 / __shfl_sync(FULL, a[k], k, G);
+
+    if (u == k) {
+      a[k] = 1.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) a[j] = S7_MUL(a[j], inv);
+    }
+    double pr[N];
+
+#pragma unroll
+    for (int j = 0; j < N; j++) pr[j] = __shfl_sync(FULL, a[j], k, G);
+    if (u != k) {
+      const double f = a[k];
+
+      a[k] = 0.0;
+#pragma unroll
+      for (int j = 0; j < N; j++) a[j] = S7_SUB(a[j], S7_MUL(f, pr[j]));
+    }
+  }
+#pragma unroll
+  for (int k = N - 1; k >= 0; k--) // the row interchanges undone as column interchanges, last first
+#pragma unroll
+    for (int q = k + 1; q < N; q++) {
+      const double t = a[k], w = a[q];
+
+      a[k] = piv[k] == q ? w : t;
+      a[q] = piv[k] == q ? t : w;
+    }
+  if (on && u == 0 && !ok) atomicMin(bad, (unsigned long long)e.x);
+  if (row)
+#pragma unroll
+    for (int v = 0; v < N; v++) dinv[(size_t)e.x * NN + u * N + v] = a[v];
+}
+
+// forward (B = 0: x_p = dinv_p (b_p - lower arms . x)) or backward (B = 1: x_p -= dinv_p (upper arms . x)); the
+// factors T: the matrix's blocks and dinv (double) or the float copy (arm 3 the inverse); dstr: D's stride per point
+template <int N, int G, bool B, bool CG, class T>
+__device__ __forceinline__ void lane_sweep(bool on, const int4 &e, int u, const T *__restrict__ A7,
+                                           const T *__restrict__ D, int dstr, const double *b, double *x) {
+  constexpr int NN  = N * N;
+  const bool    row = on && u < N;
+  double        z   = 0;
+
+  if (row) {
+    double s = 0;
+
+#pragma unroll
+    for (int t = 0; t < 3; t++) {
+      const int arm = B ? 4 + t : t;
+
+      if (!(e.w >> arm & 1)) continue;
+      const T      *blk = A7 + ((size_t)e.x * 7 + arm) * NN + u * N;
+      const double *xn  = x + (size_t)nb_of(e, arm) * N;
+
+#pragma unroll
+      for (int v = 0; v < N; v++) s = S7_ADD(s, S7_MUL((double)blk[v], ld<CG>(xn + v)));
+    }
+    z = B ? s : S7_SUB(b[(size_t)e.x * N + u], s);
+  }
+  double r = 0;
+
+#pragma unroll
+  for (int v = 0; v < N; v++) {
+    const double zv = __shfl_sync(FULL, z, v, G);
+
+    if (row) r = S7_ADD(r, S7_MUL((double)D[(size_t)e.x * dstr + u * N + v], zv));
+  }
+  if (row) x[(size_t)e.x * N + u] = B ? S7_SUB(x[(size_t)e.x * N + u], r) : r;
+}
+
+struct fac_args { // what a phase reads and writes (one struct: the kernels' parameter lists stay short)
+  const double       *vals;
+  double             *dinv;
+  const void         *A7, *D; // the sweeps' factors: vals and dinv, or the float copy
+  int                 dstr;
+  const double       *b;
+  double             *x;
+  unsigned long long *bad;
+};
+
+template <int N, int G, int PH, bool CG, class T>
+__device__ __forceinline__ void lane_point(bool on, const int4 &e, int u, const fac_args &f) {
+  if constexpr (PH == 0) lane_factor<N, G, CG>(on, e, u, f.vals, f.dinv, f.bad);
+  else lane_sweep<N, G, PH == 2, CG, T>(on, e, u, (const T *)f.A7, (const T *)f.D, f.dstr, f.b, f.x);
+}
+
+// one plane's points, G lanes each (variant lanes)
+template <int N, int G, int PH, class T>
+__global__ void __launch_bounds__(256) lanes_k(const int4 *__restrict__ sched, long long begin, long long count,
+                                               fac_args f) {
+  const long long t   = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long idx = t / G;
+  const bool      on  = idx < count;
+  const int4      e   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
+
+  lane_point<N, G, PH, false, T>(on, e, (int)(t % G), f);
+}
+
+// the points of one plane [lo, hi) over the groups of a grid-wide (or block-wide) team: gid0 = the warp's first
+// group, ng = groups in the team; warp-uniform trip count (every lane reaches the shuffles)
+template <int N, int G, int PH, bool CG, class T>
+__device__ __forceinline__ void team_plane(const int4 *__restrict__ sched, long long lo, long long hi, long long gid,
+                                           long long gid0, long long ng, int u, const fac_args &f) {
+  for (long long w = lo + gid0; w < hi; w += ng) {
+    const long long idx = w + (gid - gid0);
+    const bool      on  = idx < hi;
+    const int4      e   = on ? sched[idx] : make_int4(0, 0, 0, 0);
+
+    lane_point<N, G, PH, CG, T>(on, e, u, f);
+  }
+}
+
+// variant recycle: one cooperative launch of the blocks that fit at once, every plane shared out over all groups,
+// a grid barrier after each (PH 0: the factorization; 1: forward then backward)
+template <int N, int G, int PH, class T>
+__global__ void __launch_bounds__(256) recycle_k(const int4 *__restrict__ sched, const long long *__restrict__ hoff,
+                                                 int nh, fac_args f) {
+  cg::grid_group  grid = cg::this_grid();
+  const long long t    = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long ng   = (long long)gridDim.x * blockDim.x / G, gid = t / G, gid0 = (t & ~31ll) / G;
+  const int       u    = (int)(t % G);
+
+  if constexpr (PH == 0) {
+    for (int h = 0; h < nh; h++) {
+      team_plane<N, G, 0, true, T>(sched, hoff[h], hoff[h + 1], gid, gid0, ng, u, f);
+      grid.sync();
+    }
+  } else {
+    for (int h = 0; h < nh; h++) {
+      team_plane<N, G, 1, true, T>(sched, hoff[h], hoff[h + 1], gid, gid0, ng, u, f);
+      grid.sync();
+    }
+    for (int h = nh - 1; h >= 0; h--) {
+      team_plane<N, G, 2, true, T>(sched, hoff[h], hoff[h + 1], gid, gid0, ng, u, f);
+      if (h > 0) grid.sync();
+    }
+  }
+}
+
+// variant block: thread block g runs grid g alone, planes gbase[g] .. gbase[g + 1] - 1 of goff, a block barrier
+// after each
+template <int N, int G, int PH, class T>
+__global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, const long long *__restrict__ goff,
+                                               const int *__restrict__ gbase, fac_args f) {
+  const int       g = blockIdx.x, h0 = gbase[g], nh = gbase[g + 1] - h0 - 1;
+  const long long t = threadIdx.x, ng = blockDim.x / G, gid = t / G, gid0 = (t & ~31ll) / G;
+  const int       u = (int)(t % G);
+
+  if constexpr (PH == 0) {
+    for (int h = 0; h < nh; h++) {
+      team_plane<N, G, 0, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
+      __syncthreads();
+    }
+  } else {
+    for (int h = 0; h < nh; h++) {
+      team_plane<N, G, 1, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
+      __syncthreads();
+    }
+    for (int h = nh - 1; h >= 0; h--) {
+      team_plane<N, G, 2, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
+      __syncthreads();
+    }
+  }
+}
+
+// variant syncfree: one warp per ticket (taken in launch order, so every earlier ticket is held by a running warp),
+// 32 / G points of one plane per warp (the padded schedule; padding p < 0); a point's group waits until its upstream
+// neighbours' flags carry this launch's stamp, runs, and sets its own flag. The last warp to finish resets the ticket
+// counter and advances the stamp (device state: the launch can be recorded in a graph and replayed). PH 0: factor,
+// 1: forward, 2: backward (its upstream: the arms 4..6)
+template <int N, int G, int PH, class T>
+__global__ void __launch_bounds__(256) syncfree_k(const int4 *__restrict__ psched, long long nwarps,
+                                                  unsigned *flags, pds_cuda_bilu0_sync *st, fac_args f) {
+  const int lane = threadIdx.x & 31, u = lane % G;
+  unsigned  stamp, tk;
+
+  if (lane == 0) {
+    stamp = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).load(cuda::memory_order_relaxed) + 1;
+    tk    = atomicAdd(&st->ticket, 1u);
+  }
+  stamp = __shfl_sync(FULL, stamp, 0);
+  tk    = __shfl_sync(FULL, tk, 0);
+  const long long idx = (long long)tk * (32 / G) + lane / G;
+  const bool      on  = tk < nwarps && psched[idx].x >= 0;
+  const int4      e   = on ? psched[idx] : make_int4(0, 0, 0, 0);
+
+  if (on && u < 3) {
+    const int arm = PH == 2 ? 4 + u : u;
+
+    if (e.w >> arm & 1) {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> fl(flags[nb_of(e, arm)]);
+
+      while (fl.load(cuda::memory_order_acquire) != stamp) __nanosleep(32);
+    }
+  }
+  __syncwarp();
+  lane_point<N, G, PH, true, T>(on, e, u, f);
+  __threadfence();
+  __syncwarp();
+  if (on && u == 0)
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[e.x]).store(stamp, cuda::memory_order_release);
+  if (lane == 0 && atomicAdd(&st->done, 1u) == gridDim.x * (blockDim.x / 32) - 1) { // every warp launched has ended
+    st->ticket = 0, st->done = 0;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).store(stamp, cuda::memory_order_release);
+  }
+}
+
+// ---- the "square" body (paper 000's kernels): n^2 threads per point, shared memory -------------------------------
+template <int N> struct sq {
+  static constexpr int NN = N * N, PPB = 256 / NN; // points per 256-thread block
+};
+
+template <int N>
+__global__ void __launch_bounds__(256) sq_factor_k(const int4 *__restrict__ sched, long long begin, long long count,
+                                                   fac_args f) {
+  constexpr int NN = sq<N>::NN, PPB = sq<N>::PPB;
+  __shared__ double T[PPB * NN], S[PPB * NN];
+  __shared__ int    piv[PPB * N];
+  const int         slot = threadIdx.x / NN, e = threadIdx.x % NN, u = e / N, v = e % N;
+  const long long   idx  = (long long)blockIdx.x * PPB + slot;
+  const bool        on   = slot < PPB && idx < count;
+  const int4        pt   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
+  double           *Tp = T + (on ? slot : 0) * NN, *Sp = S + (on ? slot : 0) * NN;
+
+  if (on) Tp[e] = f.vals[((size_t)pt.x * 7 + 3) * NN + e];
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++) {
+    const bool      in = on && (pt.w >> arm & 1);
+    const long long q  = nb_of(pt, arm);
+
+    if (in) { // S = L Dq
+      const double *L = f.vals + ((size_t)pt.x * 7 + arm) * NN, *Dq = f.dinv + (size_t)q * NN;
+      double        s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(L[u * N + w], Dq[w * N + v]));
+      Sp[e] = s;
+    }
+    __syncthreads();
+    if (in) { // T -= S U
+      const double *U = f.vals + ((size_t)q * 7 + 6 - arm) * NN;
+      double        s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(Sp[u * N + w], U[w * N + v]));
+      Tp[e] = S7_SUB(Tp[e], s);
+    }
+    __syncthreads();
+  }
+  bool ok = true;
+
+  for (int k = 0; k < N; k++) { // Gauss-Jordan in shared memory, pds_block_invert's steps
+    int    r    = k;
+    double amax = on ? fabs(Tp[k * N + k]) : 1.0;
+
+    for (int i = k + 1; i < N; i++)
+      if (on && fabs(Tp[i * N + k]) > amax) amax = fabs(Tp[i * N + k]), r = i;
+    ok = ok && amax > 0 && isfinite(amax);
+    if (on && e == 0) piv[slot * N + k] = r;
+    const bool   sw   = on && r != k && (u == k || u == r);
+    const double mine = sw ? Tp[(u == k ? r : k) * N + v] : 0.0;
+
+    __syncthreads();
+    if (sw) Tp[e] = mine;
+    __syncthreads();
+    const double inv = on ? 1.0 / Tp[k * N + k] : 0.0, fct = on ? Tp[u * N + k] : 0.0;
+
+    __syncthreads();
+    if (on && u == k) Tp[e] = S7_MUL(v == k ? 1.0 : Tp[e], inv);
+    __syncthreads();
+    if (on && u != k) Tp[e] = S7_SUB(v == k ? 0.0 : Tp[e], S7_MUL(fct, Tp[k * N + v]));
+    __syncthreads();
+  }
+  for (int k = N - 1; k >= 0; k--) { // row interchanges undone as column interchanges
+    const int  pk   = on ? piv[slot * N + k] : k;
+    const bool sw   = on && pk != k && (v == k || v == pk);
+    const double mine = sw ? Tp[u * N + (v == k ? pk : k)] : 0.0;
+
+    __syncthreads();
+    if (sw) Tp[e] = mine;
+    __syncthreads();
+  }
+  if (on && e == 0 && !ok) atomicMin(f.bad, (unsigned long long)pt.x);
+  if (on) f.dinv[(size_t)pt.x * NN + e] = Tp[e];
+}
+
+// B = 0 forward, 1 backward: thread (u, v) forms the products, thread (u, 0) adds them in ref's order
+template <int N, bool B, class T>
+__global__ void __launch_bounds__(256) sq_sweep_k(const int4 *__restrict__ sched, long long begin, long long count,
+                                                  fac_args f) {
+  constexpr int NN = sq<N>::NN, PPB = sq<N>::PPB;
+  __shared__ double P[PPB * 3 * NN], Z[PPB * N];
+  const int         slot = threadIdx.x / NN, e = threadIdx.x % NN, u = e / N, v = e % N;
+  const long long   idx  = (long long)blockIdx.x * PPB + slot;
+  const bool        on   = slot < PPB && idx < count;
+  const int4        pt   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
+  double           *Pp = P + (on ? slot : 0) * 3 * NN, *Zp = Z + (on ? slot : 0) * N;
+  const T          *A7 = (const T *)f.A7, *D = (const T *)f.D + (size_t)pt.x * f.dstr;
+
+  if (on)
+#pragma unroll
+    for (int t = 0; t < 3; t++) {
+      const int arm = B ? 4 + t : t;
+
+      if (pt.w >> arm & 1)
+        Pp[t * NN + e] = S7_MUL((double)A7[((size_t)pt.x * 7 + arm) * NN + e], f.x[(size_t)nb_of(pt, arm) * N + v]);
+    }
+  __syncthreads();
+  if (on && v == 0) {
+    double s = 0;
+
+    for (int t = 0; t < 3; t++)
+      if (pt.w >> (B ? 4 + t : t) & 1)
+        for (int w = 0; w < N; w++) s = S7_ADD(s, Pp[t * NN + u * N + w]);
+    Zp[u] = B ? s : S7_SUB(f.b[(size_t)pt.x * N + u], s);
+  }
+  __syncthreads();
+  if (on) Pp[e] = S7_MUL((double)D[e], Zp[v]);
+  __syncthreads();
+  if (on && v == 0) {
+    double s = 0;
+
+    for (int w = 0; w < N; w++) s = S7_ADD(s, Pp[u * N + w]);
+    f.x[(size_t)pt.x * N + u] = B ? S7_SUB(f.x[(size_t)pt.x * N + u], s) : s;
+  }
+}
+
+// the float copy of the factors: arms as the matrix, arm 3 the inverse
+__global__ void to_float_k(pds_size np, int n, const double *__restrict__ vals, const double *__restrict__ dinv,
+                           float *__restrict__ out) {
+  const pds_size i = (pds_size)blockIdx.x * blockDim.x + threadIdx.x, nn = (pds_size)n * n, per = 7 * nn;
+
+  if (i >= np * per) return;
+  const pds_size p = i / per, r = i % per;
+
+  out[i] = (float)(r / nn == 3 ? dinv[p * nn + r % nn] : vals[i]);
+}
+
+constexpr int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
+
+template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, const fac_args &f) {
+  constexpr int G = lanes_of(N);
+  cudaStream_t  s = L.stream;
+
+  switch (L.kind) {
+  case PDS_CUDA_BILU0_SQUARE: {
+    const unsigned nb = (unsigned)((L.count + sq<N>::PPB - 1) / sq<N>::PPB);
+
+    if (L.count <= 0) return cudaSuccess;
+    if (L.phase == 0) sq_factor_k<N><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    else if (L.phase == 1) sq_sweep_k<N, false, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    else sq_sweep_k<N, true, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    return cudaGetLastError();
+  }
+  case PDS_CUDA_BILU0_LANES: {
+    const unsigned nb = (unsigned)((L.count * G + 255) / 256);
+
+    if (L.count <= 0) return cudaSuccess;
+    if (L.phase == 0) lanes_k<N, G, 0, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    else if (L.phase == 1) lanes_k<N, G, 1, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    else lanes_k<N, G, 2, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
+    return cudaGetLastError();
+  }
+  case PDS_CUDA_BILU0_BLOCK:
+    if (L.phase == 0) block_k<N, G, 0, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    else block_k<N, G, 1, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    return cudaGetLastError();
+  case PDS_CUDA_BILU0_SYNCFREE: {
+    const unsigned nb = (unsigned)((L.count * 32 + 255) / 256); // L.count: warps of the padded schedule
+
+    if (L.count <= 0) return cudaSuccess;
+    if (L.phase == 0) syncfree_k<N, G, 0, T><<<nb, 256, 0, s>>>(L.sched, L.count, L.flags, L.sync, f);
+    else if (L.phase == 1) syncfree_k<N, G, 1, T><<<nb, 256, 0, s>>>(L.sched, L.count, L.flags, L.sync, f);
+    else syncfree_k<N, G, 2, T><<<nb, 256, 0, s>>>(L.sched, L.count, L.flags, L.sync, f);
+    return cudaGetLastError();
+  }
+  case PDS_CUDA_BILU0_RECYCLE: {
+    void (*k)(const int4 *, const long long *, int, fac_args) =
+        L.phase == 0 ? recycle_k<N, G, 0, T> : recycle_k<N, G, 1, T>;
+    int                 per = 0;
+    cudaError_t         e   = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, 256, 0);
+    cudaLaunchConfig_t  cfg = {};
+    cudaLaunchAttribute at[1];
+
+    if (e != cudaSuccess) return e;
+    if (per <= 0) return cudaErrorCooperativeLaunchTooLarge;
+    long long grid = (long long)per * L.nsm, need = (L.count * G + 255) / 256; // L.count: the widest plane
+    if (grid > need) grid = need > 0 ? need : 1;
+    cfg.gridDim = dim3((unsigned)grid), cfg.blockDim = dim3(256), cfg.stream = s;
+    at[0].id = cudaLaunchAttributeCooperative, at[0].val.cooperative = 1;
+    cfg.attrs = at, cfg.numAttrs = 1;
+    if (L.grid_out) *L.grid_out = (int)grid;
+    return cudaLaunchKernelEx(&cfg, k, (const int4 *)L.sched, (const long long *)L.goff, L.nh, f);
+  }
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+template <class T> cudaError_t launch_t(const pds_cuda_bilu0_launch &L, const fac_args &f) {
+  switch (L.n) {
+  case 1: return launch_n<1, T>(L, f);
+  case 2: return launch_n<2, T>(L, f);
+  case 3: return launch_n<3, T>(L, f);
+  case 4: return launch_n<4, T>(L, f);
+  case 5: return launch_n<5, T>(L, f);
+  case 6: return launch_n<6, T>(L, f);
+  case 7: return launch_n<7, T>(L, f);
+  case 8: return launch_n<8, T>(L, f);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L) {
+  fac_args f;
+
+  f.vals = L->vals, f.dinv = L->dinv, f.b = L->b, f.x = L->x, f.bad = L->bad;
+  if (L->fvals) f.A7 = L->fvals, f.D = L->fvals + 3 * L->n * L->n, f.dstr = 7 * L->n * L->n;
+  else f.A7 = L->vals, f.D = L->dinv, f.dstr = L->n * L->n;
+  return L->fvals && L->phase != 0 ? launch_t<float>(*L, f) : launch_t<double>(*L, f);
+}
+
+cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
+                                    float *out) {
+  const pds_size all = np * 7 * n * n;
+
+  if (all == 0) return cudaSuccess;
+  to_float_k<<<(unsigned)((all + 255) / 256), 256, 0, s>>>(np, n, vals, dinv, out);
+  return cudaGetLastError();
+}
+
+} // extern "C"
