@@ -355,10 +355,21 @@ typedef struct {
   double  beta;    /* artificial compressibility (> 0, default 1) */
   double  lx, lz;  /* channel length and width (> 0, default 4 and 2; the height is 2) */
   double  perturb; /* amplitude of the perturbation of the base state, 0..0.5 (default 0.05) */
+  double  phase;   /* streamwise phase of the perturbation, radians (finite, default 0): its x pattern is
+                      sin(2 pi x / lx + phase), i.e. moved upstream by phase lx / (2 pi) */
 } pds_channel_opts;
 PDS_EXTERN void pds_channel_opts_default(pds_channel_opts *o);
 /* PDS_ERR_ARG names a bad option ("option cfl = ..."); PDS_ERR_SIZE when I J K n exceeds 32-bit indices. */
 PDS_EXTERN int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b);
+/* Multi-block: nb grids, grid q of dims[3 q] x dims[3 q + 1] x dims[3 q + 2] cells (o->I, J, K are not used), in
+   one block-diagonal stencil7 matrix (pds_mat_create_stencil7_blocks: grid q's rows follow grid q-1's) and b
+   their concatenation. Grid q is exactly the pds_channel_generate system of its size with the options o and
+   phase = o->phase + q PDS_CHANNEL_PHASE_STEP (the golden angle), so grids of equal size have their own
+   coefficients (unless perturb = 0) and adding grids changes none of the earlier ones. PDS_ERR_ARG: nb < 1, a bad
+   option, a grid size < 1 (naming the grid); PDS_ERR_SIZE: more rows in all than 32-bit local indices allow. */
+#define PDS_CHANNEL_PHASE_STEP 2.399963229728653 /* pi (3 - sqrt 5) */
+PDS_EXTERN int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims,
+                                           pds_mat *A, pds_vec *b);
 /* A random stencil7 matrix for tests: every in-grid block entry uniform in [-1, 1) (splitmix64 from seed, point
    by point, blocks alpha..eta), then each diagonal entry set to +-dominance times the sum of |entries| of the
    rest of its row (dominance > 1: strictly row diagonally dominant). */

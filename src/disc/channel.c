@@ -18,7 +18,9 @@
  * dtau_c = cfl * min over the cell's faces of h / (|u_n| + sqrt(u_n^2 + beta)). On a uniform grid without
  * perturbation the base state is an exact discrete steady solution for n = 4 and 5 (b = 0 to rounding):
  * central differences are exact for the parabola, the wall gradient is the quadratic through the wall and the
- * two nearest centres, and the ghosts extrapolate p linearly. */
+ * two nearest centres, and the ghosts extrapolate p linearly. Multi-block (pds_channel_generate_blocks): each grid's
+ * rows are filled by the same code into its slice of one stencil7_blocks matrix, grid q with the perturbation's
+ * phase advanced by q golden angles. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +36,7 @@ void pds_channel_opts_default(pds_channel_opts *o) {
   if (!o) return;
   memset(o, 0, sizeof *o);
   o->n = 6, o->I = 16, o->J = 16, o->K = 16;
-  o->cfl = 10, o->re = 100, o->stretch = 1.5, o->beta = 1, o->lx = 4, o->lz = 2, o->perturb = 0.05;
+  o->cfl = 10, o->re = 100, o->stretch = 1.5, o->beta = 1, o->lx = 4, o->lz = 2, o->perturb = 0.05, o->phase = 0;
 }
 
 /* Model source coefficients of the two turbulence-like scalars k, omega (n = 6; docs/channel.md):
@@ -44,15 +46,16 @@ void pds_channel_opts_default(pds_channel_opts *o) {
 #define CH_CW 0.075
 #define CH_CA 0.02
 
-/* The base state at (x, y, z). */
+/* The base state at (x, y, z): the perturbation's streamwise pattern shifted by phase (radians of its period lx). */
 static void ch_base(const pds_channel_opts *o, double x, double y, double z, double *q) {
-  double e = o->perturb, sx = sin(2 * PDS_PI * x / o->lx), sy = sin(0.5 * PDS_PI * y), cz = cos(2 * PDS_PI * z / o->lz);
+  double e = o->perturb, sx = sin(2 * PDS_PI * x / o->lx + o->phase), sy = sin(0.5 * PDS_PI * y);
+  double cz = cos(2 * PDS_PI * z / o->lz);
 
   q[0] = 3.0 * (o->lx - x) / o->re;
   q[1] = 1.5 * (1 - (y - 1) * (y - 1)) * (1 + e * sx * cz);
   q[2] = e * sx * sy;
   q[3] = e * sy * sin(2 * PDS_PI * z / o->lz);
-  for (int m = 4; m < o->n; m++) q[m] = 1 + e * sin(PDS_PI * x / o->lx) * sy;
+  for (int m = 4; m < o->n; m++) q[m] = 1 + e * sin(PDS_PI * x / o->lx + 0.5 * o->phase) * sy;
 }
 
 /* Normal flux F(q) . e_d and its Jacobian A (n x n, row-major) for the unknowns (p, u, v, w, s...). */
@@ -178,20 +181,10 @@ static void ch_cell(const ch_grid *g, const pds_int ijk[3], double *const qn[7],
 
 #define CH_OPT(cond, ...) PDS_CHECK(cond, ctx, PDS_ERR_ARG, __VA_ARGS__)
 
-int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b) {
-  ch_grid   g;
-  pds_int   I, J, K;
-  int       n, ierr = PDS_OK;
-  pds_size  np;
-  double   *q0 = NULL, *vals = NULL, *rhs = NULL, *geo = NULL;
-
-  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  CH_OPT(o && A && b, "options, A or b is NULL");
-  n = o->n, I = o->I, J = o->J, K = o->K;
-  CH_OPT(n >= 4 && n <= CH_MAXN, "option n = %d: unknowns per cell must be 4 (p, u, v, w), 5 (+ a scalar) or 6 "
-         "(+ k, omega)", n);
-  CH_OPT(I >= 1 && J >= 1 && K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
-         ": grid sizes must be positive", I, J, K);
+/* Every option but the grid sizes. */
+static int ch_check_opts(pds_ctx ctx, const pds_channel_opts *o) {
+  CH_OPT(o->n >= 4 && o->n <= CH_MAXN, "option n = %d: unknowns per cell must be 4 (p, u, v, w), 5 (+ a scalar) "
+         "or 6 (+ k, omega)", o->n);
   CH_OPT(o->cfl > 0 && isfinite(o->cfl), "option cfl = %g must be positive", o->cfl);
   CH_OPT(o->re > 0 && isfinite(o->re), "option re = %g must be positive", o->re);
   CH_OPT(o->stretch >= 0 && o->stretch <= 10, "option stretch = %g must be in [0, 10] (0 = uniform)", o->stretch);
@@ -199,15 +192,22 @@ int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds
   CH_OPT(o->lx > 0 && o->lz > 0 && isfinite(o->lx) && isfinite(o->lz), "option lx = %g or lz = %g must be positive",
          o->lx, o->lz);
   CH_OPT(o->perturb >= 0 && o->perturb <= 0.5, "option perturb = %g must be in [0, 0.5]", o->perturb);
-  np = (pds_size)I * (pds_size)J * (pds_size)K;
-  PDS_CHECK(np * (pds_size)n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %" PDS_INT_FMT " x %"
-            PDS_INT_FMT " x %d has more rows than 32-bit local indices allow", I, J, K, n);
-  *A = NULL, *b = NULL;
+  CH_OPT(isfinite(o->phase), "option phase = %g must be finite", o->phase);
+  return PDS_OK;
+}
+
+/* The rows of one grid (o->I x o->J x o->K, options checked) into its zeroed slice: vals[7 I J K n^2] (the
+   stencil7 blocks) and rhs[I J K n] (b = -R(q0)). */
+static int ch_fill(pds_ctx ctx, const pds_channel_opts *o, double *vals, double *rhs) {
+  ch_grid   g;
+  pds_int   I = o->I, J = o->J, K = o->K;
+  int       n = o->n, ierr = PDS_OK;
+  pds_size  np = (pds_size)I * J * K;
+  double   *q0 = NULL, *geo = NULL;
+
   g.o = o, g.N[0] = I, g.N[1] = J, g.N[2] = K;
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 2 * ((size_t)I + J + K), &geo));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, np * (size_t)n, &q0));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, np * (size_t)n, &rhs));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 7 * np * (size_t)(n * n), &vals));
   g.xc[0] = geo, g.xc[1] = geo + I, g.xc[2] = geo + I + J;
   g.h[0] = geo + I + J + K, g.h[1] = g.h[0] + I, g.h[2] = g.h[1] + J;
   for (pds_int i = 0; i < I; i++) g.h[0][i] = o->lx / I, g.xc[0][i] = (i + 0.5) * o->lx / I;
@@ -236,15 +236,70 @@ int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds
         qn[3] = q0 + p * n;
         ch_cell(&g, ijk, qn, vals + 7 * p * n * n, rhs + p * n);
       }
-  for (size_t r = 0; r < np * (size_t)n; r++) rhs[r] = -rhs[r];
-  PDS_CALL_GOTO(ierr, done, pds_mat_create_stencil7(ctx, I, J, K, n, vals, PDS_MEM_HOST, A));
+  for (size_t r = 0; r < (size_t)np * (size_t)n; r++) rhs[r] = -rhs[r];
+done:
+  pds_free(ctx, PDS_MEM_HOST, &geo), pds_free(ctx, PDS_MEM_HOST, &q0);
+  return ierr;
+}
+
+/* The grids dims[3 q ..] (options checked, sizes not), grid q with phase o->phase + q PDS_CHANNEL_PHASE_STEP, in one
+   stencil7 matrix (one grid: pds_mat_create_stencil7_blocks of one grid is pds_mat_create_stencil7). */
+static int ch_generate(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims, pds_mat *A, pds_vec *b) {
+  pds_channel_opts og = *o;
+  pds_size         np = 0, off = 0;
+  int              n = o->n, ierr = PDS_OK;
+  double          *vals = NULL, *rhs = NULL;
+
+  for (int q = 0; q < nb; q++) { /* sizes; the cell count checked before each product can overflow */
+    pds_int I = dims[3 * q], J = dims[3 * q + 1], K = dims[3 * q + 2];
+    pds_size ij = (pds_size)I * J, limit = PDS_INT_MAX / n;
+
+    CH_OPT(I >= 1 && J >= 1 && K >= 1, "grid %d of %d: dims %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
+           ": grid sizes must be positive", q, nb, I, J, K);
+    if (nb == 1)
+      PDS_CHECK(ij <= limit && ij * K <= limit, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %" PDS_INT_FMT " x %"
+                PDS_INT_FMT " x %d has more rows than 32-bit local indices allow", I, J, K, n);
+    else
+      PDS_CHECK(ij <= limit && ij * K <= limit - np, ctx, PDS_ERR_SIZE, "channel: grids 0..%d of %d (the last %"
+                PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT ") with %d unknowns per cell have more rows than "
+                "32-bit local indices allow (%d)", q, nb, I, J, K, n, (int)PDS_INT_MAX);
+    np += ij * K;
+  }
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)np * (size_t)n, &rhs));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 7 * (size_t)np * (size_t)(n * n), &vals));
+  for (int q = 0; q < nb; q++) {
+    og.I = dims[3 * q], og.J = dims[3 * q + 1], og.K = dims[3 * q + 2];
+    og.phase = o->phase + q * PDS_CHANNEL_PHASE_STEP;
+    PDS_CALL_GOTO(ierr, done, ch_fill(ctx, &og, vals + 7 * (size_t)off * (size_t)(n * n), rhs + (size_t)off * n));
+    off += (pds_size)og.I * og.J * og.K;
+  }
+  PDS_CALL_GOTO(ierr, done, pds_mat_create_stencil7_blocks(ctx, nb, dims, n, vals, PDS_MEM_HOST, A));
   PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, np * (pds_size)n, b));
   PDS_CALL_GOTO(ierr, done, pds_vec_set_values(*b, rhs, PDS_MEM_HOST));
 done:
   if (ierr) pds_mat_destroy(A), pds_vec_destroy(b);
-  pds_free(ctx, PDS_MEM_HOST, &geo), pds_free(ctx, PDS_MEM_HOST, &q0);
   pds_free(ctx, PDS_MEM_HOST, &rhs), pds_free(ctx, PDS_MEM_HOST, &vals);
   return ierr;
+}
+
+int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  CH_OPT(o && A && b, "options, A or b is NULL");
+  *A = NULL, *b = NULL;
+  PDS_CALL(ch_check_opts(ctx, o));
+  CH_OPT(o->I >= 1 && o->J >= 1 && o->K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
+         ": grid sizes must be positive", o->I, o->J, o->K);
+  return ch_generate(ctx, o, 1, (const pds_int[3]){o->I, o->J, o->K}, A, b);
+}
+
+int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims, pds_mat *A,
+                                pds_vec *b) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  CH_OPT(o && dims && A && b, "options, dims, A or b is NULL");
+  *A = NULL, *b = NULL;
+  CH_OPT(nb >= 1, "channel blocks: nb = %d grids (at least 1)", nb);
+  PDS_CALL(ch_check_opts(ctx, o));
+  return ch_generate(ctx, o, nb, dims, A, b);
 }
 
 /* splitmix64: the random blocks' generator (the same values on every machine). */

@@ -8,8 +8,12 @@
  *     and the i-1 block's -beta S_x / 2 (S_x = dy dz); the momentum rows see the pressure (entry (u, p) = +-S_x/2);
  *   - convection makes A nonsymmetric; every unknown's row couples to another unknown;
  *   - Richardson + bilu0 converges at CFL 1 and needs more iterations at CFL 100; GMRES + bilu0 converges at 100;
- *   - each bad option is PDS_ERR_ARG naming it; the random generator's diagonal dominance.
- * /gpu/cuda has no stencil7 kernels yet: there generation is checked and the product's clear error. */
+ *   - each bad option is PDS_ERR_ARG naming it; the random generator's diagonal dominance;
+ *   - multi-block (pds_channel_generate_blocks): grid q's rows and b are bitwise the single-grid system of its size
+ *     with phase q PDS_CHANNEL_PHASE_STEP, A is block diagonal by grids, grids of equal size differ unless
+ *     perturb = 0; nb < 1, a bad size (naming the grid), too many rows and every allocation failure are clear
+ *     errors that leave A and b NULL.
+ * On a /gpu/cuda build without stencil7 kernels, generation is checked and the product's clear error. */
 #include "../test.h"
 
 static pds_channel_opts opts(int n, pds_int N, double cfl) {
@@ -193,6 +197,167 @@ static void check_errors(pds_ctx ctx) {
   TEST_ASSERT_ERR(ctx, pds_stencil7_random(ctx, 2, 2, 2, 3, 0.0, 1, &A), PDS_ERR_ARG, "dominance");
 }
 
+/* Host CSR arrays and b of a generated system (the CSR handle returned for destroying). */
+typedef struct {
+  pds_mat         C;
+  const pds_size *rp;
+  const pds_int  *ci;
+  const pds_real *v;
+  pds_real       *b;
+  pds_int         nr;
+} host_sys;
+
+static host_sys host_of(pds_mat A, pds_vec b) {
+  host_sys        h;
+  const pds_real *bv;
+
+  h.C = to_csr(A);
+  TEST_CALL(pds_mat_csr_get_arrays(h.C, &h.rp, &h.ci, &h.v));
+  TEST_CALL(pds_mat_get_size(h.C, &h.nr, NULL));
+  h.b = malloc(sizeof *h.b * (size_t)h.nr);
+  TEST_ASSERT(h.b);
+  TEST_CALL(pds_vec_get_array_read(b, PDS_MEM_HOST, &bv));
+  memcpy(h.b, bv, sizeof *h.b * (size_t)h.nr);
+  TEST_CALL(pds_vec_restore_array_read(b, &bv));
+  return h;
+}
+
+static void host_free(host_sys *h) {
+  TEST_CALL(pds_mat_destroy(&h->C));
+  free(h->b);
+}
+
+/* Rows [off, off + g.nr) of m equal g's rows with columns shifted by off, bit for bit (and so stay in the grid). */
+static int same_slice(const host_sys *m, pds_int off, const host_sys *g) {
+  for (pds_int r = 0; r < g->nr; r++) {
+    pds_size q0 = m->rp[off + r], len = m->rp[off + r + 1] - q0;
+
+    if (len != g->rp[r + 1] - g->rp[r] || memcmp(&m->b[off + r], &g->b[r], sizeof *g->b)) return 0;
+    for (pds_size e = 0; e < len; e++)
+      if (m->ci[q0 + e] != g->ci[g->rp[r] + e] + off || memcmp(&m->v[q0 + e], &g->v[g->rp[r] + e], sizeof *g->v))
+        return 0;
+  }
+  return 1;
+}
+
+/* Multi-block: each grid is its single-grid system (phase q PDS_CHANNEL_PHASE_STEP), the matrix block diagonal. */
+static void check_blocks(pds_ctx ctx) {
+  const pds_int    dims[] = {3, 4, 2, 2, 2, 2, 3, 4, 2, 1, 5, 3};
+  const int        nb = 4;
+  pds_channel_opts o = opts(5, 3, 10);
+  pds_mat          A, G;
+  pds_vec          b, bg;
+  host_sys         m, g[4];
+  pds_int          off = 0, I, J, K;
+  int              nbA, n;
+
+  o.phase = 0.25;
+  TEST_CALL(pds_channel_generate_blocks(ctx, &o, nb, dims, &A, &b));
+  TEST_ASSERT(!strcmp(pds_mat_get_type(A), "stencil7"));
+  TEST_CALL(pds_mat_stencil7_get_blocks(A, &nbA));
+  TEST_ASSERT(nbA == nb);
+  for (int q = 0; q < nb; q++) {
+    TEST_CALL(pds_mat_stencil7_get_block(A, q, &I, &J, &K, &n));
+    TEST_ASSERT(I == dims[3 * q] && J == dims[3 * q + 1] && K == dims[3 * q + 2] && n == 5);
+  }
+  m = host_of(A, b);
+  TEST_ASSERT(m.nr == (24 + 8 + 24 + 15) * 5);
+  for (int q = 0; q < nb; q++) {
+    pds_channel_opts og = o;
+
+    og.I = dims[3 * q], og.J = dims[3 * q + 1], og.K = dims[3 * q + 2];
+    og.phase = o.phase + q * PDS_CHANNEL_PHASE_STEP;
+    TEST_CALL(pds_channel_generate(ctx, &og, &G, &bg));
+    g[q] = host_of(G, bg);
+    TEST_ASSERT(same_slice(&m, off, &g[q])); /* its rows, its b, no column outside the grid */
+    off += g[q].nr;
+    TEST_CALL(pds_mat_destroy(&G));
+    TEST_CALL(pds_vec_destroy(&bg));
+  }
+  TEST_ASSERT(off == m.nr);
+  TEST_ASSERT(!same_slice(&m, 0, &g[2]) && !same_slice(&m, g[0].nr + g[1].nr, &g[0])); /* equal sizes differ */
+  host_free(&m);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_vec_destroy(&b));
+  /* without the perturbation the phase means nothing: grids 0 and 2 are the same system */
+  o.perturb = 0;
+  TEST_CALL(pds_channel_generate_blocks(ctx, &o, nb, dims, &A, &b));
+  m = host_of(A, b);
+  {
+    host_sys s0 = m; /* grid 0 of this matrix, read as a system of its own */
+
+    s0.nr = g[0].nr;
+    TEST_ASSERT(same_slice(&m, g[0].nr + g[1].nr, &s0));
+  }
+  host_free(&m);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_vec_destroy(&b));
+  /* one grid: pds_channel_generate itself */
+  o = opts(6, 3, 10), o.I = 2, o.J = 3, o.K = 4;
+  TEST_CALL(pds_channel_generate_blocks(ctx, &o, 1, (const pds_int[]){2, 3, 4}, &A, &b));
+  TEST_CALL(pds_channel_generate(ctx, &o, &G, &bg));
+  m = host_of(A, b);
+  {
+    host_sys s = host_of(G, bg);
+
+    TEST_ASSERT(m.nr == s.nr && same_slice(&m, 0, &s));
+    host_free(&s);
+  }
+  host_free(&m);
+  for (int q = 0; q < nb; q++) host_free(&g[q]);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_vec_destroy(&b));
+  TEST_CALL(pds_mat_destroy(&G));
+  TEST_CALL(pds_vec_destroy(&bg));
+}
+
+static void check_blocks_errors(pds_ctx ctx) {
+  pds_channel_opts o = opts(6, 3, 10);
+  pds_int          dims[6] = {2, 2, 2, 3, 0, 3};
+  pds_mat          A = NULL;
+  pds_vec          b = NULL;
+  int              k, ierr = PDS_ERR_MEM;
+
+#define BAD_BLOCKS(call, code, substr)                 \
+  do {                                                 \
+    TEST_ASSERT_ERR(ctx, call, code, substr);          \
+    TEST_ASSERT(!A && !b);                             \
+  } while (0)
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 0, dims, &A, &b), PDS_ERR_ARG, "nb = 0");
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, -3, dims, &A, &b), PDS_ERR_ARG, "nb = -3");
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, NULL, &A, &b), PDS_ERR_ARG, "NULL");
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, NULL, 2, dims, &A, &b), PDS_ERR_ARG, "NULL");
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_ARG, "grid 1 of 2");
+  dims[4] = 3, o.cfl = -1;
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_ARG, "option cfl");
+  o.cfl = 10, o.phase = NAN;
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_ARG, "option phase");
+  o.phase = 0, o.n = 7;
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_ARG, "option n = 7");
+  /* rows beyond 32-bit indices: in total (each grid fits), in one grid, and where I J K overflows 64 bits */
+  o.n = 6, dims[0] = dims[1] = 1000, dims[2] = 300, dims[3] = dims[4] = 1000, dims[5] = 300;
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_SIZE, "32-bit");
+  dims[0] = dims[1] = dims[2] = PDS_INT_MAX;
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 1, dims, &A, &b), PDS_ERR_SIZE, "32-bit");
+  BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_SIZE, "32-bit");
+  o.I = o.J = o.K = PDS_INT_MAX;
+  BAD_BLOCKS(pds_channel_generate(ctx, &o, &A, &b), PDS_ERR_SIZE, "32-bit");
+#undef BAD_BLOCKS
+  /* every allocation failure: PDS_ERR_MEM, nothing made (the sanitizer build checks that nothing leaks) */
+  dims[0] = 2, dims[1] = 3, dims[2] = 2, dims[3] = 1, dims[4] = 2, dims[5] = 3;
+  for (k = 0; k < 1000; k++) {
+    pds_ctx_set_alloc_fail(ctx, k);
+    ierr = pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b);
+    if (ierr != PDS_ERR_MEM) break;
+    TEST_ASSERT(!A && !b && strstr(pds_ctx_get_error(ctx), "allocation"));
+    pds_ctx_clear_error(ctx);
+  }
+  pds_ctx_set_alloc_fail(ctx, -1);
+  TEST_ASSERT(ierr == PDS_OK && k > 2);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_vec_destroy(&b));
+}
+
 /* Random stencil7: diagonal dominance row by row, zero blocks out of the grid, reproducible. */
 static void check_random(pds_ctx ctx) {
   pds_mat         A, A2, C;
@@ -236,23 +401,29 @@ int main(int argc, char **argv) {
 
   check_sizes(ctx);
   check_errors(ctx);
-  if (!strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* no stencil7 kernels there yet: a clear error */
+  check_blocks_errors(ctx);
+  if (!strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* a build without stencil7 kernels: a clear error */
     pds_channel_opts o = opts(4, 3, 10);
     pds_mat          A;
     pds_vec          b, y;
+    int              ierr;
 
     TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
     TEST_CALL(pds_vec_duplicate(b, &y));
-    TEST_ASSERT_ERR(ctx, pds_mat_apply(A, b, y), PDS_ERR_UNSUPPORTED, "stencil7");
+    ierr = pds_mat_apply(A, b, y);
+    if (ierr) TEST_ASSERT_ERR(ctx, ierr, PDS_ERR_UNSUPPORTED, "stencil7");
     TEST_CALL(pds_vec_destroy(&y));
     TEST_CALL(pds_vec_destroy(&b));
     TEST_CALL(pds_mat_destroy(&A));
-    test_finalize(&ctx);
-    return 0;
+    if (ierr) {
+      test_finalize(&ctx);
+      return 0;
+    }
   }
   check_poiseuille(ctx);
   check_structure(ctx);
   check_random(ctx);
+  check_blocks(ctx);
   check_solves(ctx);
   test_finalize(&ctx);
   return 0;
