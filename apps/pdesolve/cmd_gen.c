@@ -1,5 +1,6 @@
 /* apps/pdesolve/cmd_gen.c: `pdesolve gen`: a generated problem (fem2d: and its mesh) written as Matrix Market
- * files PREFIX_A.mtx, PREFIX_b.mtx, PREFIX_x.mtx, PREFIX_u.mtx (and PREFIX_mesh.msh). */
+ * files PREFIX_A.mtx, PREFIX_b.mtx, PREFIX_x.mtx, PREFIX_u.mtx (and PREFIX_mesh.msh); channel (one grid or
+ * several) as its BSR form. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,14 +10,15 @@ int cmd_gen(pds_options o) {
   const char *cmdname = "gen";
   const char *problem, *prefix;
   char        backend[80], path[4096], what[4200];
-  int         dims[3], ndims, rc = EXIT_DONE;
+  int         dims[3], ndims, bs, rc = EXIT_DONE;
   pds_ctx     ctx = NULL;
   pds_problem p;
   pds_int     d[3], n;
   pds_size    nnz;
   fem_opts    fo;
   fem_report  fr;
-  bool        fem_on = false;
+  bool        fem_on = false, ch_on = false;
+  channel_flags co;
   pds_mesh    mesh   = NULL;
   pds_fem2d   fem    = NULL;
 
@@ -28,17 +30,23 @@ int cmd_gen(pds_options o) {
                                 "if known), PREFIX_u.mtx (PDE solution, if any) and, for fem2d, PREFIX_mesh.msh "
                                 "(Gmsh 2.2); required", &prefix, NULL));
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
+  OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "unknowns per cell of -problem channel, 4..6 (0 = 6)", &bs, NULL));
   if (read_fem_flags(o, cmdname, &fo, false)) return EXIT_ERROR;
+  if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
   if (pds_options_help(o)) {
-    printf("usage: pdesolve gen (-problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)) -o PREFIX\n"
-           "  Write a generated problem as Matrix Market files (-mesh F.msh alone implies -problem fem2d).\n");
+    printf("usage: pdesolve gen (-problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
+           "                     | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)) -o PREFIX\n"
+           "  Write a generated problem as Matrix Market files (-mesh F.msh alone implies -problem fem2d; channel's\n"
+           "  stencil7 matrix as BSR with n x n blocks, the grids one after the other on the diagonal).\n");
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
   }
   OPT(o, pds_options_check_unused(o));
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
+  if (check_channel_flags(o, problem, dims, ndims, bs, &co, &ch_on)) return EXIT_ERROR;
+  if (bs && !ch_on) return fail("flag -bs of gen is only used with -problem channel");
   if (!problem) return fail("gen needs -problem NAME (see 'pdesolve gen -help')");
-  if (!fem_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (!fem_on && !ch_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!prefix) return fail("gen needs -o PREFIX (see 'pdesolve gen -help')");
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;
@@ -51,6 +59,8 @@ int cmd_gen(pds_options o) {
     snprintf(what, sizeof what, "flag -o: cannot write '%s'", path);
     TRY(what, pds_mesh_write_gmsh(mesh, path));
     printf("wrote %s\n", path);
+  } else if (ch_on) {
+    if ((rc = channel_build(ctx, &co, &p))) goto done;
   } else TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
   if (!strcmp(pds_mat_get_type(p.A), "stencil7")) { /* channel: Matrix Market takes its BSR form */
     pds_mat B = NULL;

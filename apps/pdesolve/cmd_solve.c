@@ -10,10 +10,12 @@
 
 static const char *const orthog_names[] = {"cgs2", "cgs"};
 static const char *const precision_names[] = {"double", "single", "mixed"};
+static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block"};
+static const char *const bilu0_factors[] = {"double", "float"};
 
 static void usage_solve(void) {
-  printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh))\n"
-         "                      [flags]\n"
+  printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
+         "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)) [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
          "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
          "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
@@ -32,6 +34,10 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
   pds_json_string(&j, "source", source);
   pds_json_string(&j, "solver", st->solver);
   pds_json_string(&j, "pc", st->pc);
+  if (!strcmp(st->pc, "bilu0")) {
+    pds_json_string(&j, "pc_bilu0_variant", st->bilu0_variant ? st->bilu0_variant : "auto");
+    pds_json_string(&j, "pc_bilu0_factors", st->bilu0_factors ? st->bilu0_factors : "double");
+  }
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
   pds_json_string(&j, "format", format);
@@ -119,8 +125,8 @@ int cmd_solve(pds_options o) {
   pds_int        nrows, ncols;
   fem_opts       fo;
   fem_report     fr;
-  bool           fem_on = false, ch_on = false;
-  pds_channel_opts co;
+  bool           fem_on = false, ch_on = false, set;
+  channel_flags  co;
   pds_mesh       mesh   = NULL;
   pds_fem2d      fem    = NULL;
 
@@ -139,7 +145,17 @@ int cmd_solve(pds_options o) {
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
   OPT(o, pds_options_get_string(o, "-solver", "bicgstab",
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
-  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi", &st.pc, NULL));
+  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi, bilu0 (stencil7)",
+                                &st.pc, NULL));
+  OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
+                                "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
+                                "recycle, syncfree, lanes, block (docs/bilu0.md); CPU backends take auto only",
+                                &st.bilu0_variant, &set));
+  if (!set) st.bilu0_variant = NULL;
+  OPT(o, pds_options_get_choice(o, "-pc_bilu0_factors", "double", bilu0_factors, NELEM(bilu0_factors),
+                                "storage of the -pc bilu0 factors: double, or float (/gpu/cuda only; arithmetic stays "
+                                "double)", &st.bilu0_factors, &set));
+  if (!set) st.bilu0_factors = NULL;
   OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
   OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
   OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",
@@ -192,9 +208,11 @@ int cmd_solve(pds_options o) {
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
   if (Apath && problem) return fail("flags -A and -problem exclude each other");
-  if (problem && !fem_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (problem && !fem_on && !ch_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!problem && ndims > 0) return fail("flag -n is only used with -problem");
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
+  if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
+    return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;

@@ -1,8 +1,8 @@
 /* apps/pdesolve/pdesolve_app.h: what the files of the pdesolve driver share (internal to apps/pdesolve/): exit
- * statuses, the error messages and the TRY/OPT macros, the shared flag groups (common.c), the fem2d problem
- * family (problem_fem2d.c), the solving shared by solve and demo (solve_common.c), and one function per command
- * (cmd_NAME.c), which main.c's command table lists. A new command is a cmd_NAME.c, its line in that table, its
- * declaration below and its file in apps/CMakeLists.txt. */
+ * statuses, the error messages and the TRY/OPT macros, the shared flag groups (common.c), the fem2d and channel
+ * problem families (problem_fem2d.c, problem_channel.c), the solving shared by solve and demo (solve_common.c),
+ * and one function per command (cmd_NAME.c), which main.c's command table lists. A new command is a cmd_NAME.c,
+ * its line in that table, its declaration below and its file in apps/CMakeLists.txt. */
 #ifndef PDESOLVE_APP_H
 #define PDESOLVE_APP_H
 
@@ -77,10 +77,16 @@ int fem_finish(pds_ctx ctx, const fem_opts *fo, pds_mesh mesh, pds_fem2d fem, pd
 
 /* ---- channel: Navier-Stokes channel step as stencil7 (problem_channel.c) ------------------------------- */
 
-int read_channel_flags(pds_options o, const char *cmdname, pds_channel_opts *co);
-int check_channel_flags(pds_options o, const char *problem, const int *dims, int ndims, int bs,
-                        pds_channel_opts *co, bool *on);
-int channel_build(pds_ctx ctx, const pds_channel_opts *co, pds_problem *p);
+typedef struct {
+  pds_channel_opts o;      /* -cfl, -re, -stretch, -beta; I, J, K from -n, n from -bs */
+  int              blocks; /* -blocks NB: NB grids of the -n size */
+  const char      *grids;  /* -grids LIST (NULL: -n) */
+} channel_flags;
+
+int read_channel_flags(pds_options o, const char *cmdname, channel_flags *cf);
+int check_channel_flags(pds_options o, const char *problem, const int *dims, int ndims, int bs, channel_flags *cf,
+                        bool *on);
+int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p);
 
 /* ---- solving: shared by solve and demo (solve_common.c) ---------------------------------------------- */
 
@@ -93,6 +99,7 @@ typedef struct {
   bool        host_loop; /* -device_loop 0: the host stays in the loop */
   const char *orthog;    /* gmres/fgmres: cgs2 or cgs */
   const char *precision; /* double, single or mixed */
+  const char *bilu0_variant, *bilu0_factors; /* -pc bilu0: NULL (not given), a variant name; double or float */
 } solve_settings;
 
 typedef struct {
