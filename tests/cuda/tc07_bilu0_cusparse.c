@@ -1,0 +1,228 @@
+/* tests/cuda/tc07_bilu0_cusparse.c: bilu0 (block ILU(0) of a stencil7 matrix) on /gpu/cuda against an independent
+ * implementation: cuSPARSE's cusparseDbsrilu02 on the same matrix as BSR (bs = n, row-major blocks: the layout of
+ * pds_mat_convert_to_bsr), followed by cusparseDbsrsv2 with L (unit lower) and U (upper). ILU(0) on the 7-point block
+ * pattern is paper 000's block ILU(0) in exact arithmetic (two neighbouring grid points share no neighbour, so no
+ * fill lands on the pattern; cuSPARSE's LU of the diagonal blocks and bilu0's inverted diagonals are two ways of
+ * writing M = (D + E) D^-1 (D + F)), so M^-1 x agrees up to rounding: 1e-12 relative (max |difference| / max |y|),
+ * for the default variant and every named one, on channel systems (n = 6 at CFL 10, n = 4 at CFL 100, n = 5 on a
+ * flat grid) and random diagonally dominant ones (n = 3, n = 2, n = 8), after a first setup and after a refactorization
+ * with new values on the same grid. Needs a GPU: registered with label cuda only; run with another backend it does
+ * nothing. */
+#define DISABLE_CUSPARSE_DEPRECATED /* bsrilu02 / bsrsv2 are deprecated since CUDA 12; still cuSPARSE's BSR ILU(0) */
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "test.h"
+
+#define CK(call)                                                                                         \
+  do {                                                                                                   \
+    cudaError_t e_ = (call);                                                                             \
+    if (e_ != cudaSuccess) TEST_FAIL("%s: %s", #call, cudaGetErrorString(e_));                           \
+  } while (0)
+#define CKS(call)                                                                                        \
+  do {                                                                                                   \
+    cusparseStatus_t e_ = (call);                                                                        \
+    if (e_ != CUSPARSE_STATUS_SUCCESS) TEST_FAIL("%s: %s", #call, cusparseGetErrorString(e_));           \
+  } while (0)
+
+static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block"};
+static cusparseHandle_t  sp;
+
+/* y = M^-1 x by cuSPARSE: bsrilu02 of A's BSR form, then the L and U solves (host arrays in and out) */
+static void cusparse_ilu_apply(pds_mat A, const double *x, double *y) {
+  pds_mat            B;
+  const pds_size    *brp;
+  const pds_int     *bci;
+  const pds_real    *bv;
+  pds_int            nr;
+  int                bs, mb, nnzb, pos, sm, sl, su;
+  int               *rp, *drp, *dci;
+  double            *dv, *dx, *dt, *dy;
+  void              *buf;
+  const double       one = 1.0;
+  cusparseMatDescr_t dM, dL, dU;
+  bsrilu02Info_t     iM;
+  bsrsv2Info_t       iL, iU;
+  const cusparseDirection_t dir = CUSPARSE_DIRECTION_ROW;
+  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSolvePolicy_t pol = CUSPARSE_SOLVE_POLICY_USE_LEVEL;
+
+  TEST_CALL(pds_mat_convert_to_bsr(A, 0, &B));
+  TEST_CALL(pds_mat_bsr_get_arrays(B, &brp, &bci, &bv));
+  TEST_CALL(pds_mat_get_block_size(B, &bs));
+  TEST_CALL(pds_mat_get_size(B, &nr, NULL));
+  mb = nr / bs, nnzb = (int)brp[mb];
+  rp = malloc(sizeof *rp * (size_t)(mb + 1));
+  TEST_ASSERT(rp);
+  for (int i = 0; i <= mb; i++) rp[i] = (int)brp[i]; /* cuSPARSE's legacy BSR takes 32-bit row offsets */
+  CK(cudaMalloc((void **)&drp, sizeof(int) * (size_t)(mb + 1)));
+  CK(cudaMalloc((void **)&dci, sizeof(int) * (size_t)nnzb));
+  CK(cudaMalloc((void **)&dv, sizeof(double) * (size_t)nnzb * bs * bs));
+  CK(cudaMalloc((void **)&dx, sizeof(double) * (size_t)nr));
+  CK(cudaMalloc((void **)&dt, sizeof(double) * (size_t)nr));
+  CK(cudaMalloc((void **)&dy, sizeof(double) * (size_t)nr));
+  CK(cudaMemcpy(drp, rp, sizeof(int) * (size_t)(mb + 1), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dci, bci, sizeof(int) * (size_t)nnzb, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dv, bv, sizeof(double) * (size_t)nnzb * bs * bs, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dx, x, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice));
+  CKS(cusparseCreateMatDescr(&dM));
+  CKS(cusparseSetMatIndexBase(dM, CUSPARSE_INDEX_BASE_ZERO));
+  CKS(cusparseSetMatType(dM, CUSPARSE_MATRIX_TYPE_GENERAL));
+  CKS(cusparseCreateMatDescr(&dL));
+  CKS(cusparseSetMatIndexBase(dL, CUSPARSE_INDEX_BASE_ZERO));
+  CKS(cusparseSetMatType(dL, CUSPARSE_MATRIX_TYPE_GENERAL));
+  CKS(cusparseSetMatFillMode(dL, CUSPARSE_FILL_MODE_LOWER));
+  CKS(cusparseSetMatDiagType(dL, CUSPARSE_DIAG_TYPE_UNIT));
+  CKS(cusparseCreateMatDescr(&dU));
+  CKS(cusparseSetMatIndexBase(dU, CUSPARSE_INDEX_BASE_ZERO));
+  CKS(cusparseSetMatType(dU, CUSPARSE_MATRIX_TYPE_GENERAL));
+  CKS(cusparseSetMatFillMode(dU, CUSPARSE_FILL_MODE_UPPER));
+  CKS(cusparseSetMatDiagType(dU, CUSPARSE_DIAG_TYPE_NON_UNIT));
+  CKS(cusparseCreateBsrilu02Info(&iM));
+  CKS(cusparseCreateBsrsv2Info(&iL));
+  CKS(cusparseCreateBsrsv2Info(&iU));
+  CKS(cusparseDbsrilu02_bufferSize(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, &sm));
+  CKS(cusparseDbsrsv2_bufferSize(sp, dir, op, mb, nnzb, dL, dv, drp, dci, bs, iL, &sl));
+  CKS(cusparseDbsrsv2_bufferSize(sp, dir, op, mb, nnzb, dU, dv, drp, dci, bs, iU, &su));
+  if (sl > sm) sm = sl;
+  if (su > sm) sm = su;
+  CK(cudaMalloc(&buf, (size_t)sm + 256));
+  CKS(cusparseDbsrilu02_analysis(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, pol, buf));
+  if (cusparseXbsrilu02_zeroPivot(sp, iM, &pos) == CUSPARSE_STATUS_ZERO_PIVOT)
+    TEST_FAIL("bsrilu02: structural zero pivot at block %d", pos);
+  CKS(cusparseDbsrsv2_analysis(sp, dir, op, mb, nnzb, dL, dv, drp, dci, bs, iL, pol, buf));
+  CKS(cusparseDbsrsv2_analysis(sp, dir, op, mb, nnzb, dU, dv, drp, dci, bs, iU, pol, buf));
+  CKS(cusparseDbsrilu02(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, pol, buf));
+  if (cusparseXbsrilu02_zeroPivot(sp, iM, &pos) == CUSPARSE_STATUS_ZERO_PIVOT)
+    TEST_FAIL("bsrilu02: numerical zero pivot at block %d", pos);
+  CKS(cusparseDbsrsv2_solve(sp, dir, op, mb, nnzb, &one, dL, dv, drp, dci, bs, iL, dx, dt, pol, buf));
+  CKS(cusparseDbsrsv2_solve(sp, dir, op, mb, nnzb, &one, dU, dv, drp, dci, bs, iU, dt, dy, pol, buf));
+  CK(cudaMemcpy(y, dy, sizeof(double) * (size_t)nr, cudaMemcpyDeviceToHost));
+  CKS(cusparseDestroyBsrilu02Info(iM));
+  CKS(cusparseDestroyBsrsv2Info(iL));
+  CKS(cusparseDestroyBsrsv2Info(iU));
+  CKS(cusparseDestroyMatDescr(dM));
+  CKS(cusparseDestroyMatDescr(dL));
+  CKS(cusparseDestroyMatDescr(dU));
+  CK(cudaFree(buf));
+  CK(cudaFree(drp));
+  CK(cudaFree(dci));
+  CK(cudaFree(dv));
+  CK(cudaFree(dx));
+  CK(cudaFree(dt));
+  CK(cudaFree(dy));
+  free(rp);
+  TEST_CALL(pds_mat_destroy(&B));
+}
+
+/* max |a - b| / max |b| */
+static double rel_diff(const double *a, const double *b, pds_int n) {
+  double e = 0, m = 0;
+
+  for (pds_int i = 0; i < n; i++) {
+    const double d = fabs(a[i] - b[i]);
+
+    if (!(d <= e)) e = d;
+    if (fabs(b[i]) > m) m = fabs(b[i]);
+  }
+  return m > 0 ? e / m : e;
+}
+
+/* bilu0 on ctx (every variant; a second setup on the values of A2, same grid, when A2 is given) against cuSPARSE */
+static void check(pds_ctx ctx, pds_mat A, pds_mat A2, const char *what) {
+  pds_int  n;
+  pds_vec  x, y;
+  double  *xh, *yh, *yc, *yc2 = NULL;
+
+  TEST_CALL(pds_mat_get_size(A, &n, NULL));
+  xh = malloc(sizeof *xh * (size_t)n), yh = malloc(sizeof *yh * (size_t)n), yc = malloc(sizeof *yc * (size_t)n);
+  TEST_ASSERT(xh && yh && yc);
+  TEST_CALL(pds_vec_create(ctx, n, &x));
+  TEST_CALL(pds_vec_duplicate(x, &y));
+  TEST_CALL(pds_vec_set_random(x, 11));
+  TEST_CALL(pds_vec_get_values(x, xh, PDS_MEM_HOST));
+  cusparse_ilu_apply(A, xh, yc);
+  if (A2) {
+    yc2 = malloc(sizeof *yc2 * (size_t)n);
+    TEST_ASSERT(yc2);
+    cusparse_ilu_apply(A2, xh, yc2);
+  }
+  for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+    pds_precond pc;
+    double      d;
+
+    TEST_CALL(pds_precond_create(ctx, "bilu0", &pc));
+    TEST_CALL(pds_precond_bilu0_set_variant(pc, variants[v]));
+    TEST_CALL(pds_precond_set_operator(pc, A));
+    TEST_CALL(pds_precond_setup(pc));
+    TEST_CALL(pds_precond_apply(pc, x, y));
+    TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
+    d = rel_diff(yh, yc, n);
+    if (!(d <= 1e-12))
+      TEST_FAIL("%s, variant %s: M^-1 x differs from cuSPARSE bsrilu02 + bsrsv2 by %.3e relative", what, variants[v], d);
+    if (A2) { /* refactorization: a new operator with the same grid */
+      TEST_CALL(pds_precond_set_operator(pc, A2));
+      TEST_CALL(pds_precond_setup(pc));
+      TEST_CALL(pds_precond_apply(pc, x, y));
+      TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
+      d = rel_diff(yh, yc2, n);
+      if (!(d <= 1e-12))
+        TEST_FAIL("%s, variant %s, refactored with new values: M^-1 x differs from cuSPARSE by %.3e relative", what,
+                  variants[v], d);
+    }
+    TEST_CALL(pds_precond_destroy(&pc));
+  }
+  TEST_CALL(pds_vec_destroy(&x));
+  TEST_CALL(pds_vec_destroy(&y));
+  free(xh), free(yh), free(yc), free(yc2);
+}
+
+static void channel(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double cfl) {
+  pds_channel_opts o;
+  pds_mat          A, A2;
+  pds_vec          b, b2;
+  char             what[96];
+
+  pds_channel_opts_default(&o);
+  o.I = I, o.J = J, o.K = K, o.n = n, o.cfl = cfl;
+  TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
+  o.cfl = 2 * cfl, o.perturb = 0.1; /* new values on the same grid */
+  TEST_CALL(pds_channel_generate(ctx, &o, &A2, &b2));
+  snprintf(what, sizeof what, "channel %dx%dx%d n=%d CFL %g", (int)I, (int)J, (int)K, n, cfl);
+  check(ctx, A, A2, what);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_mat_destroy(&A2));
+  TEST_CALL(pds_vec_destroy(&b));
+  TEST_CALL(pds_vec_destroy(&b2));
+}
+
+static void random_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double dom) {
+  pds_mat A, A2;
+  char    what[96];
+
+  TEST_CALL(pds_stencil7_random(ctx, I, J, K, n, dom, 100 + (uint64_t)n, &A));
+  TEST_CALL(pds_stencil7_random(ctx, I, J, K, n, dom, 200 + (uint64_t)n, &A2));
+  snprintf(what, sizeof what, "random %dx%dx%d n=%d dominance %g", (int)I, (int)J, (int)K, n, dom);
+  check(ctx, A, A2, what);
+  TEST_CALL(pds_mat_destroy(&A));
+  TEST_CALL(pds_mat_destroy(&A2));
+}
+
+int main(int argc, char **argv) {
+  pds_ctx ctx = test_init(argc, argv);
+
+  if (strncmp(pds_ctx_get_backend(ctx), "/gpu/cuda", 9)) { /* cuSPARSE is the peer of /gpu/cuda only */
+    test_finalize(&ctx);
+    return 0;
+  }
+  CKS(cusparseCreate(&sp));
+  channel(ctx, 6, 5, 4, 6, 10);
+  channel(ctx, 5, 4, 6, 4, 100);
+  channel(ctx, 7, 1, 3, 5, 1);
+  random_grid(ctx, 5, 4, 3, 3, 1.2);
+  random_grid(ctx, 9, 1, 2, 2, 1.5);
+  random_grid(ctx, 3, 4, 2, 8, 1.1);
+  CKS(cusparseDestroy(sp));
+  test_finalize(&ctx);
+  return 0;
+}
