@@ -9,11 +9,14 @@
 #   4. paper 004's FEM benchmark (bench/gpu/bench_fem2d_gpu: assembly, SpMV against the paper's kernels and
 #      cuSPARSE, BiCGSTAB and the whole code against /cpu/ref and /cpu/omp on the paper's six grid sizes; its
 #      JSON lines in fem2d.jsonl, bench/scripts/plot_fem2d.py makes the figures),
-#   5. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
+#   5. paper 000's block ILU(0) benchmark (bench/gpu/bench_bilu: factorization and solve t_p of every bilu0 variant,
+#      /cpu/ref, /cpu/omp and cuSPARSE bsrilu02 + bsrsv2 / SpSV on 15^3 .. 128^3, multi-block sets, iteration
+#      counts; its JSON lines in bilu.jsonl, its tables in bilu.txt, bench/scripts/plot_bilu.py makes the figures),
+#   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
-#   6. a short summary table at the end.
-# GPU_CHECK_SKIP_BENCH=1 leaves out 3 and 4 (a check of the tests alone). GPU_CHECK_BITS_OLD=<pdesolve driver of an
+#   7. a short summary table at the end.
+# GPU_CHECK_SKIP_BENCH=1 leaves out 3, 4 and 5 (a check of the tests alone). GPU_CHECK_BITS_OLD=<pdesolve driver of an
 # older build> adds a bit-for-bit comparison of every solver x preconditioner on /gpu/cuda against it
 # (bench/scripts/bits-vs.sh; for changes that must keep the bits); GPU_CHECK_BITS_OLD_SRC=<source tree of an older
 # version> builds that driver first (e.g. `git archive REV | tar -x -C .old`, carried with the call).
@@ -21,7 +24,9 @@
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
 # GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
 # GPU_CHECK_FEM2D_S seconds (default 100; an H200 run takes about 60: the CPU solves run to convergence when they take
-# under 20 s) of it to bench_fem2d_gpu.
+# under 20 s) of it to bench_fem2d_gpu and GPU_CHECK_BILU_S (default 150) to bench_bilu, bench_fem2d_gpu leaves the
+# latter; bench_bilu runs with at most GPU_CHECK_BILU_S seconds (less if less is left), and its own -budget_s 10 s
+# under that keeps it inside (cases that do not fit run lean or are skipped, saying so).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/gpu-check-out}
@@ -155,11 +160,12 @@ if [ -n "$BITSPID" ]; then wait "$BITSPID"; note "bits vs old build (cuda)" "$(c
 # ---- 3. benchmarks ------------------------------------------------------------------------------------------------
 t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
+BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
 if [ "$SKIP_BENCH" = 1 ]; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
 else
-  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + 15)))" \
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + BILU_S + 20)))" \
     "$BUILD/bench/bench_gpu" -shared "$SHARED" -json "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
   BR=$?
   note "bench_gpu" "rc $BR ($((SECONDS - t0)) s)"
@@ -170,7 +176,7 @@ t0=$SECONDS
 if [ "$SKIP_BENCH" = 1 ]; then
   FR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/fem2d.log"
 elif [ -x "$BUILD/bench/bench_fem2d_gpu" ]; then
-  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left 10)" \
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((BILU_S + 10)))" \
     "$BUILD/bench/bench_fem2d_gpu" -cpu_solve_max_s 20 > "$OUT/fem2d.jsonl" 2> "$OUT/fem2d.log"
   FR=$?
 else
@@ -203,14 +209,79 @@ PY
 )
 fi
 
-# paper 004's figures from this run (bench/scripts/plot_fem2d.py; the device image has matplotlib), as one archive
-if [ -s "$OUT/fem2d.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
-  mkdir -p "$OUT/plots" && python3 "$ROOT/bench/scripts/plot_fem2d.py" "$OUT/fem2d.jsonl" --out "$OUT/plots" \
-    > "$OUT/plots.log" 2>&1 && (cd "$OUT" && tar czf plots.tgz plots && rm -rf plots)
-  note "fem2d figures" "rc $? (plots.tgz)"
+# ---- 5. paper 000's block ILU(0) benchmark ------------------------------------------------------------------------------
+t0=$SECONDS
+if [ "$SKIP_BENCH" = 1 ]; then
+  BLR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bilu.log"
+elif [ -x "$BUILD/bench/bench_bilu" ]; then
+  BILU_LIM=$(left 5); [ "$BILU_LIM" -gt "$BILU_S" ] && BILU_LIM=$BILU_S
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$BILU_LIM" \
+    "$BUILD/bench/bench_bilu" -budget_s $((BILU_LIM > 20 ? BILU_LIM - 10 : 10)) -json "$OUT/bilu.jsonl" \
+    > "$OUT/bilu.txt" 2> "$OUT/bilu.log"
+  BLR=$?
+else
+  BLR=127; echo "bench_bilu was not built" > "$OUT/bilu.log"
+fi
+note "bench_bilu" "rc $BLR ($((SECONDS - t0)) s)$( [ $BLR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_BILU_S)')"
+# key ratios per grid: the default variant against cuSPARSE and /cpu/omp, the multi-block speedups, iteration counts
+if [ -s "$OUT/bilu.jsonl" ] && command -v python3 >/dev/null 2>&1; then
+  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/bilu.jsonl" <<'PY'
+import json, sys
+R = []
+for line in open(sys.argv[1]):
+    try:
+        R.append(json.loads(line))
+    except ValueError:
+        pass
+f = lambda r, k, s="{:.1f}": s.format(r[k]) if r.get(k) is not None else "-"
+small = []
+for r in R:
+    if r.get("case") != "case_summary" or r.get("grids") != 1:
+        continue
+    if r["n"] != 6:
+        small.append("%s n=%d %s/%s" % (r["problem"], r["n"], f(r, "apply_vs_cusparse"), f(r, "factor_vs_cusparse")))
+        continue
+    print("bilu %s n=6\tsolve %s ns/pt: x%s cuSPARSE, x%s omp; factor %s ns/pt: x%s cuSPARSE, x%s omp; solve %s of copy bw"
+          % (r["problem"], f(r, "apply_auto_tp_ns", "{:.2f}"), f(r, "apply_vs_cusparse"), f(r, "apply_vs_omp"),
+             f(r, "factor_auto_tp_ns", "{:.2f}"), f(r, "factor_vs_cusparse"), f(r, "factor_vs_omp"),
+             f(r, "apply_frac_copy", "{:.0%}")))
+if small:
+    print("bilu n=4,5 vs cuSPARSE\t(solve/factor) " + "; ".join(small))
+for r in R:
+    if r.get("case") == "multiblock":
+        print("bilu multi-block %s\tone matrix vs %d separate: factor x%s, solve x%s (best: %s x%s, %s x%s)"
+              % (r["problem"], r.get("grids", 0), f(r, "factor_speedup"), f(r, "apply_speedup"),
+                 r.get("best_factor_variant"), f(r, "best_factor_speedup"), r.get("best_apply_variant"),
+                 f(r, "best_apply_speedup")))
+its, grid = {}, ""
+for r in R:
+    if r.get("case") == "iters" and r.get("study") == "cfl":
+        its.setdefault("%s/%s" % (r["solver"], r["factors"]), []).append("%g:%s" % (r["cfl"], r.get("iterations")))
+        grid = r.get("problem", "")
+if its:
+    print("bilu its %s (CFL:its)\t" % grid + "; ".join("%s %s" % (k, " ".join(v)) for k, v in its.items()))
+bad = [r for r in R if r.get("case") == "validate" and r.get("backend") == "/gpu/cuda" and r.get("factors") == "double"
+       and r.get("bitwise") is False]
+un = sorted({r.get("variant") for r in R if r.get("case") == "unavailable" and r.get("backend") == "/gpu/cuda"})
+print("bilu validation\t%d GPU results not bitwise ref's; unavailable variants: %s" % (len(bad), ", ".join(un) or "none"))
+PY
+)
 fi
 
-# ---- 5. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
+# the figures of this run (bench/scripts/plot_fem2d.py, plot_bilu.py; the device image has matplotlib), as one archive
+if { [ -s "$OUT/fem2d.jsonl" ] || [ -s "$OUT/bilu.jsonl" ]; } && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  mkdir -p "$OUT/plots"; PLR=0; : > "$OUT/plots.log"
+  if [ -s "$OUT/fem2d.jsonl" ]; then
+    python3 "$ROOT/bench/scripts/plot_fem2d.py" "$OUT/fem2d.jsonl" --out "$OUT/plots" >> "$OUT/plots.log" 2>&1 || PLR=$?
+  fi
+  if [ -s "$OUT/bilu.jsonl" ]; then
+    python3 "$ROOT/bench/scripts/plot_bilu.py" "$OUT/bilu.jsonl" --out "$OUT/plots" >> "$OUT/plots.log" 2>&1 || PLR=$?
+  fi
+  (cd "$OUT" && tar czf plots.tgz plots && rm -rf plots)
+  note "figures (fem2d, bilu)" "rc $PLR (plots.tgz)"
+fi
+
+# ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
   t0=$SECONDS
   timeout "$(left 5)" sh "$ROOT/bench/scripts/cpu-vs-petsc.sh" "$GPU_CHECK_PEER" "$OUT/petsc-peer.jsonl" \
@@ -218,7 +289,7 @@ if [ -n "${GPU_CHECK_PEER:-}" ]; then
   note "petsc peer (CPU)" "rc $? ($((SECONDS - t0)) s)"
 fi
 
-# ---- 6. summary -----------------------------------------------------------------------------------------------------
+# ---- 7. summary -----------------------------------------------------------------------------------------------------
 echo
 echo "==================== gpu-check summary ($GPU) ===================="
 grep -E '^(vec|csr|bsr|solver|sec) ' "$OUT/bench.log" | grep -v '^vec    omp' | cut -c1-150
@@ -228,6 +299,9 @@ sed -n '/^GPU (\/gpu\/cuda) vs/,$p' "$OUT/bench.log" | cut -c1-130
 echo "-- bench_fem2d_gpu (paper 004)"
 sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
 [ "$FR" -ne 0 ] && tail -5 "$OUT/fem2d.log"
+echo "-- bench_bilu (paper 000; every table in bilu.txt)"
+awk '/^### bench_bilu/{p=1} /^Paper 000.s Table 1/{p=0} p' "$OUT/bilu.txt" 2>/dev/null | cut -c1-260
+[ "$BLR" -ne 0 ] && tail -5 "$OUT/bilu.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt"
@@ -241,5 +315,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), and logs.tgz: info.log build.log" \
-     "ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bits.log (petsc-peer.txt petsc-peer.log)"
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+     "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
+     "(petsc-peer.txt petsc-peer.log)"
