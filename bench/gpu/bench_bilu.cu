@@ -19,7 +19,7 @@
 // does not depend on the values; each record names its matrix. The matrix is made once on /cpu/ref and copied
 // (its values, read through pds_mat_stencil7_grids) to /cpu/omp and /gpu/cuda; cuSPARSE gets the same values as BSR
 // (bs = n, row-major blocks, block columns ascending: pds_mat_convert_to_bsr's layout), gathered on the device from
-// the /gpu/cuda matrix's values. Multi-block: 64 channel grids of 15^3, and 16 each of 15^3, 25^3, 35^3 (interleaved),
+// the /gpu/cuda matrix's values (from an upload of the host values if the device array ever has another layout). Multi-block: 64 channel grids of 15^3, and 16 each of 15^3, 25^3, 35^3 (interleaved),
 // n = 6, from pds_channel_generate_blocks (one block-diagonal stencil7 matrix; every grid its own coefficients).
 //
 // Validation first, every case (a failure ends the run, exit 1, "FAIL: ..."): x random in [-1, 1); y = M^-1 x on
@@ -561,8 +561,10 @@ struct CsBsr {
   bsrsv2Info_t       iL = nullptr, iU = nullptr;
   void              *buf = nullptr;
 };
-// the problem's BSR on the device (structure from the grids; values from the /gpu/cuda matrix's device values)
-static CsBsr cs_build(const Problem &P, pds_mat Agpu) {
+// the problem's BSR on the device: the structure from the grids, the values gathered from the /gpu/cuda matrix's
+// device array when it holds the host layout ([points][7][n][n], checked on its first and last 2^16 values), else
+// from an upload of the host values (Vh)
+static CsBsr cs_build(const Problem &P, pds_mat Agpu, const double *Vh) {
   static const int     order[7] = {2, 1, 0, 3, 6, 5, 4}; // arms by ascending block column
   CsBsr                c;
   std::vector<int>     rp(P.np + 1), ci, brow;
@@ -601,10 +603,21 @@ static CsBsr cs_build(const Problem &P, pds_mat Agpu) {
   CK(cudaMalloc(&c.v0, nv * 8));
   CK(cudaMalloc(&c.v, nv * 8));
   CK(cudaMalloc(&c.t, (size_t)P.np * P.n * 8));
-  gather_k<<<(unsigned)((nv + 255) / 256), 256>>>(nv, c.bs * c.bs, dsrc, s7_values(Agpu), c.v0);
+  const double   *s7 = s7_values(Agpu), *up = nullptr;
+  const long long total = P.np * 7 * c.bs * c.bs, k = std::min(total, 1LL << 16);
+  std::vector<double> head(k), tail(k);
+  CK(cudaDeviceSynchronize());
+  CK(cudaMemcpy(head.data(), s7, k * 8, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(tail.data(), s7 + (total - k), k * 8, cudaMemcpyDeviceToHost));
+  if (memcmp(head.data(), Vh, k * 8) || memcmp(tail.data(), Vh + (total - k), k * 8)) {
+    LOG("  cuSPARSE: the /gpu/cuda stencil7 values are not in the host layout; uploading the host values instead");
+    s7 = up = dev_copy(Vh, (size_t)total);
+  }
+  gather_k<<<(unsigned)((nv + 255) / 256), 256>>>(nv, c.bs * c.bs, dsrc, s7, c.v0);
   CK(cudaGetLastError());
   CK(cudaMemcpy(c.v, c.v0, nv * 8, cudaMemcpyDeviceToDevice));
   CK(cudaFree(dsrc));
+  if (up) CK(cudaFree((void *)up));
   CKS(cusparseCreateMatDescr(&c.dM));
   CKS(cusparseSetMatIndexBase(c.dM, CUSPARSE_INDEX_BASE_ZERO));
   CKS(cusparseSetMatType(c.dM, CUSPARSE_MATRIX_TYPE_GENERAL));
@@ -722,10 +735,10 @@ static SpsvRun spsv_run(cusparseSpMatDescr_t mL, cusparseSpMatDescr_t mU, long l
 }
 
 // cuSPARSE on the problem: analysis, bsrilu02 (both policies), bsrsv2 pair (both policies), SpSV; validated
-static void run_cusparse(const Problem &P, pds_mat Agpu, const std::vector<double> &xh,
+static void run_cusparse(const Problem &P, pds_mat Agpu, const double *Vh, const std::vector<double> &xh,
                          const std::vector<double> &yref, const char *refname, bool spsv) {
   const long long N = P.np * P.n;
-  CsBsr           c = cs_build(P, Agpu);
+  CsBsr           c = cs_build(P, Agpu, Vh);
   double         *dx = dev_copy(xh.data(), N), *dy;
   int             pos = -1;
   static const cusparseSolvePolicy_t pols[2] = {CUSPARSE_SOLVE_POLICY_USE_LEVEL, CUSPARSE_SOLVE_POLICY_NO_LEVEL};
@@ -1039,7 +1052,7 @@ static void run_problem(Problem P, double cfl) {
     }
 
   // cuSPARSE on the same matrix
-  if (c.cusparse && !yref.empty()) run_cusparse(P, Agpu, xh, yref, refname, c.spsv);
+  if (c.cusparse && !yref.empty()) run_cusparse(P, Agpu, s7_values(Aref), xh, yref, refname, c.spsv);
 
   // float factors: Richardson + bilu0 (the paper's defect correction) to 1e-8 with double and float factors
   if (c.iters) {
@@ -1535,7 +1548,7 @@ int main(int argc, char **argv) {
       PK(g_gpu, pds_precond_destroy(&pc));
     } else LOG("warm-up: /gpu/cuda bilu0 unavailable: %s", err.c_str());
     if (!g_no_cusparse) {
-      CsBsr c = cs_build(P, Ag);
+      CsBsr c = cs_build(P, Ag, s7_values(A));
       CKS(cusparseDbsrilu02_analysis(g_sp, CUSPARSE_DIRECTION_ROW, c.mb, c.nnzb, c.dM, c.v, c.rp, c.ci, c.bs, c.iM,
                                      CUSPARSE_SOLVE_POLICY_USE_LEVEL, c.buf));
       CKS(cs_factor(c, CUSPARSE_SOLVE_POLICY_USE_LEVEL));
