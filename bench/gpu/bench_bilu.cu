@@ -19,8 +19,9 @@
 // does not depend on the values; each record names its matrix. The matrix is made once on /cpu/ref and copied
 // (its values, read through pds_mat_stencil7_grids) to /cpu/omp and /gpu/cuda; cuSPARSE gets the same values as BSR
 // (bs = n, row-major blocks, block columns ascending: pds_mat_convert_to_bsr's layout), gathered on the device from
-// the /gpu/cuda matrix's values (from an upload of the host values if the device array ever has another layout). Multi-block: 64 channel grids of 15^3, and 16 each of 15^3, 25^3, 35^3 (interleaved),
-// n = 6, from pds_channel_generate_blocks (one block-diagonal stencil7 matrix; every grid its own coefficients).
+// the /gpu/cuda matrix's values (from an upload of the host values if the device array ever has another layout).
+// Multi-block: 64 channel grids of 15^3, and 16 each of 15^3, 25^3, 35^3 (interleaved), n = 6, from
+// pds_channel_generate_blocks (one block-diagonal stencil7 matrix; every grid its own coefficients).
 //
 // Validation first, every case (a failure ends the run, exit 1, "FAIL: ..."): x random in [-1, 1); y = M^-1 x on
 // /cpu/ref is the reference (/cpu/omp where ref is not run: the CPU backends give the same bits, checked wherever
