@@ -44,22 +44,18 @@ struct bilu0_plan {
   int                  single;
   float               *fvals;          /* single: device [np][7][n][n] */
   int                  recycle_grid;   /* recycle: the blocks of the last launch */
+  long long            ijn;            /* block: the largest I J when the sweeps keep planes in shared memory, or 0 */
   struct graph_cache   graph[2];       /* graph, lanes: 0 factor, 1 solve */
 };
 
 static int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
 
-/* auto: many grids, none large: a thread block each (no grid-wide barrier at all); else n lanes per point, one
-   launch per plane in a graph */
+/* auto: n lanes per point, one launch per plane in a graph: the fastest measured on an H100 (docs/bilu0.md has the
+   numbers and the multi-block comparison); block keeps one grid per thread block and pays a single SM's latency per
+   plane */
 static int pick_auto(const struct pds_stencil7 *g, int nb) {
-  pds_size most = 0;
-
-  for (int q = 0; q < nb; q++) {
-    const pds_size pts = (pds_size)g[q].I * g[q].J * g[q].K;
-
-    if (pts > most) most = pts;
-  }
-  return nb >= 8 && most <= 40 * 40 * 40 ? V_BLOCK : V_LANES;
+  (void)g, (void)nb;
+  return V_LANES;
 }
 
 static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
@@ -154,9 +150,16 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
     }
   }
   if (P->variant == V_BLOCK) { /* grid-major: grid after grid, plane after plane */
-    long long nofs = 0, e = 0;
+    long long nofs = 0, e = 0, ij = 0;
+    int       optin = 0, fit = 1;
 
-    for (int q = 0; q < nb; q++) nofs += g[q].I + g[q].J + g[q].K - 1 + 1;
+    for (int q = 0; q < nb; q++) {
+      nofs += g[q].I + g[q].J + g[q].K - 1 + 1;
+      if ((long long)g[q].I * g[q].J > ij) ij = (long long)g[q].I * g[q].J;
+      fit = fit && g[q].I < 4096 && g[q].J < 4096;
+    }
+    PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, be->device));
+    P->ijn = fit && 2 * ij * P->n * (long long)sizeof(double) <= optin ? ij : 0; /* two planes of x fit on chip */
     if (!(go = malloc((size_t)nofs * sizeof *go)) || !(gb = malloc(((size_t)nb + 1) * sizeof *gb))) {
       ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the per-grid schedule");
       goto done;
@@ -172,7 +175,10 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
           for (pds_int j = 0; j < g[q].J; j++) {
             const pds_int k = t - i - j;
 
-            if (k >= 0 && k < g[q].K) h[e++] = entry(&g[q], g[q].first + ((pds_size)i * g[q].J + j) * g[q].K + k, i, j, k);
+            if (k < 0 || k >= g[q].K) continue;
+            h[e] = entry(&g[q], g[q].first + ((pds_size)i * g[q].J + j) * g[q].K + k, i, j, k);
+            if (P->ijn) h[e].w |= (int)((unsigned)j << 7 | (unsigned)i << 19); /* (i, j): the plane buffers' slot */
+            e++;
           }
       }
       go[nofs++] = e;
@@ -303,6 +309,7 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
     return PDS_OK;
   case V_BLOCK:
     L->kind = PDS_CUDA_BILU0_BLOCK, L->sched = P->gsched, L->goff = P->goff, L->gbase = P->gbase, L->nb = P->nb;
+    L->ijn = P->ijn;
     L->phase = phase;
     PDS_CUDA_CALL(ctx, pds_cuda_bilu0(L));
     return PDS_OK;

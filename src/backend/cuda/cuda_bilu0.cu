@@ -24,6 +24,7 @@
 
 #include <cuda/atomic>
 
+#include "cuda_launch.cuh"
 #include "cuda_stencil7.cuh"
 
 namespace cg = cooperative_groups;
@@ -137,39 +138,73 @@ __device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const
 }
 
 // forward (B = 0: x_p = dinv_p (b_p - lower arms . x)) or backward (B = 1: x_p -= dinv_p (upper arms . x)); the
-// factors T: the matrix's blocks and dinv (double) or the float copy (arm 3 the inverse); dstr: D's stride per point
-template <int N, int G, bool B, bool CG, class T>
-__device__ __forceinline__ void lane_sweep(bool on, const int4 &e, int u, const T *__restrict__ A7,
-                                           const T *__restrict__ D, int dstr, const double *b, double *x) {
-  constexpr int NN  = N * N;
-  const bool    row = on && u < N;
-  double        z   = 0;
+// factors T: the matrix's blocks and dinv (double) or the float copy (arm 3 the inverse); dstr: D's stride per point.
+// Split in two: sweep_load reads what no kernel of this application writes (the lane's rows of the three arms and of
+// the inverse), sweep_run reads b and the neighbours' x (through xn: global memory, or the block's plane buffers) and
+// writes. (b is not read early: under programmatic dependent launch, the first plane's kernel may start before the
+// kernel that wrote b has ended.)
+template <int N, class T> struct sweep_pre {
+  T arm[3][N], d[N];
+};
+
+template <int N, bool B, class T>
+__device__ __forceinline__ void sweep_load(bool row, const int4 &e, int u, const T *__restrict__ A7,
+                                           const T *__restrict__ D, int dstr, sweep_pre<N, T> &r) {
+  if (!row) return;
+#pragma unroll
+  for (int t = 0; t < 3; t++) {
+    const int arm = B ? 4 + t : t;
+
+    if (e.w >> arm & 1)
+#pragma unroll
+      for (int v = 0; v < N; v++) r.arm[t][v] = A7[((size_t)e.x * 7 + arm) * (N * N) + u * N + v];
+  }
+#pragma unroll
+  for (int v = 0; v < N; v++) r.d[v] = D[(size_t)e.x * dstr + u * N + v];
+}
+
+// xn(t): the neighbour along arm t (0..2: the lower ones, or the upper ones for B) as a pointer to its n values
+template <int N, int G, bool B, bool CG, class T, class XN>
+__device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, const sweep_pre<N, T> &r, XN xn,
+                                            const double *b, double *x) {
+  double z = 0;
 
   if (row) {
     double s = 0;
 
 #pragma unroll
     for (int t = 0; t < 3; t++) {
-      const int arm = B ? 4 + t : t;
-
-      if (!(e.w >> arm & 1)) continue;
-      const T      *blk = A7 + ((size_t)e.x * 7 + arm) * NN + u * N;
-      const double *xn  = x + (size_t)nb_of(e, arm) * N;
+      if (!(e.w >> (B ? 4 + t : t) & 1)) continue;
+      const double *xv = xn(t);
 
 #pragma unroll
-      for (int v = 0; v < N; v++) s = S7_ADD(s, S7_MUL((double)blk[v], ld<CG>(xn + v)));
+      for (int v = 0; v < N; v++) s = S7_ADD(s, S7_MUL((double)r.arm[t][v], ld<CG>(xv + v)));
     }
     z = B ? s : S7_SUB(b[(size_t)e.x * N + u], s);
   }
-  double r = 0;
+  double q = 0;
 
 #pragma unroll
   for (int v = 0; v < N; v++) {
     const double zv = __shfl_sync(FULL, z, v, G);
 
-    if (row) r = S7_ADD(r, S7_MUL((double)D[(size_t)e.x * dstr + u * N + v], zv));
+    if (row) q = S7_ADD(q, S7_MUL((double)r.d[v], zv));
   }
-  if (row) x[(size_t)e.x * N + u] = B ? S7_SUB(x[(size_t)e.x * N + u], r) : r;
+  if (!row) return 0;
+  const double out = B ? S7_SUB(x[(size_t)e.x * N + u], q) : q;
+
+  x[(size_t)e.x * N + u] = out;
+  return out;
+}
+
+template <int N, int G, bool B, bool CG, class T>
+__device__ __forceinline__ void lane_sweep(bool on, const int4 &e, int u, const T *__restrict__ A7,
+                                           const T *__restrict__ D, int dstr, const double *b, double *x) {
+  const bool      row = on && u < N;
+  sweep_pre<N, T> r;
+
+  sweep_load<N, B, T>(row, e, u, A7, D, dstr, r);
+  sweep_run<N, G, B, CG, T>(row, e, u, r, [&](int t) { return x + (size_t)nb_of(e, B ? 4 + t : t) * N; }, b, x);
 }
 
 struct fac_args { // what a phase reads and writes (one struct: the kernels' parameter lists stay short)
@@ -180,6 +215,7 @@ struct fac_args { // what a phase reads and writes (one struct: the kernels' par
   const double       *b;
   double             *x;
   unsigned long long *bad;
+  long long           ijn; // block with plane buffers: the largest I J of the grids
 };
 
 template <int N, int G, int PH, bool CG, class T>
@@ -188,16 +224,31 @@ __device__ __forceinline__ void lane_point(bool on, const int4 &e, int u, const 
   else lane_sweep<N, G, PH == 2, CG, T>(on, e, u, (const T *)f.A7, (const T *)f.D, f.dstr, f.b, f.x);
 }
 
-// one plane's points, G lanes each (variant lanes)
+// one plane's points, G lanes each (variant lanes), launched with programmatic dependent launch
+// (cuda_launch.cuh): what does not depend on the plane before (the schedule entry, the sweeps' blocks, inverse and
+// b) is read before pds_grid_dep(), so the next plane's kernel is resident and has those loads in flight while this
+// one computes; only the neighbours' values wait
 template <int N, int G, int PH, class T>
 __global__ void __launch_bounds__(256) lanes_k(const int4 *__restrict__ sched, long long begin, long long count,
                                                fac_args f) {
   const long long t   = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long idx = t / G;
   const bool      on  = idx < count;
+  const int       u   = (int)(t % G);
   const int4      e   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
 
-  lane_point<N, G, PH, false, T>(on, e, (int)(t % G), f);
+  if constexpr (PH == 0) {
+    pds_grid_dep();
+    lane_factor<N, G, false>(on, e, u, f.vals, f.dinv, f.bad);
+  } else {
+    const bool      row = on && u < N;
+    sweep_pre<N, T> r;
+
+    sweep_load<N, PH == 2, T>(row, e, u, (const T *)f.A7, (const T *)f.D, f.dstr, r);
+    pds_grid_dep();
+    sweep_run<N, G, PH == 2, false, T>(
+        row, e, u, r, [&](int a) { return f.x + (size_t)nb_of(e, PH == 2 ? 4 + a : a) * N; }, f.b, f.x);
+  }
 }
 
 // the points of one plane [lo, hi) over the groups of a grid-wide (or block-wide) team: gid0 = the warp's first
@@ -242,10 +293,13 @@ __global__ void __launch_bounds__(256) recycle_k(const int4 *__restrict__ sched,
 }
 
 // variant block: thread block g runs grid g alone, planes gbase[g] .. gbase[g + 1] - 1 of goff, a block barrier
-// after each
-template <int N, int G, int PH, class T>
+// after each. SH: the sweeps keep the last two planes' x in shared memory, slot i J + j (a plane holds one point per
+// (i, j)), so a point reads its three neighbours from the plane before without a trip to L2; the grid-major entries
+// then carry (i, j) above the arm bits (w = mask | j << 7 | i << 19)
+template <int N, int G, int PH, bool SH, class T>
 __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, const long long *__restrict__ goff,
                                                const int *__restrict__ gbase, fac_args f) {
+  extern __shared__ double xs[]; // SH: [2][I J][N]
   const int       g = blockIdx.x, h0 = gbase[g], nh = gbase[g + 1] - h0 - 1;
   const long long t = threadIdx.x, ng = blockDim.x / G, gid = t / G, gid0 = (t & ~31ll) / G;
   const int       u = (int)(t % G);
@@ -255,7 +309,7 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
       team_plane<N, G, 0, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
       __syncthreads();
     }
-  } else {
+  } else if constexpr (!SH) {
     for (int h = 0; h < nh; h++) {
       team_plane<N, G, 1, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
       __syncthreads();
@@ -264,6 +318,35 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
       team_plane<N, G, 2, false, T>(gsched, goff[h0 + h], goff[h0 + h + 1], gid, gid0, ng, u, f);
       __syncthreads();
     }
+  } else {
+    for (int dir = 0; dir < 2; dir++)
+      for (int s = 0; s < nh; s++) {
+        const int       h = dir ? nh - 1 - s : s;
+        const long long lo = goff[h0 + h], hi = goff[h0 + h + 1];
+        const double   *prev = xs + (size_t)((h + 1) & 1) * f.ijn * N; // the plane before (h - 1 or h + 1)
+        double         *mine = xs + (size_t)(h & 1) * f.ijn * N;
+
+        for (long long w = lo + gid0; w < hi; w += ng) {
+          const long long idx = w + (gid - gid0);
+          const bool      on = idx < hi, row = on && u < N;
+          const int4      e  = on ? gsched[idx] : make_int4(0, 1, 1, 0);
+          const int       J = e.z / e.y, i = (e.w >> 19) & 4095, j = (e.w >> 7) & 4095, c = i * J + j;
+          sweep_pre<N, T> r;
+          double          out;
+
+          if (dir == 0) {
+            sweep_load<N, false, T>(row, e, u, (const T *)f.A7, (const T *)f.D, f.dstr, r);
+            out = sweep_run<N, G, false, false, T>(
+                row, e, u, r, [&](int a) { return prev + (size_t)(a == 0 ? c : a == 1 ? c - 1 : c - J) * N; }, f.b, f.x);
+          } else {
+            sweep_load<N, true, T>(row, e, u, (const T *)f.A7, (const T *)f.D, f.dstr, r);
+            out = sweep_run<N, G, true, false, T>(
+                row, e, u, r, [&](int a) { return prev + (size_t)(a == 0 ? c + J : a == 1 ? c + 1 : c) * N; }, f.b, f.x);
+          }
+          if (row) mine[(size_t)c * N + u] = out;
+        }
+        __syncthreads();
+      }
   }
 }
 
@@ -271,7 +354,9 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
 // 32 / G points of one plane per warp (the padded schedule; padding p < 0); a point's group waits until its upstream
 // neighbours' flags carry this launch's stamp, runs, and sets its own flag. The last warp to finish resets the ticket
 // counter and advances the stamp (device state: the launch can be recorded in a graph and replayed). PH 0: factor,
-// 1: forward, 2: backward (its upstream: the arms 4..6)
+// 1: forward, 2: backward (its upstream: the arms 4..6; tickets take the warps from the last plane down, so an
+// earlier ticket is always upstream). No deadlock: a warp waits only on points of earlier tickets, which running
+// warps hold.
 template <int N, int G, int PH, class T>
 __global__ void __launch_bounds__(256) syncfree_k(const int4 *__restrict__ psched, long long nwarps,
                                                   unsigned *flags, pds_cuda_bilu0_sync *st, fac_args f) {
@@ -284,19 +369,21 @@ __global__ void __launch_bounds__(256) syncfree_k(const int4 *__restrict__ psche
   }
   stamp = __shfl_sync(FULL, stamp, 0);
   tk    = __shfl_sync(FULL, tk, 0);
-  const long long idx = (long long)tk * (32 / G) + lane / G;
+  const long long wk  = PH == 2 ? nwarps - 1 - (long long)tk : (long long)tk; // the backward sweep: planes reversed
+  const long long idx = wk * (32 / G) + lane / G;
   const bool      on  = tk < nwarps && psched[idx].x >= 0;
   const int4      e   = on ? psched[idx] : make_int4(0, 0, 0, 0);
 
-  if (on && u < 3) {
-    const int arm = PH == 2 ? 4 + u : u;
+  if (on)
+    for (int t = u; t < 3; t += G) { // the group's lanes share the three upstream arms (G may be 1 or 2)
+      const int arm = PH == 2 ? 4 + t : t;
 
-    if (e.w >> arm & 1) {
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> fl(flags[nb_of(e, arm)]);
+      if (e.w >> arm & 1) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> fl(flags[nb_of(e, arm)]);
 
-      while (fl.load(cuda::memory_order_acquire) != stamp) __nanosleep(32);
+        while (fl.load(cuda::memory_order_acquire) != stamp) __nanosleep(32);
+      }
     }
-  }
   __syncwarp();
   lane_point<N, G, PH, true, T>(on, e, u, f);
   __threadfence();
@@ -460,14 +547,23 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
     const unsigned nb = (unsigned)((L.count * G + 255) / 256);
 
     if (L.count <= 0) return cudaSuccess;
-    if (L.phase == 0) lanes_k<N, G, 0, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
-    else if (L.phase == 1) lanes_k<N, G, 1, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
-    else lanes_k<N, G, 2, T><<<nb, 256, 0, s>>>(L.sched, L.begin, L.count, f);
-    return cudaGetLastError();
+    if (L.phase == 0) return pds_launch(lanes_k<N, G, 0, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
+    if (L.phase == 1) return pds_launch(lanes_k<N, G, 1, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
+    return pds_launch(lanes_k<N, G, 2, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
   }
   case PDS_CUDA_BILU0_BLOCK:
-    if (L.phase == 0) block_k<N, G, 0, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
-    else block_k<N, G, 1, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    if (L.phase == 0) block_k<N, G, 0, false, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    else if (L.ijn <= 0) block_k<N, G, 1, false, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    else {
+      const size_t smem = (size_t)2 * L.ijn * N * sizeof(double);
+      cudaError_t  e;
+
+      if (smem > 48 * 1024 &&
+          (e = cudaFuncSetAttribute(block_k<N, G, 1, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) !=
+              cudaSuccess)
+        return e;
+      block_k<N, G, 1, true, T><<<L.nb, 512, smem, s>>>(L.sched, L.goff, L.gbase, f);
+    }
     return cudaGetLastError();
   case PDS_CUDA_BILU0_SYNCFREE: {
     const unsigned nb = (unsigned)((L.count * 32 + 255) / 256); // L.count: warps of the padded schedule
@@ -521,7 +617,7 @@ extern "C" {
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L) {
   fac_args f;
 
-  f.vals = L->vals, f.dinv = L->dinv, f.b = L->b, f.x = L->x, f.bad = L->bad;
+  f.vals = L->vals, f.dinv = L->dinv, f.b = L->b, f.x = L->x, f.bad = L->bad, f.ijn = L->ijn;
   if (L->fvals) f.A7 = L->fvals, f.D = L->fvals + 3 * L->n * L->n, f.dstr = 7 * L->n * L->n;
   else f.A7 = L->vals, f.D = L->dinv, f.dstr = L->n * L->n;
   return L->fvals && L->phase != 0 ? launch_t<float>(*L, f) : launch_t<double>(*L, f);

@@ -11,10 +11,10 @@
 #define S7_ADD(a, b) __dadd_rn((a), (b))
 #define S7_SUB(a, b) __dsub_rn((a), (b))
 
-// a point's neighbour offsets: arm a = 0 alpha (k-1), 1 beta (j-1), 2 gamma (i-1), 4 epsilon (i+1), 5 zeta (j+1),
-// 6 eta (k+1); K and JK are the grid's strides
+// a point's neighbour offsets: arm a = 0 alpha (k-1), 1 beta (j-1), 2 gamma (i-1), 3 delta (the point), 4 epsilon
+// (i+1), 5 zeta (j+1), 6 eta (k+1); K and JK are the grid's strides
 __device__ __forceinline__ long long s7_off(int a, int K, long long JK) {
-  return a == 0 ? -1 : a == 1 ? -(long long)K : a == 2 ? -JK : a == 4 ? JK : a == 5 ? (long long)K : 1;
+  return a == 0 ? -1 : a == 1 ? -(long long)K : a == 2 ? -JK : a == 3 ? 0 : a == 4 ? JK : a == 5 ? (long long)K : 1;
 }
 
 // the arms of point (i, j, k) that lie in an I x J x K grid, as bits 1 << a (a = 0..6, the centre's bit set)
