@@ -125,10 +125,12 @@ fi
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
     san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; san racecheck "$T/cuda/tc05_small"
+    san racecheck "$T/t302_bilu0"
   } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
     san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; san synccheck "$T/cuda/tc05_small"
+    san synccheck "$T/t302_bilu0"
   } > "$OUT/san-synccheck.txt" &
   wait
 ) &
@@ -148,7 +150,8 @@ wait $SANPID
 { san memcheck "$T/cuda/tc02_solve"; san memcheck "$T/equiv/equiv_vec"; san memcheck "$T/equiv/equiv_csr"
   san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
   san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
-  san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; } > "$OUT/san-memcheck.txt"
+  san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; san memcheck "$T/t302_bilu0"
+  san memcheck "$T/cuda/tc07_bilu0_cusparse"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
   > "$OUT/sanitizer.log" 2>&1

@@ -1449,6 +1449,63 @@ static Problem multi(const std::string &name, const std::vector<int> &edges, int
   return P;
 }
 
+// ---- the stencil7 product's device layout ----------------------------------------------------------------------------
+// The library stores a point's 7 blocks together ([point][arm][n][n], n threads per point); the alternative is
+// entry-major ([arm][n][n][point], the same entry of consecutive points side by side). Both kernels (cuda_stencil7.cu)
+// on the same matrix and x: the results must be bitwise equal, then the medians, against the byte model
+// 8 (7 n^2 + 2 n) per point (the blocks, x once, y written) and the copy bandwidth; the library's BSR product
+// (pds_mat_convert_to_bsr) of the same matrix as the general-format reference.
+static void layout_study(int s, int n) {
+  pds_mat                    A, B;
+  int                        nb = 0;
+  const long long            np = (long long)s * s * s, len = np * n;
+  pds_vec                    x, y, z;
+  std::vector<double>        xh((size_t)len);
+  double                    *em, *xd, *yd;
+
+  PK(g_gpu, pds_stencil7_random(g_gpu, s, s, s, n, 2.0, 11, &A));
+  const struct pds_stencil7 *g = pds_mat_stencil7_grids(A, &nb);
+  host_random(xh, 5);
+  x = vec_from(g_gpu, xh);
+  PK(g_gpu, pds_vec_create(g_gpu, len, &y));
+  PK(g_gpu, pds_vec_create(g_gpu, len, &z));
+  PK(g_gpu, pds_vec_get_array_read(x, PDS_MEM_DEVICE, (const double **)&xd));
+  PK(g_gpu, pds_vec_get_array_write(y, PDS_MEM_DEVICE, &yd));
+  CK(cudaMalloc(&em, (size_t)np * 7 * n * n * sizeof(double)));
+  CK(pds_cuda_s7_to_entry_major(0, np, n, g[0].vals, em));
+  CK(pds_cuda_s7_spmv(0, PDS_CUDA_S7_POINT_MAJOR, g, nb, np, n, 1.0, g[0].vals, xd, 0.0, yd));
+  CK(cudaDeviceSynchronize());
+  std::vector<double> a((size_t)len), b((size_t)len);
+  CK(cudaMemcpy(a.data(), yd, len * 8, cudaMemcpyDeviceToHost));
+  CK(pds_cuda_s7_spmv(0, PDS_CUDA_S7_ENTRY_MAJOR, g, nb, np, n, 1.0, em, xd, 0.0, yd));
+  CK(cudaMemcpy(b.data(), yd, len * 8, cudaMemcpyDeviceToHost));
+  if (memcmp(a.data(), b.data(), len * 8)) fail("stencil7 layouts: point-major and entry-major products differ");
+  Meas pm = time_dev([&] { CK(pds_cuda_s7_spmv(0, PDS_CUDA_S7_POINT_MAJOR, g, nb, np, n, 1.0, g[0].vals, xd, 0.0, yd)); });
+  Meas en = time_dev([&] { CK(pds_cuda_s7_spmv(0, PDS_CUDA_S7_ENTRY_MAJOR, g, nb, np, n, 1.0, em, xd, 0.0, yd)); });
+  PK(g_gpu, pds_vec_restore_array_write(y, &yd));
+  PK(g_gpu, pds_vec_restore_array_read(x, (const double **)&xd));
+  PK(g_gpu, pds_mat_convert_to_bsr(A, n, &B));
+  PK(g_gpu, pds_mat_apply(B, x, z));
+  Meas bs = time_dev([&] { PK(g_gpu, pds_mat_apply(B, x, z)); });
+  const double bytes = 8.0 * (7.0 * n * n + 2.0 * n) * np;
+  const char  *nm[3] = {"point-major", "entry-major", "bsr (library)"};
+  Meas         mm[3] = {pm, en, bs};
+
+  for (int k = 0; k < 3; k++) {
+    J("layout", false).num("n", n).num("points", (double)np).str("layout", nm[k]).num("t_s", mm[k].t)
+        .num("reps", mm[k].reps).num("gbs", bytes / mm[k].t * 1e-9).num("frac_copy", bytes / mm[k].t / g_copy_bw)
+        .emit();
+    fprintf(g_tab, "stencil7 product %3d^3 n=%d %-14s %8.1f us  %6.0f GB/s  %4.0f%% of copy\n", s, n, nm[k], mm[k].t * 1e6,
+        bytes / mm[k].t * 1e-9, 100 * bytes / mm[k].t / g_copy_bw);
+  }
+  CK(cudaFree(em));
+  PK(g_gpu, pds_vec_destroy(&x));
+  PK(g_gpu, pds_vec_destroy(&y));
+  PK(g_gpu, pds_vec_destroy(&z));
+  PK(g_gpu, pds_mat_destroy(&A));
+  PK(g_gpu, pds_mat_destroy(&B));
+}
+
 int main(int argc, char **argv) {
   g_t0 = pds_wtime();
   bool set_reps = false, set_box = false, set_cpu_box = false, set_sizes = false, set_s4 = false, set_s5 = false;
@@ -1531,6 +1588,8 @@ int main(int argc, char **argv) {
   PK(NULL, pds_ctx_create("/gpu/cuda", &g_gpu));
   LOG("/cpu/omp: %s (%d threads)", g_omp ? "compiled" : "not compiled", g_omp ? pds_ctx_get_num_threads(g_omp) : 0);
   measure_copy(1LL << 26);
+  layout_study(g_quick ? 55 : 100, 6);
+  layout_study(55, 4);
   { // untimed warm-up: module loading, the memory pool, cuSPARSE's first calls (a 6^3 grid, everything once)
     Problem P = cubic(6, 6, "random");
     pds_mat A, Ag;
