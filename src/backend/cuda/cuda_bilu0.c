@@ -151,15 +151,14 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
   }
   if (P->variant == V_BLOCK) { /* grid-major: grid after grid, plane after plane */
     long long nofs = 0, e = 0, ij = 0;
-    int       optin = 0, fit = 1;
+    int       optin = 0;
 
     for (int q = 0; q < nb; q++) {
       nofs += g[q].I + g[q].J + g[q].K - 1 + 1;
       if ((long long)g[q].I * g[q].J > ij) ij = (long long)g[q].I * g[q].J;
-      fit = fit && g[q].I < 4096 && g[q].J < 4096;
     }
     PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, be->device));
-    P->ijn = fit && 2 * ij * P->n * (long long)sizeof(double) <= optin ? ij : 0; /* two planes of x fit on chip */
+    P->ijn = 2 * ij * P->n * (long long)sizeof(double) <= optin ? ij : 0; /* two planes of x fit on chip */
     if (!(go = malloc((size_t)nofs * sizeof *go)) || !(gb = malloc(((size_t)nb + 1) * sizeof *gb))) {
       ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the per-grid schedule");
       goto done;
@@ -176,9 +175,7 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
             const pds_int k = t - i - j;
 
             if (k < 0 || k >= g[q].K) continue;
-            h[e] = entry(&g[q], g[q].first + ((pds_size)i * g[q].J + j) * g[q].K + k, i, j, k);
-            if (P->ijn) h[e].w |= (int)((unsigned)j << 7 | (unsigned)i << 19); /* (i, j): the plane buffers' slot */
-            e++;
+            h[e++] = entry(&g[q], g[q].first + ((pds_size)i * g[q].J + j) * g[q].K + k, i, j, k);
           }
       }
       go[nofs++] = e;

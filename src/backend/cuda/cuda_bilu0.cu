@@ -42,25 +42,64 @@ template <bool CG, class T> __device__ __forceinline__ T ld(const T *p) {
 // the neighbour of entry e along arm a
 __device__ __forceinline__ long long nb_of(const int4 &e, int a) { return (long long)e.x + s7_off(a, e.y, e.z); }
 
+// a lane's row of n values (16- or 8-byte loads where n is even: every row then starts on such a boundary)
+template <int N, class T> __device__ __forceinline__ void load_row(T (&d)[N], const T *src) {
+  if constexpr (N % 2 == 0 && sizeof(T) == 8) {
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+      const double2 v = reinterpret_cast<const double2 *>(src)[i];
+
+      d[2 * i] = v.x, d[2 * i + 1] = v.y;
+    }
+  } else if constexpr (N % 2 == 0 && sizeof(T) == 4) {
+#pragma unroll
+    for (int i = 0; i < N / 2; i++) {
+      const float2 v = reinterpret_cast<const float2 *>(src)[i];
+
+      d[2 * i] = v.x, d[2 * i + 1] = v.y;
+    }
+  } else {
+#pragma unroll
+    for (int v = 0; v < N; v++) d[v] = src[v];
+  }
+}
+
 // ---- the "lanes" body --------------------------------------------------------------------------------------------
 // lane u (< G) of the group of point e; on: the group has a point (every lane of the warp calls, for the shuffles)
 
 // dinv_p by Eq. 1, then Gauss-Jordan with partial pivoting (pds_block_invert's steps and order); a singular block:
-// *bad = min(*bad, p)
+// *bad = min(*bad, p). factor_load reads the point's own rows (delta and the three lower arms: nothing this
+// factorization writes), factor_run the rest (the neighbours' inverses and upper arms)
+template <int N> struct fac_pre {
+  double a[N], L[3][N];
+};
+
+template <int N>
+__device__ __forceinline__ void factor_load(bool row, const int4 &e, int u, const double *__restrict__ vals,
+                                            fac_pre<N> &r) {
+  constexpr int NN = N * N;
+
+  if (row) load_row<N, double>(r.a, vals + ((size_t)e.x * 7 + 3) * NN + u * N);
+  else
+#pragma unroll
+    for (int v = 0; v < N; v++) r.a[v] = 0.0;
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++)
+    if (row && (e.w >> arm & 1)) load_row<N, double>(r.L[arm], vals + ((size_t)e.x * 7 + arm) * NN + u * N);
+}
+
 template <int N, int G, bool CG>
-__device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const double *__restrict__ vals,
-                                            double *dinv, unsigned long long *bad) {
+__device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pre<N> &r,
+                                           const double *__restrict__ vals, double *dinv, unsigned long long *bad) {
   constexpr int NN = N * N;
   const bool    row = on && u < N;
-  double        a[N];
+  double       *a   = r.a;
 
-#pragma unroll
-  for (int v = 0; v < N; v++) a[v] = row ? vals[((size_t)e.x * 7 + 3) * NN + u * N + v] : 0.0;
 #pragma unroll
   for (int arm = 0; arm < 3; arm++) {
     if (!row || !(e.w >> arm & 1)) continue;
     const long long q  = nb_of(e, arm);
-    const double   *L  = vals + ((size_t)e.x * 7 + arm) * NN + u * N, *Dq = dinv + (size_t)q * NN;
+    const double   *Dq = dinv + (size_t)q * NN;
     const double   *U  = vals + ((size_t)q * 7 + 6 - arm) * NN;
     double          S[N];
 
@@ -69,7 +108,7 @@ __device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const
       double s = 0;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(L[w], ld<CG>(Dq + w * N + v)));
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(r.L[arm][w], ld<CG>(Dq + w * N + v)));
       S[v] = s;
     }
 #pragma unroll
@@ -137,6 +176,15 @@ __device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const
     for (int v = 0; v < N; v++) dinv[(size_t)e.x * NN + u * N + v] = a[v];
 }
 
+template <int N, int G, bool CG>
+__device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const double *__restrict__ vals,
+                                            double *dinv, unsigned long long *bad) {
+  fac_pre<N> r;
+
+  factor_load<N>(on && u < N, e, u, vals, r);
+  factor_run<N, G, CG>(on, e, u, r, vals, dinv, bad);
+}
+
 // forward (B = 0: x_p = dinv_p (b_p - lower arms . x)) or backward (B = 1: x_p -= dinv_p (upper arms . x)); the
 // factors T: the matrix's blocks and dinv (double) or the float copy (arm 3 the inverse); dstr: D's stride per point.
 // Split in two: sweep_load reads what no kernel of this application writes (the lane's rows of the three arms and of
@@ -155,12 +203,9 @@ __device__ __forceinline__ void sweep_load(bool row, const int4 &e, int u, const
   for (int t = 0; t < 3; t++) {
     const int arm = B ? 4 + t : t;
 
-    if (e.w >> arm & 1)
-#pragma unroll
-      for (int v = 0; v < N; v++) r.arm[t][v] = A7[((size_t)e.x * 7 + arm) * (N * N) + u * N + v];
+    if (e.w >> arm & 1) load_row<N, T>(r.arm[t], A7 + ((size_t)e.x * 7 + arm) * (N * N) + u * N);
   }
-#pragma unroll
-  for (int v = 0; v < N; v++) r.d[v] = D[(size_t)e.x * dstr + u * N + v];
+  load_row<N, T>(r.d, D + (size_t)e.x * dstr + u * N);
 }
 
 // xn(t): the neighbour along arm t (0..2: the lower ones, or the upper ones for B) as a pointer to its n values
@@ -238,8 +283,11 @@ __global__ void __launch_bounds__(256) lanes_k(const int4 *__restrict__ sched, l
   const int4      e   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
 
   if constexpr (PH == 0) {
+    fac_pre<N> r;
+
+    factor_load<N>(on && u < N, e, u, f.vals, r);
     pds_grid_dep();
-    lane_factor<N, G, false>(on, e, u, f.vals, f.dinv, f.bad);
+    factor_run<N, G, false>(on, e, u, r, f.vals, f.dinv, f.bad);
   } else {
     const bool      row = on && u < N;
     sweep_pre<N, T> r;
@@ -294,8 +342,8 @@ __global__ void __launch_bounds__(256) recycle_k(const int4 *__restrict__ sched,
 
 // variant block: thread block g runs grid g alone, planes gbase[g] .. gbase[g + 1] - 1 of goff, a block barrier
 // after each. SH: the sweeps keep the last two planes' x in shared memory, slot i J + j (a plane holds one point per
-// (i, j)), so a point reads its three neighbours from the plane before without a trip to L2; the grid-major entries
-// then carry (i, j) above the arm bits (w = mask | j << 7 | i << 19)
+// (i, j)), so a point reads its three neighbours from the plane before without a trip to L2, and they enumerate each
+// plane's points by arithmetic instead of reading the schedule (one dependent load less per plane)
 template <int N, int G, int PH, bool SH, class T>
 __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, const long long *__restrict__ goff,
                                                const int *__restrict__ gbase, fac_args f) {
@@ -319,18 +367,41 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
       __syncthreads();
     }
   } else {
+    const int4 e0 = gsched[goff[h0]]; // point (0, 0, 0): the grid's first point and strides
+    const int  K = e0.y, J = e0.z / e0.y, I = nh + 1 - J - K, first = e0.x;
+
     for (int dir = 0; dir < 2; dir++)
       for (int s = 0; s < nh; s++) {
-        const int       h = dir ? nh - 1 - s : s;
-        const long long lo = goff[h0 + h], hi = goff[h0 + h + 1];
-        const double   *prev = xs + (size_t)((h + 1) & 1) * f.ijn * N; // the plane before (h - 1 or h + 1)
-        double         *mine = xs + (size_t)(h & 1) * f.ijn * N;
+        const int     h = dir ? nh - 1 - s : s;
+        const double *prev = xs + (size_t)((h + 1) & 1) * f.ijn * N; // the plane before (h - 1 or h + 1)
+        double       *mine = xs + (size_t)(h & 1) * f.ijn * N;
+        const int     i0 = max(0, h - (J - 1) - (K - 1)), i1 = min(I - 1, h);
+        int           cnt = 0;
 
-        for (long long w = lo + gid0; w < hi; w += ng) {
-          const long long idx = w + (gid - gid0);
-          const bool      on = idx < hi, row = on && u < N;
-          const int4      e  = on ? gsched[idx] : make_int4(0, 1, 1, 0);
-          const int       J = e.z / e.y, i = (e.w >> 19) & 4095, j = (e.w >> 7) & 4095, c = i * J + j;
+        // the plane's points by arithmetic, no schedule loads on the path from one plane to the next: i ascending,
+        // each i holding j in [max(0, h - i - (K - 1)), min(J - 1, h - i)]
+        for (int i = i0; i <= i1; i++) cnt += min(J - 1, h - i) - max(0, h - i - (K - 1)) + 1;
+        for (long long w = gid0; w < cnt; w += ng) {
+          const int  idx = (int)(w + (gid - gid0));
+          const bool on = idx < cnt, row = on && u < N;
+          int        i = i0, acc = 0, j = 0;
+
+          if (on) {
+            for (;; i++) {
+              const int jl = max(0, h - i - (K - 1)), len = min(J - 1, h - i) - jl + 1;
+
+              if (idx < acc + len) {
+                j = jl + idx - acc;
+                break;
+              }
+              acc += len;
+            }
+          }
+          const int  k = h - i - j, c = i * J + j;
+          const int4 e = on ? make_int4(first + c * K + k, K, J * K,
+                                        (int)((k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u |
+                                              (i + 1 < I ? 16u : 0u) | (j + 1 < J ? 32u : 0u) | (k + 1 < K ? 64u : 0u)))
+                            : make_int4(0, 1, 1, 0);
           sweep_pre<N, T> r;
           double          out;
 

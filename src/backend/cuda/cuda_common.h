@@ -173,7 +173,7 @@ typedef struct {
   const int             *gbase;           /* block: grid g's planes are goff[gbase[g]] .. goff[gbase[g + 1] - 1] */
   int                    nb, nh, nsm;     /* block: grids; recycle: planes and the device's SMs */
   long long              ijn;             /* block: > 0: the sweeps keep two planes of x in shared memory, ijn = the
-                                             largest I J (the entries carry (i, j)); 0: they read x from memory */
+                                             largest I J; 0: they read x from memory */
   int                   *grid_out;        /* recycle: the blocks launched (or NULL) */
   unsigned              *flags;           /* syncfree: [points] */
   pds_cuda_bilu0_sync   *sync;            /* syncfree */
