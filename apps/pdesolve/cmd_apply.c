@@ -23,8 +23,9 @@ int cmd_apply(pds_options o) {
   OPT(o, pds_options_get_string(o, "-x", NULL, "<x.mtx> input vector (default: ones)", &xpath, NULL));
   OPT(o, pds_options_get_choice(o, "-op", "mat", ops, NELEM(ops), "y = A x, y = A^T x, or y = M^-1 x (pc set up on A)",
                                 &op, NULL));
-  OPT(o, pds_options_get_string(o, "-pc", "jacobi", "<name> preconditioner of -op pc: none, jacobi, pbjacobi", &pcname,
-                                NULL));
+  OPT(o, pds_options_get_string(o, "-pc", "jacobi",
+                                "<name> preconditioner of -op pc: none, jacobi, pbjacobi, bilu0 (with -format stencil7)",
+                                &pcname, NULL));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "block size of -format bsr (0 = detect) and, when > 0, of pbjacobi",
                              &bs, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),

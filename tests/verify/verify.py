@@ -425,12 +425,6 @@ def bilu0_case(v, I, J, K, tag):
     x = v.random_vec(A.shape[0], tag)
     xpath = v.write_vec(tag + "_x.mtx", x)
     ypath = v.path(tag + "_y.mtx")
-    if v.backend == "/gpu/cuda":  # no stencil7 kernels there yet: the driver must say so
-        _, out = v.run(["apply", "-A", prefix + "_A.mtx", "-x", xpath, "-op", "pc", "-pc", "bilu0", "-format",
-                        "stencil7", "-grid", I, J, K, "-bs", n, "-o", ypath], expect=1)
-        if "stencil7" not in out and "bilu0" not in out:
-            raise Fail(f"/gpu/cuda: no clear error: {out.strip().splitlines()[-1:]!r}")
-        return "clear error on /gpu/cuda"
     v.run(["apply", "-A", prefix + "_A.mtx", "-x", xpath, "-op", "pc", "-pc", "bilu0", "-format", "stencil7",
            "-grid", I, J, K, "-bs", n, "-o", ypath])
     y = v.read_vec(ypath, A.shape[0]).reshape(npts, n)
