@@ -30,29 +30,26 @@ typedef struct {
   int         restart;
   bool        quick;   /* part of -quick */
   const char *note;
-  bool        cpu_only; /* its kernels exist on the CPU backends only so far (stencil7, bilu0) */
 } demo_case;
 
 static const demo_case demo_cases[] = {
-    {"poisson7", 32, NULL, "cg", "jacobi", 0, 30, true, "SPD 7-point Laplacian", false},
-    {"poisson7", 32, NULL, "bicgstab", "jacobi", 0, 30, true, "", false},
-    {"poisson7", 32, NULL, "gmres", "jacobi", 0, 30, true, "", false},
-    {"poisson7", 64, NULL, "cg", "jacobi", 0, 30, false, "", false},
-    {"poisson7", 64, NULL, "bicgstab", "jacobi", 0, 30, false, "", false},
-    {"poisson7", 64, NULL, "gmres", "jacobi", 0, 30, false, "", false},
-    {"fem2d", 107, NULL, "bicgstab", "none", 0, 30, true, "paper 004 grid 1: P1, Dirichlet rows, plain BiCGSTAB",
-     false},
-    {"fem2d", 46068, NULL, "bicgstab", "jacobi", 0, 30, false, "", false},
-    {"bcsstk13", 0, NULL, "cg", "jacobi", 0, 30, false, "badly scaled: diagonal 6e4..1.2e12; Jacobi rescales", false},
-    {"s1rmq4m1", 0, NULL, "cg", "jacobi", 0, 30, false, "6 dof/node but n = 5489 is no multiple of 6: point Jacobi",
-     false},
-    {"nos3", 0, NULL, "cg", "pbjacobi", 2, 30, true, "2x2 blocks (97.6% full)", false},
-    {"sherman1", 0, "sherman1_rhs1", "bicgstab", "jacobi", 0, 30, true, "negative definite; rhs from file", false},
-    {"e05r0000", 0, "e05r0000_rhs1", "gmres", "none", 0, 30, true, "saddle point, 74 zero diagonals: no Jacobi", false},
-    {"orsirr_1", 0, NULL, "gmres", "jacobi", 0, 30, true, "nonsymmetric reservoir", false},
-    {"pde900", 0, NULL, "bicgstab", "jacobi", 0, 30, true, "nonsymmetric convection-diffusion", false},
+    {"poisson7", 32, NULL, "cg", "jacobi", 0, 30, true, "SPD 7-point Laplacian"},
+    {"poisson7", 32, NULL, "bicgstab", "jacobi", 0, 30, true, ""},
+    {"poisson7", 32, NULL, "gmres", "jacobi", 0, 30, true, ""},
+    {"poisson7", 64, NULL, "cg", "jacobi", 0, 30, false, ""},
+    {"poisson7", 64, NULL, "bicgstab", "jacobi", 0, 30, false, ""},
+    {"poisson7", 64, NULL, "gmres", "jacobi", 0, 30, false, ""},
+    {"fem2d", 107, NULL, "bicgstab", "none", 0, 30, true, "paper 004 grid 1: P1, Dirichlet rows, plain BiCGSTAB"},
+    {"fem2d", 46068, NULL, "bicgstab", "jacobi", 0, 30, false, ""},
+    {"bcsstk13", 0, NULL, "cg", "jacobi", 0, 30, false, "badly scaled: diagonal 6e4..1.2e12; Jacobi rescales"},
+    {"s1rmq4m1", 0, NULL, "cg", "jacobi", 0, 30, false, "6 dof/node but n = 5489 is no multiple of 6: point Jacobi"},
+    {"nos3", 0, NULL, "cg", "pbjacobi", 2, 30, true, "2x2 blocks (97.6% full)"},
+    {"sherman1", 0, "sherman1_rhs1", "bicgstab", "jacobi", 0, 30, true, "negative definite; rhs from file"},
+    {"e05r0000", 0, "e05r0000_rhs1", "gmres", "none", 0, 30, true, "saddle point, 74 zero diagonals: no Jacobi"},
+    {"orsirr_1", 0, NULL, "gmres", "jacobi", 0, 30, true, "nonsymmetric reservoir"},
+    {"pde900", 0, NULL, "bicgstab", "jacobi", 0, 30, true, "nonsymmetric convection-diffusion"},
     {"channel", 12, NULL, "richardson", "bilu0", 0, 30, true,
-     "paper 000's kind of system: implicit Navier-Stokes, 6 unknowns per cell, CFL 10; block ILU(0) correction", true},
+     "paper 000's kind of system: implicit Navier-Stokes, 6 unknowns per cell, CFL 10; block ILU(0) correction"},
 };
 
 /* One table row: problem n nnz backend method its reduction error vs time status (formats of the numeric columns
@@ -197,11 +194,6 @@ int cmd_demo(pds_options o) {
     char             probe[4096 + 256];
 
     if (quick && !c->quick) continue;
-    if (c->cpu_only && !strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) {
-      printf("%-14s skipped: no %s kernels on /gpu/cuda yet (run it with -backend /cpu/omp)\n", c->name, c->pc);
-      nskip++;
-      continue;
-    }
     if (!c->n) {
       if (!have_m || !mtx_path(probe, sizeof probe, mdir, c->name) || !file_exists(probe)) {
         if (have_m) printf("%-14s skipped: %s not found\n", c->name, probe);
