@@ -178,7 +178,9 @@ PDS_EXTERN int pds_precond_view(pds_precond pc, FILE *f);
    launch per hyperplane), "graph" (those launches captured once in a CUDA graph), "recycle" (one persistent
    cooperative kernel, a grid barrier per hyperplane), "syncfree" (no barriers: each point waits on its upstream
    neighbours' flags), "lanes" (n lanes per point, blocks in registers, one launch per hyperplane, captured in a graph),
-   "block" (one thread block per grid, all hyperplanes inside it: many small grids). Every variant gives the same bits
+   "block" (one thread block per grid, all hyperplanes inside it: many small grids), "tiles" (the sweeps by tiles of
+   up to 8^3 points, a thread block each, the tile's factors staged in shared memory, one launch per plane of tiles;
+   the factorization as lanes). Every variant gives the same bits
    (those of /cpu/ref). CPU backends run their own order and take "auto" only. Unknown name: PDS_ERR_ARG at setup. */
 PDS_EXTERN int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant);
 /* bilu0: PDS_PRECISION_DOUBLE (default) or PDS_PRECISION_SINGLE: the sweeps read the factors (the six off-diagonal

@@ -10,7 +10,7 @@
  *   a singular block named with its grid;
  * - bad input: n out of range, an out-of-grid block that is not zero, a non-finite value, an empty dimension,
  *   bilu0 on a csr matrix, a singular factored block (PDS_ERR_ZERO_PIVOT naming the grid point).
- * - every variant (pds_precond_bilu0_set_variant; on /gpu/cuda hyperplane, graph, lanes, recycle, syncfree, block,
+ * - every variant (pds_precond_bilu0_set_variant; on /gpu/cuda hyperplane, graph, lanes, recycle, syncfree, block, tiles,
  *   auto) gives /cpu/ref's bits, for n = 1 .. 8, on one grid and on 40 mixed grids, applied twice and after a
  *   refactorization (the same bits each time); float factors within 1e-3 of ref (relative to its largest entry);
  *   a singular block named by every variant; CPU backends refuse a GPU variant and float factors, an unknown name is refused. */
@@ -455,7 +455,7 @@ static double *variant_run(pds_ctx ctx, const char *variant, int single, int nb,
 }
 
 static void check_variants(pds_ctx ctx) {
-  static const char *const gpu[] = {"hyperplane", "graph", "lanes", "recycle", "syncfree", "block", "auto"};
+  static const char *const gpu[] = {"hyperplane", "graph", "lanes", "recycle", "syncfree", "block", "tiles", "auto"};
   const int  cuda = !strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda");
   const int  nv   = cuda ? (int)(sizeof gpu / sizeof gpu[0]) : 1;
   pds_ctx    r;

@@ -10,7 +10,7 @@
 
 static const char *const orthog_names[] = {"cgs2", "cgs"};
 static const char *const precision_names[] = {"double", "single", "mixed"};
-static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block"};
+static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
 
 static void usage_solve(void) {
@@ -149,7 +149,7 @@ int cmd_solve(pds_options o) {
                                 &st.pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
-                                "recycle, syncfree, lanes, block (docs/bilu0.md); CPU backends take auto only",
+                                "recycle, syncfree, lanes, block, tiles (docs/bilu0.md); CPU backends take auto only",
                                 &st.bilu0_variant, &set));
   if (!set) st.bilu0_variant = NULL;
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_factors", "double", bilu0_factors, NELEM(bilu0_factors),

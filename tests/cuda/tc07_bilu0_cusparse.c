@@ -25,7 +25,7 @@
     if (e_ != CUSPARSE_STATUS_SUCCESS) TEST_FAIL("%s: %s", #call, cusparseGetErrorString(e_));           \
   } while (0)
 
-static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block"};
+static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static cusparseHandle_t  sp;
 
 /* y = M^-1 x by cuSPARSE: bsrilu02 of A's BSR form, then the L and U solves (host arrays in and out) */

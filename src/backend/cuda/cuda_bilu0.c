@@ -10,6 +10,8 @@
  *               device at once (occupancy query, and the cooperative launch refuses more), a grid barrier per plane;
  *   syncfree    one launch per phase, no barrier: each point waits on its three upstream neighbours' flags;
  *   block       one thread block per grid, all its planes inside the block (many small grids);
+ *   tiles       the factorization as lanes; the sweeps by tiles of up to 8^3 points (a thread block each, the tile's
+ *               factors staged in shared memory), one launch per plane of tiles, in a graph;
  *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
  * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
@@ -17,9 +19,9 @@
 
 #include "cuda_impl.h"
 
-enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_COUNT };
+enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_TILES, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"auto",     "hyperplane", "graph", "lanes",
-                                                   "recycle", "syncfree",   "block"};
+                                                   "recycle", "syncfree",   "block", "tiles"};
 
 struct graph_cache {
   cudaGraphExec_t exec;
@@ -45,6 +47,10 @@ struct bilu0_plan {
   float               *fvals;          /* single: device [np][7][n][n] */
   int                  recycle_grid;   /* recycle: the blocks of the last launch */
   long long            ijn;            /* block: the largest I J when the sweeps keep planes in shared memory, or 0 */
+  int4                *tiles;          /* tiles: device, 2 int4 per tile, tile-plane-major */
+  long long           *toff;           /* tiles: host [ntp + 1]: tile-plane t's tiles */
+  int                  ntp, tedge;     /* tiles: tile-planes, the tiles' edge */
+  long long            tsmem;          /* tiles: shared memory bytes per tile */
   struct graph_cache   graph[2];       /* graph, lanes: 0 factor, 1 solve */
 };
 
@@ -65,7 +71,8 @@ static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
   pds_cuda_raw_free(be, P->sched), pds_cuda_raw_free(be, P->hoff_d), pds_cuda_raw_free(be, P->gsched);
   pds_cuda_raw_free(be, P->goff), pds_cuda_raw_free(be, P->gbase), pds_cuda_raw_free(be, P->psched);
   pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync), pds_cuda_raw_free(be, P->fvals);
-  free(P->hoff);
+  pds_cuda_raw_free(be, P->tiles);
+  free(P->hoff), free(P->toff);
   free(P);
 }
 
@@ -84,6 +91,50 @@ static int4 entry(const struct pds_stencil7 *G, pds_size p, pds_int i, pds_int j
 
   e.x = (int)p, e.y = (int)G->K, e.z = (int)((pds_size)G->J * G->K), e.w = (int)m;
   return e;
+}
+
+/* tiles: the edge T (the largest, at most 8, whose T^3 points' sweep factors, 4 n^2 doubles each, fit in 160 KB of
+   shared memory), every grid's tiles by tile-plane a + b + c, grids in order within one */
+static int tiles_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7 *g, int nb, struct bilu0_plan *P) {
+  int4     *h = NULL;
+  long long nt = 0, *cur = NULL;
+  int       T = 2, ierr = PDS_OK;
+
+  while (T < 8 && (long long)(T + 1) * (T + 1) * (T + 1) * 4 * P->n * P->n * 8 <= 160 * 1024) T++;
+  P->tedge = T, P->tsmem = (long long)T * T * T * 4 * P->n * P->n * (P->single ? 4 : 8), P->ntp = 0;
+  for (int q = 0; q < nb; q++) {
+    const long long a = (g[q].I + T - 1) / T, b = (g[q].J + T - 1) / T, c = (g[q].K + T - 1) / T;
+
+    nt += a * b * c;
+    if (a + b + c - 2 > P->ntp) P->ntp = (int)(a + b + c - 2);
+  }
+  if (!(P->toff = calloc((size_t)P->ntp + 1, sizeof *P->toff)) || !(cur = calloc((size_t)P->ntp + 1, sizeof *cur)) ||
+      !(h = malloc((size_t)nt * 2 * sizeof *h))) {
+    ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the tiles");
+    goto done;
+  }
+  for (int q = 0; q < nb; q++)
+    for (pds_int a = 0; a * T < g[q].I; a++)
+      for (pds_int b = 0; b * T < g[q].J; b++)
+        for (pds_int c = 0; c * T < g[q].K; c++) P->toff[a + b + c + 1]++;
+  for (int t = 0; t < P->ntp; t++) P->toff[t + 1] += P->toff[t];
+  memcpy(cur, P->toff, ((size_t)P->ntp + 1) * sizeof *cur);
+  for (int q = 0; q < nb; q++)
+    for (pds_int a = 0; a * T < g[q].I; a++)
+      for (pds_int b = 0; b * T < g[q].J; b++)
+        for (pds_int c = 0; c * T < g[q].K; c++) {
+          const long long at = cur[a + b + c]++;
+          const int ni = (int)(g[q].I - a * T < T ? g[q].I - a * T : T), nj = (int)(g[q].J - b * T < T ? g[q].J - b * T : T);
+          const int nk = (int)(g[q].K - c * T < T ? g[q].K - c * T : T);
+
+          h[2 * at].x = (int)g[q].first, h[2 * at].y = (int)g[q].I, h[2 * at].z = (int)g[q].J, h[2 * at].w = (int)g[q].K;
+          h[2 * at + 1].x = (int)(a * T), h[2 * at + 1].y = (int)(b * T), h[2 * at + 1].z = (int)(c * T);
+          h[2 * at + 1].w = ni | nj << 8 | nk << 16;
+        }
+  ierr = upload(ctx, be, h, (size_t)nt * 2 * sizeof *h, (void **)&P->tiles);
+done:
+  free(h), free(cur);
+  return ierr;
 }
 
 /* the schedules the variant needs (host arrays, then device) */
@@ -186,6 +237,7 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
     if ((ierr = upload(ctx, be, go, (size_t)nofs * sizeof *go, (void **)&P->goff))) goto done;
     if ((ierr = upload(ctx, be, gb, ((size_t)nb + 1) * sizeof *gb, (void **)&P->gbase))) goto done;
   }
+  if (P->variant == V_TILES && (ierr = tiles_build(ctx, be, g, nb, P))) goto done;
   if (P->single)
     ierr = pds_cuda_dev_alloc(ctx, be, (size_t)P->np * 7 * P->n * P->n * sizeof *P->fvals, (void **)&P->fvals);
 done:
@@ -202,7 +254,7 @@ static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int
   for (int i = 0; i < V_COUNT; i++)
     if (!strcmp(variant, variant_names[i])) v = i;
   PDS_CHECK(v >= 0, ctx, PDS_ERR_ARG, "bilu0 variant '%s' is not one of /gpu/cuda's: auto, hyperplane, graph, lanes, "
-            "recycle, syncfree, block", variant);
+            "recycle, syncfree, block, tiles", variant);
   PDS_CHECK(P = calloc(1, sizeof *P), ctx, PDS_ERR_MEM, "bilu0: no host memory for the plan");
   P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
   P->n = g[0].n, P->nb = nb, P->single = single;
@@ -221,9 +273,12 @@ static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
   const struct bilu0_plan *P = plan;
 
   (void)ctx;
-  snprintf(buf, len, "cuda bilu0: variant %s%s, %d hyperplanes (the widest %lld points), %d grid%s, factors in %s",
-           variant_names[P->variant], P->asked == V_AUTO ? " (auto)" : "", P->nh, P->wide, P->nb,
-           P->nb == 1 ? "" : "s", P->single ? "float" : "double");
+  const int k = snprintf(buf, len, "cuda bilu0: variant %s%s, %d hyperplanes (the widest %lld points), %d grid%s, "
+                         "factors in %s", variant_names[P->variant], P->asked == V_AUTO ? " (auto)" : "", P->nh,
+                         P->wide, P->nb, P->nb == 1 ? "" : "s", P->single ? "float" : "double");
+
+  if (P->variant == V_TILES && k > 0 && (size_t)k < len)
+    snprintf(buf + k, len - (size_t)k, "; sweeps by %d planes of tiles of %d^3", P->ntp, P->tedge);
   return PDS_OK;
 }
 
@@ -236,6 +291,15 @@ static cudaError_t planes(const struct bilu0_plan *P, pds_cuda_bilu0_launch *L, 
     L->phase = 0;
     for (int h = 0; h < P->nh && e == cudaSuccess; h++)
       L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
+    return e;
+  }
+  if (P->variant == V_TILES) { /* the sweeps by tile-planes */
+    L->kind = PDS_CUDA_BILU0_TILES, L->sched = P->tiles, L->smem = P->tsmem, L->phase = 1;
+    for (int t = 0; t < P->ntp && e == cudaSuccess; t++)
+      L->begin = P->toff[t], L->count = P->toff[t + 1] - P->toff[t], e = pds_cuda_bilu0(L);
+    L->phase = 2;
+    for (int t = P->ntp - 1; t >= 0 && e == cudaSuccess; t--)
+      L->begin = P->toff[t], L->count = P->toff[t + 1] - P->toff[t], e = pds_cuda_bilu0(L);
     return e;
   }
   L->phase = 1;
@@ -298,7 +362,8 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
   switch (P->variant) {
   case V_HYPERPLANE: L->kind = PDS_CUDA_BILU0_SQUARE; PDS_CUDA_CALL(ctx, planes(P, L, phase)); return PDS_OK;
   case V_GRAPH: L->kind = PDS_CUDA_BILU0_SQUARE; return planes_graphed(ctx, be, P, L, phase);
-  case V_LANES: L->kind = PDS_CUDA_BILU0_LANES; return planes_graphed(ctx, be, P, L, phase);
+  case V_LANES:
+  case V_TILES: L->kind = PDS_CUDA_BILU0_LANES; return planes_graphed(ctx, be, P, L, phase);
   case V_RECYCLE:
     L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
     L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;

@@ -421,6 +421,78 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
   }
 }
 
+// variant tiles (the sweeps; its factorization is lanes'): the grid cut into tiles of at most T^3 points, the tiles
+// swept in tile-planes a + b + c = t (one launch each, programmatic dependent launch, captured in a graph), a thread
+// block per tile. The block first copies the tile's factors for the sweep (three arms and the inverse of every
+// point: they do not depend on the sweep, so this happens before the wait on the tile-plane before) into shared
+// memory, then runs the tile's own planes with a block barrier after each, reading x of neighbours from memory (the
+// tile's own, written by this block; the upstream tiles', written by earlier launches). A tile-plane costs one launch
+// and one load of the factors at full bandwidth, instead of T launches and T dependent loads.
+// tiles[2 q] = {first, I, J, K} of the tile's grid, tiles[2 q + 1] = {i0, j0, k0, ni | nj << 8 | nk << 16}
+template <int N, int G, bool B, class T>
+__global__ void __launch_bounds__(256) tiles_k(const int4 *__restrict__ tiles, long long begin, fac_args f) {
+  extern __shared__ unsigned char tsh_[];
+  T                    *sh = reinterpret_cast<T *>(tsh_); // [point of the tile][4][N N]: the 3 arms, the inverse
+  constexpr int         NN = N * N;
+  const int4            r0 = tiles[2 * (begin + blockIdx.x)], r1 = tiles[2 * (begin + blockIdx.x) + 1];
+  const int             first = r0.x, I = r0.y, J = r0.z, K = r0.w, i0 = r1.x, j0 = r1.y, k0 = r1.z;
+  const int             ni = r1.w & 255, nj = (r1.w >> 8) & 255, nk = (r1.w >> 16) & 255, npts = ni * nj * nk;
+  const T              *A7 = (const T *)f.A7, *D = (const T *)f.D;
+
+  for (int e = threadIdx.x; e < npts * 4 * NN; e += blockDim.x) { // coalesced: a block's n^2 values in a row
+    const int l = e / (4 * NN), r = e % (4 * NN), slot = r / NN, w = r % NN;
+    const int li = l / (nj * nk), lj = l / nk % nj, lk = l % nk;
+    const int p = first + ((i0 + li) * J + (j0 + lj)) * K + k0 + lk;
+
+    sh[e] = slot < 3 ? A7[((size_t)p * 7 + (B ? 4 + slot : slot)) * NN + w] : D[(size_t)p * f.dstr + w];
+  }
+  __syncthreads();
+  pds_grid_dep();
+  const long long t = threadIdx.x, ng = blockDim.x / G, gid = t / G, gid0 = (t & ~31ll) / G;
+  const int       u = (int)(t % G), nh = ni + nj + nk - 2;
+
+  for (int s = 0; s < nh; s++) {
+    const int h = B ? nh - 1 - s : s, a0 = max(0, h - (nj - 1) - (nk - 1)), a1 = min(ni - 1, h);
+    int       cnt = 0;
+
+    for (int a = a0; a <= a1; a++) cnt += min(nj - 1, h - a) - max(0, h - a - (nk - 1)) + 1;
+    for (long long w = gid0; w < cnt; w += ng) {
+      const int  idx = (int)(w + (gid - gid0));
+      const bool on = idx < cnt, row = on && u < N;
+      int        li = a0, acc = 0, lj = 0;
+
+      if (on)
+        for (;; li++) {
+          const int jl = max(0, h - li - (nk - 1)), len = min(nj - 1, h - li) - jl + 1;
+
+          if (idx < acc + len) {
+            lj = jl + idx - acc;
+            break;
+          }
+          acc += len;
+        }
+      const int  lk = h - li - lj, i = i0 + li, j = j0 + lj, k = k0 + lk, l = (li * nj + lj) * nk + lk;
+      const int4 e  = on ? make_int4(first + (i * J + j) * K + k, K, J * K,
+                                     (int)((k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u |
+                                           (i + 1 < I ? 16u : 0u) | (j + 1 < J ? 32u : 0u) | (k + 1 < K ? 64u : 0u)))
+                         : make_int4(0, 1, 1, 0);
+      sweep_pre<N, T> r;
+
+      if (row) {
+#pragma unroll
+        for (int q = 0; q < 3; q++)
+#pragma unroll
+          for (int v = 0; v < N; v++) r.arm[q][v] = sh[((size_t)l * 4 + q) * NN + u * N + v];
+#pragma unroll
+        for (int v = 0; v < N; v++) r.d[v] = sh[((size_t)l * 4 + 3) * NN + u * N + v];
+      }
+      sweep_run<N, G, B, false, T>(
+          row, e, u, r, [&](int q) { return f.x + (size_t)nb_of(e, B ? 4 + q : q) * N; }, f.b, f.x);
+    }
+    __syncthreads();
+  }
+}
+
 // variant syncfree: one warp per ticket (taken in launch order, so every earlier ticket is held by a running warp),
 // 32 / G points of one plane per warp (the padded schedule; padding p < 0); a point's group waits until its upstream
 // neighbours' flags carry this launch's stamp, runs, and sets its own flag. The last warp to finish resets the ticket
@@ -636,6 +708,16 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
       block_k<N, G, 1, true, T><<<L.nb, 512, smem, s>>>(L.sched, L.goff, L.gbase, f);
     }
     return cudaGetLastError();
+  case PDS_CUDA_BILU0_TILES: { // a tile-plane: L.count tiles from L.begin, L.smem bytes of shared memory each
+    void (*k)(const int4 *, long long, fac_args) = L.phase == 1 ? tiles_k<N, G, false, T> : tiles_k<N, G, true, T>;
+    cudaError_t e;
+
+    if (L.count <= 0) return cudaSuccess;
+    if (L.smem > 48 * 1024 &&
+        (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.smem)) != cudaSuccess)
+      return e;
+    return pds_launch(k, (unsigned)L.count, 256, (size_t)L.smem, s, L.sched, L.begin, f);
+  }
   case PDS_CUDA_BILU0_SYNCFREE: {
     const unsigned nb = (unsigned)((L.count * 32 + 255) / 256); // L.count: warps of the padded schedule
 

@@ -160,7 +160,7 @@ cudaError_t pds_cuda_s7_spmv(cudaStream_t s, int layout, const struct pds_stenci
 cudaError_t pds_cuda_s7_to_entry_major(cudaStream_t s, pds_size np, int n, const pds_real *vals, pds_real *out);
 /* ---- block ILU(0) (cuda_bilu0.cu, which describes the kinds and schedules; cuda_bilu0.c drives them) ---------- */
 enum { PDS_CUDA_BILU0_SQUARE = 0, PDS_CUDA_BILU0_LANES, PDS_CUDA_BILU0_BLOCK, PDS_CUDA_BILU0_SYNCFREE,
-       PDS_CUDA_BILU0_RECYCLE };
+       PDS_CUDA_BILU0_RECYCLE, PDS_CUDA_BILU0_TILES };
 typedef struct { /* the sync-free kernels' device state: the launch's stamp, tickets taken, warps ended */
   unsigned stamp, ticket, done;
 } pds_cuda_bilu0_sync;
@@ -168,7 +168,9 @@ typedef struct {
   cudaStream_t           stream;
   int                    kind, phase, n;  /* phase 0 factor, 1 forward, 2 backward (block, recycle: 1 = both) */
   const int4            *sched;           /* the schedule the kind takes (device) */
-  long long              begin, count;    /* square, lanes: a plane's entries; syncfree: warps; recycle: widest plane */
+  long long              begin, count;    /* square, lanes: a plane's entries; syncfree: warps; recycle: widest plane;
+                                             tiles: a tile-plane's tiles (sched: 2 int4 per tile) */
+  long long              smem;            /* tiles: shared memory bytes per tile */
   const long long       *goff;            /* block: plane offsets of the grid-major schedule; recycle: plane-major's */
   const int             *gbase;           /* block: grid g's planes are goff[gbase[g]] .. goff[gbase[g + 1] - 1] */
   int                    nb, nh, nsm;     /* block: grids; recycle: planes and the device's SMs */
