@@ -340,6 +340,28 @@ __global__ void __launch_bounds__(256) recycle_k(const int4 *__restrict__ sched,
   }
 }
 
+// plane h of an ni x nj x nk box (i + j + k = h, i ascending, then j): its points, and point idx of it
+__device__ __forceinline__ int box_plane_count(int h, int ni, int nj, int nk) {
+  int cnt = 0;
+
+  for (int a = max(0, h - (nj - 1) - (nk - 1)); a <= min(ni - 1, h); a++)
+    cnt += min(nj - 1, h - a) - max(0, h - a - (nk - 1)) + 1;
+  return cnt;
+}
+__device__ __forceinline__ void box_plane_point(int h, int nj, int nk, int idx, int *li, int *lj) {
+  int a = max(0, h - (nj - 1) - (nk - 1)), acc = 0;
+
+  for (;; a++) {
+    const int jl = max(0, h - a - (nk - 1)), len = min(nj - 1, h - a) - jl + 1;
+
+    if (idx < acc + len) {
+      *li = a, *lj = jl + idx - acc;
+      return;
+    }
+    acc += len;
+  }
+}
+
 // variant block: thread block g runs grid g alone, planes gbase[g] .. gbase[g + 1] - 1 of goff, a block barrier
 // after each. SH: the sweeps keep the last two planes' x in shared memory, slot i J + j (a plane holds one point per
 // (i, j)), so a point reads its three neighbours from the plane before without a trip to L2, and they enumerate each
@@ -375,33 +397,16 @@ __global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, 
         const int     h = dir ? nh - 1 - s : s;
         const double *prev = xs + (size_t)((h + 1) & 1) * f.ijn * N; // the plane before (h - 1 or h + 1)
         double       *mine = xs + (size_t)(h & 1) * f.ijn * N;
-        const int     i0 = max(0, h - (J - 1) - (K - 1)), i1 = min(I - 1, h);
-        int           cnt = 0;
+        const int     cnt = box_plane_count(h, I, J, K);
 
-        // the plane's points by arithmetic, no schedule loads on the path from one plane to the next: i ascending,
-        // each i holding j in [max(0, h - i - (K - 1)), min(J - 1, h - i)]
-        for (int i = i0; i <= i1; i++) cnt += min(J - 1, h - i) - max(0, h - i - (K - 1)) + 1;
         for (long long w = gid0; w < cnt; w += ng) {
           const int  idx = (int)(w + (gid - gid0));
           const bool on = idx < cnt, row = on && u < N;
-          int        i = i0, acc = 0, j = 0;
+          int        i = 0, j = 0;
 
-          if (on) {
-            for (;; i++) {
-              const int jl = max(0, h - i - (K - 1)), len = min(J - 1, h - i) - jl + 1;
-
-              if (idx < acc + len) {
-                j = jl + idx - acc;
-                break;
-              }
-              acc += len;
-            }
-          }
+          if (on) box_plane_point(h, J, K, idx, &i, &j);
           const int  k = h - i - j, c = i * J + j;
-          const int4 e = on ? make_int4(first + c * K + k, K, J * K,
-                                        (int)((k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u |
-                                              (i + 1 < I ? 16u : 0u) | (j + 1 < J ? 32u : 0u) | (k + 1 < K ? 64u : 0u)))
-                            : make_int4(0, 1, 1, 0);
+          const int4 e = on ? make_int4(first + c * K + k, K, J * K, (int)s7_mask(I, J, K, i, j, k)) : make_int4(0, 1, 1, 0);
           sweep_pre<N, T> r;
           double          out;
 
@@ -452,29 +457,16 @@ __global__ void __launch_bounds__(256) tiles_k(const int4 *__restrict__ tiles, l
   const int       u = (int)(t % G), nh = ni + nj + nk - 2;
 
   for (int s = 0; s < nh; s++) {
-    const int h = B ? nh - 1 - s : s, a0 = max(0, h - (nj - 1) - (nk - 1)), a1 = min(ni - 1, h);
-    int       cnt = 0;
+    const int h = B ? nh - 1 - s : s, cnt = box_plane_count(h, ni, nj, nk);
 
-    for (int a = a0; a <= a1; a++) cnt += min(nj - 1, h - a) - max(0, h - a - (nk - 1)) + 1;
     for (long long w = gid0; w < cnt; w += ng) {
       const int  idx = (int)(w + (gid - gid0));
       const bool on = idx < cnt, row = on && u < N;
-      int        li = a0, acc = 0, lj = 0;
+      int        li = 0, lj = 0;
 
-      if (on)
-        for (;; li++) {
-          const int jl = max(0, h - li - (nk - 1)), len = min(nj - 1, h - li) - jl + 1;
-
-          if (idx < acc + len) {
-            lj = jl + idx - acc;
-            break;
-          }
-          acc += len;
-        }
+      if (on) box_plane_point(h, nj, nk, idx, &li, &lj);
       const int  lk = h - li - lj, i = i0 + li, j = j0 + lj, k = k0 + lk, l = (li * nj + lj) * nk + lk;
-      const int4 e  = on ? make_int4(first + (i * J + j) * K + k, K, J * K,
-                                     (int)((k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u |
-                                           (i + 1 < I ? 16u : 0u) | (j + 1 < J ? 32u : 0u) | (k + 1 < K ? 64u : 0u)))
+      const int4 e  = on ? make_int4(first + (i * J + j) * K + k, K, J * K, (int)s7_mask(I, J, K, i, j, k))
                          : make_int4(0, 1, 1, 0);
       sweep_pre<N, T> r;
 
