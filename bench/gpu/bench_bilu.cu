@@ -97,40 +97,7 @@ extern "C" {
 #include "mat/mat_impl.h" // pds_mat_stencil7_grids: a stencil7 matrix's values (host on CPU backends, device on cuda)
 }
 #include "gpu_bench_util.cuh"
-
-// ---- checks, log ------------------------------------------------------------------------------------------------
-#define PK(ctx, call)                                                                                   \
-  do {                                                                                                  \
-    int e_ = (call);                                                                                    \
-    if (e_) {                                                                                           \
-      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call, pds_error_name(e_),             \
-              (ctx) ? pds_ctx_get_error(ctx) : "");                                                     \
-      exit(2);                                                                                          \
-    }                                                                                                   \
-  } while (0)
-
-static double g_t0;
-static void logf_(const char *fmt, ...) {
-  va_list ap;
-
-  fprintf(stderr, "[%7.1f s] ", pds_wtime() - g_t0);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
-}
-#define LOG(...) logf_(__VA_ARGS__)
-static void fail(const char *fmt, ...) {
-  va_list ap;
-
-  fprintf(stderr, "FAIL: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(1);
-}
+#include "bench_log.cuh"
 
 // ---- options ----------------------------------------------------------------------------------------------------
 static std::vector<int>         g_sizes6 = {15, 25, 35, 45, 55, 100, 128}, g_sizes4 = {25, 55}, g_sizes5 = {25, 55};

@@ -61,40 +61,7 @@
 #include "backend/cuda/cuda_common.h"
 #include "disc/disc_impl.h"
 #include "gpu_bench_util.cuh"
-
-// ---- checks, log ------------------------------------------------------------------------------------------------
-#define PK(ctx, call)                                                                                   \
-  do {                                                                                                  \
-    int e_ = (call);                                                                                    \
-    if (e_) {                                                                                           \
-      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call, pds_error_name(e_),             \
-              (ctx) ? pds_ctx_get_error(ctx) : "");                                                     \
-      exit(2);                                                                                          \
-    }                                                                                                   \
-  } while (0)
-
-static double g_t0;
-static void logf_(const char *fmt, ...) {
-  va_list ap;
-
-  fprintf(stderr, "[%7.1f s] ", pds_wtime() - g_t0);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
-}
-#define LOG(...) logf_(__VA_ARGS__)
-static void fail(const char *fmt, ...) {
-  va_list ap;
-
-  fprintf(stderr, "FAIL: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  exit(1);
-}
+#include "bench_log.cuh"
 
 // ---- options ----------------------------------------------------------------------------------------------------
 static std::vector<long> g_nodes = {107, 452, 46068, 106377, 424129, 1694081}; // paper 004's Table 3.1
