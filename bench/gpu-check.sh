@@ -196,14 +196,11 @@ fi
 note "bench_fem2d_gpu" "rc $FR ($((SECONDS - t0)) s)$( [ $FR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_FEM2D_S)')"
 # key ratios of the two largest grids measured (python3 reads the JSON lines; without it, see fem2d.log)
 if [ -s "$OUT/fem2d.jsonl" ] && command -v python3 >/dev/null 2>&1; then
-  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/fem2d.jsonl" <<'PY'
-import json, sys
-R = []
-for line in open(sys.argv[1]):
-    try:
-        R.append(json.loads(line))
-    except ValueError:
-        pass
+  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/fem2d.jsonl" "$ROOT/bench/scripts" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from bench_jsonl import load
+R = load([sys.argv[1]])
 def one(case, **kv):
     return {r["n"]: r for r in R if r.get("case") == case and all(r.get(k) == v for k, v in kv.items())}
 pd, bg, ak = one("spmv", variant="pdesolve"), one("bicgstab", backend="/gpu/cuda"), one("assembly_kernels", phase="both")
@@ -236,14 +233,11 @@ fi
 note "bench_bilu" "rc $BLR ($((SECONDS - t0)) s)$( [ $BLR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_BILU_S)')"
 # key ratios per grid: the default variant against cuSPARSE and /cpu/omp, the multi-block speedups, iteration counts
 if [ -s "$OUT/bilu.jsonl" ] && command -v python3 >/dev/null 2>&1; then
-  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/bilu.jsonl" <<'PY'
-import json, sys
-R = []
-for line in open(sys.argv[1]):
-    try:
-        R.append(json.loads(line))
-    except ValueError:
-        pass
+  while IFS=$'\t' read -r k v; do note "$k" "$v"; done < <(python3 - "$OUT/bilu.jsonl" "$ROOT/bench/scripts" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from bench_jsonl import load
+R = load([sys.argv[1]])
 f = lambda r, k, s="{:.1f}": s.format(r[k]) if r.get(k) is not None else "-"
 small = []
 for r in R:

@@ -18,29 +18,17 @@ twice, the later line wins. --no-plots prints the table only (no matplotlib need
 is required and its absence is an error that says so.
 """
 import argparse
-import json
 import math
 import os
 import sys
+
+import bench_jsonl  # beside this script
 
 CPU = ("/cpu/omp", "/cpu/ref")
 
 
 def load(paths):
-    recs = []
-    files = [open(p) for p in paths] if paths else [sys.stdin]
-    for f in files:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(r, dict) and r.get("bench") == "bilu":
-                recs.append(r)
-    return recs
+    return bench_jsonl.load(paths, "bilu")
 
 
 def tp_table(recs):

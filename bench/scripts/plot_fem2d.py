@@ -20,27 +20,15 @@ and prints a markdown table (one row per grid) to stdout. Lines that are not JSO
 skipped; when a case appears twice, the later line wins. --no-plots prints the table only (no matplotlib needed).
 """
 import argparse
-import json
 import math
 import os
 import sys
 
+import bench_jsonl  # beside this script
+
 
 def load(paths):
-    recs = []
-    files = [open(p) for p in paths] if paths else [sys.stdin]
-    for f in files:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(r, dict) and r.get("bench") == "fem2d_gpu":
-                recs.append(r)
-    return recs
+    return bench_jsonl.load(paths, "fem2d_gpu")
 
 
 def pick(recs, case, **kv):
