@@ -17,6 +17,22 @@
 #define PDS_INLINE static inline
 #endif
 
+/* RET F(args..., b) with b the literal 1..8 equal to bs (else bs itself): a PDS_INLINE body called this way is
+   compiled once per block size with its loops over the block unrolled (BSR products, stencil7 points); the
+   operations and their order are the source's either way, so the bits do not depend on it. RET: empty or return. */
+#define PDS_DISPATCH_BS(bs, RET, F, ...)           \
+  switch (bs) {                                    \
+  case 1: RET F(__VA_ARGS__, 1); break;            \
+  case 2: RET F(__VA_ARGS__, 2); break;            \
+  case 3: RET F(__VA_ARGS__, 3); break;            \
+  case 4: RET F(__VA_ARGS__, 4); break;            \
+  case 5: RET F(__VA_ARGS__, 5); break;            \
+  case 6: RET F(__VA_ARGS__, 6); break;            \
+  case 7: RET F(__VA_ARGS__, 7); break;            \
+  case 8: RET F(__VA_ARGS__, 8); break;            \
+  default: RET F(__VA_ARGS__, bs); break;          \
+  }
+
 /* Two-lane vectors for the sums below (GCC and Clang): lane l of a pair of them holds partial sum l of
    chunk_dot's four, so each lane adds the same products in the same order as chunk_dot's scalar code. Written
    this way because compilers turn the scalar form of the multi-sum kernels into shuffles and stack spills. */

@@ -8,7 +8,7 @@
 #ifndef PDS_STENCIL7_BODIES_H
 #define PDS_STENCIL7_BODIES_H
 
-#include "backend.h"
+#include "kernel_bodies.h" /* PDS_INLINE, PDS_DISPATCH_BS */
 
 /* arm a of point (i, j, k): the neighbour's index offset, and whether it lies in the grid */
 static inline pds_size s7_offset(const struct pds_stencil7 *A, int a) {
@@ -35,36 +35,15 @@ static inline int s7_inside(const struct pds_stencil7 *A, pds_int i, pds_int j, 
   default: return 1;
   }
 }
-static inline const pds_real *s7_block(const struct pds_stencil7 *A, pds_size p, int a) {
-  return A->vals + ((size_t)p * 7 + (size_t)a) * (size_t)A->n * (size_t)A->n;
-}
 
 /* The per-point bodies below take n as an argument and are always inlined: the wrappers after them (s7_spmv_point,
-   s7_factor_point, s7_forward_point, s7_backward_point) call them with a constant n = 1..8, so the compiler unrolls
-   the loops over the block rows and columns. The operations and their order are those of the source either way (no
-   reassociation, no contraction: C11 mode), so the bits do not depend on it. */
-#if defined(__GNUC__)
-#define S7_INLINE static inline __attribute__((always_inline))
-#else
-#define S7_INLINE static inline
-#endif
+   s7_factor_point, s7_forward_point, s7_backward_point) call them through PDS_DISPATCH_BS (kernel_bodies.h), with a
+   literal n = 1..8, so the compiler unrolls the loops over the block rows and columns; the bits do not depend on it. */
 #define S7_BLK(A, p, a, n) ((A)->vals + ((size_t)(p) * 7 + (size_t)(a)) * (size_t)(n) * (size_t)(n))
-/* RET CALL with the literal n of 1..8 as its last argument (else n itself) */
-#define S7_DISPATCH_N(n, RET, F, ...)              \
-  switch (n) {                                     \
-  case 1: RET F(__VA_ARGS__, 1); break;            \
-  case 2: RET F(__VA_ARGS__, 2); break;            \
-  case 3: RET F(__VA_ARGS__, 3); break;            \
-  case 4: RET F(__VA_ARGS__, 4); break;            \
-  case 5: RET F(__VA_ARGS__, 5); break;            \
-  case 6: RET F(__VA_ARGS__, 6); break;            \
-  case 7: RET F(__VA_ARGS__, 7); break;            \
-  case 8: RET F(__VA_ARGS__, 8); break;            \
-  default: RET F(__VA_ARGS__, n); break;           \
-  }
-
+/* block a of point p */
+static inline const pds_real *s7_block(const struct pds_stencil7 *A, pds_size p, int a) { return S7_BLK(A, p, a, A->n); }
 /* y_p = alpha (A x)_p + beta y_p (beta = 0: y_p not read); p is the matrix's point index (first + the grid's) */
-S7_INLINE void s7_spmv_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+PDS_INLINE void s7_spmv_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                 pds_real alpha, const pds_real *x, pds_real beta, pds_real *y, const int n) {
   for (int u = 0; u < n; u++) {
     pds_real s = 0;
@@ -80,12 +59,12 @@ S7_INLINE void s7_spmv_point_n(const struct pds_stencil7 *A, pds_size p, pds_int
 }
 static inline void s7_spmv_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                  pds_real alpha, const pds_real *x, pds_real beta, pds_real *y) {
-  S7_DISPATCH_N(A->n, , s7_spmv_point_n, A, p, i, j, k, alpha, x, beta, y)
+  PDS_DISPATCH_BS(A->n, , s7_spmv_point_n, A, p, i, j, k, alpha, x, beta, y)
 }
 
 /* dinv_p by Eq. 1 from the inverses of the lower neighbours (already factored); 0, or -1 when the block is
    singular (pds_block_invert: Gauss-Jordan with partial pivoting) */
-S7_INLINE int s7_factor_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+PDS_INLINE int s7_factor_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                 pds_real *dinv, const int n) {
   pds_real  T[PDS_STENCIL7_MAXN * PDS_STENCIL7_MAXN], S[PDS_STENCIL7_MAXN * PDS_STENCIL7_MAXN];
   pds_real *D = dinv + (size_t)p * n * n;
@@ -117,11 +96,11 @@ S7_INLINE int s7_factor_point_n(const struct pds_stencil7 *A, pds_size p, pds_in
 }
 static inline int s7_factor_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                   pds_real *dinv) {
-  S7_DISPATCH_N(A->n, return, s7_factor_point_n, A, p, i, j, k, dinv)
+  PDS_DISPATCH_BS(A->n, return, s7_factor_point_n, A, p, i, j, k, dinv)
 }
 
 /* forward sweep at p: x_p = dinv_p (b_p - (alpha y_{k-1} + beta y_{j-1} + gamma y_{i-1})), the y's in x */
-S7_INLINE void s7_forward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+PDS_INLINE void s7_forward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                    const pds_real *dinv, const pds_real *b, pds_real *x, const int n) {
   const pds_real *D = dinv + (size_t)p * n * n;
   pds_real        z[PDS_STENCIL7_MAXN];
@@ -146,7 +125,7 @@ S7_INLINE void s7_forward_point_n(const struct pds_stencil7 *A, pds_size p, pds_
 }
 
 /* backward sweep at p: x_p = y_p - dinv_p (epsilon x_{i+1} + zeta x_{j+1} + eta x_{k+1}), y_p in x_p */
-S7_INLINE void s7_backward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+PDS_INLINE void s7_backward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                     const pds_real *dinv, pds_real *x, const int n) {
   const pds_real *D = dinv + (size_t)p * n * n;
   pds_real        z[PDS_STENCIL7_MAXN];
@@ -171,11 +150,11 @@ S7_INLINE void s7_backward_point_n(const struct pds_stencil7 *A, pds_size p, pds
 }
 static inline void s7_forward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                     const pds_real *dinv, const pds_real *b, pds_real *x) {
-  S7_DISPATCH_N(A->n, , s7_forward_point_n, A, p, i, j, k, dinv, b, x)
+  PDS_DISPATCH_BS(A->n, , s7_forward_point_n, A, p, i, j, k, dinv, b, x)
 }
 static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                      const pds_real *dinv, pds_real *x) {
-  S7_DISPATCH_N(A->n, , s7_backward_point_n, A, p, i, j, k, dinv, x)
+  PDS_DISPATCH_BS(A->n, , s7_backward_point_n, A, p, i, j, k, dinv, x)
 }
 
 /* one grid's factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */

@@ -270,8 +270,8 @@ static int csr_spmv_t_omp(pds_ctx ctx, const struct pds_csr *A, pds_real alpha, 
 #endif
 #define PF_BVALS   256 /* reals */
 #define PF_BCOLIDX 512 /* block indices */
-PDS_INLINE void bsr_rows_pf(const struct pds_bsr *A, int bs, pds_real alpha, const pds_real *restrict x,
-                            pds_real beta, pds_real *restrict y, pds_int r0, pds_int r1) {
+PDS_INLINE void bsr_rows_pf(const struct pds_bsr *A, pds_real alpha, const pds_real *restrict x, pds_real beta,
+                            pds_real *restrict y, pds_int r0, pds_int r1, int bs) {
   const pds_size *rp = A->browptr;
   pds_size        b2 = (pds_size)bs * bs, pv = rp[r0] * b2 + PF_BVALS, pc = rp[r0] + PF_BCOLIDX;
   pds_size        lim = rp[r1] * b2, limc = rp[r1];
@@ -288,17 +288,7 @@ PDS_INLINE void bsr_rows_pf(const struct pds_bsr *A, int bs, pds_real alpha, con
 
 PDS_INLINE void bsr_rows_pf_dispatch(const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta,
                                      pds_real *y, pds_int r0, pds_int r1) {
-  switch (A->bs) {
-  case 1: bsr_rows_pf(A, 1, alpha, x, beta, y, r0, r1); break;
-  case 2: bsr_rows_pf(A, 2, alpha, x, beta, y, r0, r1); break;
-  case 3: bsr_rows_pf(A, 3, alpha, x, beta, y, r0, r1); break;
-  case 4: bsr_rows_pf(A, 4, alpha, x, beta, y, r0, r1); break;
-  case 5: bsr_rows_pf(A, 5, alpha, x, beta, y, r0, r1); break;
-  case 6: bsr_rows_pf(A, 6, alpha, x, beta, y, r0, r1); break;
-  case 7: bsr_rows_pf(A, 7, alpha, x, beta, y, r0, r1); break;
-  case 8: bsr_rows_pf(A, 8, alpha, x, beta, y, r0, r1); break;
-  default: bsr_rows_pf(A, A->bs, alpha, x, beta, y, r0, r1); break;
-  }
+  PDS_DISPATCH_BS(A->bs, , bsr_rows_pf, A, alpha, x, beta, y, r0, r1)
 }
 
 /* y = alpha A x + beta y for BSR, block rows split by stored scalars + rows. Bytes: nnzb*(8 bs^2 + 4)
