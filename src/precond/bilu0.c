@@ -15,8 +15,7 @@ struct bilu0 {
   char      variant[16]; /* pds_precond_bilu0_set_variant's name */
   int       single;      /* factors stored in float for the sweeps */
   void     *plan;        /* the backend's schedule (plan_create), or NULL */
-  int       planned;     /* the plan is for the current choice ... */
-  uint64_t  shape;       /* ... and for grids of this shape (grids_shape) */
+  uint64_t  shape;       /* the grids' shape the plan is for (grids_shape); 0: none, or the choice changed since */
 };
 
 /* the grids' shapes (count, dimensions, n) as one number: a plan stays valid while it does not change */
@@ -29,7 +28,7 @@ static uint64_t grids_shape(const struct pds_stencil7 *g, int nb) {
 
     for (int t = 0; t < 5; t++) h = (h ^ v[t]) * 1099511628211ull;
   }
-  return h;
+  return h ? h : 1; /* 0 means no plan */
 }
 
 /* a pc of type bilu0, or the error saying it is not */
@@ -46,7 +45,7 @@ int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant) {
   PDS_CALL(bilu0_of(pc, &P));
   PDS_CHECK(variant && strlen(variant) < sizeof P->variant, pc->hdr.ctx, PDS_ERR_ARG,
             "bilu0 variant: a name of at most %zu characters", sizeof P->variant - 1);
-  if (strcmp(P->variant, variant)) P->planned = 0, pc->setup_done = 0; /* a new plan at the next setup */
+  if (strcmp(P->variant, variant)) P->shape = 0, pc->setup_done = 0; /* a new plan at the next setup */
   snprintf(P->variant, sizeof P->variant, "%s", variant);
   return PDS_OK;
 }
@@ -57,7 +56,7 @@ int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p) {
   PDS_CALL(bilu0_of(pc, &P));
   PDS_CHECK(p == PDS_PRECISION_DOUBLE || p == PDS_PRECISION_SINGLE, pc->hdr.ctx, PDS_ERR_ARG,
             "bilu0 factors: PDS_PRECISION_DOUBLE or PDS_PRECISION_SINGLE (got %d)", (int)p);
-  if (P->single != (p == PDS_PRECISION_SINGLE)) P->planned = 0, pc->setup_done = 0;
+  if (P->single != (p == PDS_PRECISION_SINGLE)) P->shape = 0, pc->setup_done = 0;
   P->single = p == PDS_PRECISION_SINGLE;
   return PDS_OK;
 }
@@ -69,20 +68,20 @@ static int bilu0_plan(pds_precond pc, const struct pds_stencil7 *g, int nb) {
 
   const uint64_t shape = grids_shape(g, nb);
 
-  if (P->planned && P->shape == shape) return PDS_OK;
+  if (P->shape == shape) return PDS_OK;
   if (P->plan) ctx->k->bilu0.plan_destroy(ctx, P->plan), P->plan = NULL;
-  P->planned = 0;
+  P->shape = 0;
   if (!ctx->k->bilu0.plan_create) {
     PDS_CHECK(!strcmp(P->variant, "auto"), ctx, PDS_ERR_UNSUPPORTED,
               "bilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", P->variant,
               ctx->backend);
     PDS_CHECK(!P->single, ctx, PDS_ERR_UNSUPPORTED, "bilu0 factors in single precision run on /gpu/cuda; %s stores "
               "them in double", ctx->backend);
-    P->planned = 1, P->shape = shape;
+    P->shape = shape;
     return PDS_OK;
   }
   PDS_CALL(ctx->k->bilu0.plan_create(ctx, g, nb, P->variant, P->single, &P->plan));
-  P->planned = 1, P->shape = shape;
+  P->shape = shape;
   return PDS_OK;
 }
 
