@@ -17,6 +17,7 @@
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
 #include <string.h>
 
+#include "../stencil7_bodies.h" /* s7_inside */
 #include "cuda_impl.h"
 
 enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_TILES, V_COUNT };
@@ -84,12 +85,12 @@ static int upload(pds_ctx ctx, struct cuda_be *be, const void *h, size_t bytes, 
   return PDS_OK;
 }
 
+/* a schedule entry: the point, its grid's strides, its arms in the grid (bit a: s7_inside) */
 static int4 entry(const struct pds_stencil7 *G, pds_size p, pds_int i, pds_int j, pds_int k) {
-  const unsigned m = (k > 0 ? 1u : 0u) | (j > 0 ? 2u : 0u) | (i > 0 ? 4u : 0u) | 8u | (i + 1 < G->I ? 16u : 0u) |
-                     (j + 1 < G->J ? 32u : 0u) | (k + 1 < G->K ? 64u : 0u);
   int4 e;
 
-  e.x = (int)p, e.y = (int)G->K, e.z = (int)((pds_size)G->J * G->K), e.w = (int)m;
+  e.x = (int)p, e.y = (int)G->K, e.z = (int)((pds_size)G->J * G->K), e.w = 0;
+  for (int a = 0; a < 7; a++) e.w |= s7_inside(G, i, j, k, a) << a;
   return e;
 }
 
@@ -283,32 +284,31 @@ static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
 }
 
 /* the per-plane launches of one phase (0: the factorization; 1: both sweeps) */
-static cudaError_t planes(const struct bilu0_plan *P, pds_cuda_bilu0_launch *L, int phase) {
+/* one launch per step t of off[0..n] (a plane's points or a tile-plane's tiles), t ascending or descending */
+static cudaError_t steps(pds_cuda_bilu0_launch *L, const long long *off, int n, int phase, int descending) {
   cudaError_t e = cudaSuccess;
 
-  L->sched = P->sched;
-  if (phase == 0) {
-    L->phase = 0;
-    for (int h = 0; h < P->nh && e == cudaSuccess; h++)
-      L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
-    return e;
+  L->phase = phase;
+  for (int s = 0; s < n && e == cudaSuccess; s++) {
+    const int t = descending ? n - 1 - s : s;
+
+    L->begin = off[t], L->count = off[t + 1] - off[t], e = pds_cuda_bilu0(L);
   }
-  if (P->variant == V_TILES) { /* the sweeps by tile-planes */
-    L->kind = PDS_CUDA_BILU0_TILES, L->sched = P->tiles, L->smem = P->tsmem, L->phase = 1;
-    for (int t = 0; t < P->ntp && e == cudaSuccess; t++)
-      L->begin = P->toff[t], L->count = P->toff[t + 1] - P->toff[t], e = pds_cuda_bilu0(L);
-    L->phase = 2;
-    for (int t = P->ntp - 1; t >= 0 && e == cudaSuccess; t--)
-      L->begin = P->toff[t], L->count = P->toff[t + 1] - P->toff[t], e = pds_cuda_bilu0(L);
-    return e;
-  }
-  L->phase = 1;
-  for (int h = 0; h < P->nh && e == cudaSuccess; h++)
-    L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
-  L->phase = 2;
-  for (int h = P->nh - 1; h >= 0 && e == cudaSuccess; h--)
-    L->begin = P->hoff[h], L->count = P->hoff[h + 1] - P->hoff[h], e = pds_cuda_bilu0(L);
   return e;
+}
+
+/* the per-plane launches of one phase (0: the factorization; 1: both sweeps, by tile-planes for tiles) */
+static cudaError_t planes(const struct bilu0_plan *P, pds_cuda_bilu0_launch *L, int phase) {
+  const long long *off = P->hoff;
+  int              n   = P->nh;
+  cudaError_t      e;
+
+  L->sched = P->sched;
+  if (phase == 0) return steps(L, off, n, 0, 0);
+  if (P->variant == V_TILES)
+    L->kind = PDS_CUDA_BILU0_TILES, L->sched = P->tiles, L->smem = P->tsmem, off = P->toff, n = P->ntp;
+  e = steps(L, off, n, 1, 0);
+  return e == cudaSuccess ? steps(L, off, n, 2, 1) : e;
 }
 
 /* the per-plane launches in a graph, captured for these arrays or replayed */

@@ -144,9 +144,10 @@ cudaError_t pds_cuda_bicg_update_xp(cudaStream_t s, pds_size n, const pds_real *
                                     const pds_real *r, const pds_real *v, pds_real *x, pds_real *p,
                                     const pds_real *sc);
 
-/* ---- stencil7 (cuda_stencil7.cu): y = alpha A x + beta y over the nb grids g (host array; vals: device, np points of
-   n unknowns, 1 <= n <= 8); layout PDS_CUDA_S7_POINT_MAJOR (the library's [point][arm][n][n]) or
-   PDS_CUDA_S7_ENTRY_MAJOR (the layout study of bench/gpu: vals from pds_cuda_s7_to_entry_major) ---------------- */
+/* ---- stencil7 (cuda_stencil7.cu): y = alpha A x + beta y over the nb grids g (host array; vals: device, n unknowns
+   per point, 1 <= n <= 8); layout PDS_CUDA_S7_POINT_MAJOR (the library's [point][arm][n][n]) or
+   PDS_CUDA_S7_ENTRY_MAJOR (the layout study of bench/gpu: vals from pds_cuda_s7_to_entry_major, np = all points of
+   the matrix; the point-major layout does not read np) ------------------------------------------------------------ */
 #define PDS_CUDA_S7_GRIDS 64 /* grids per launch: they ride in the kernel's parameters */
 enum { PDS_CUDA_S7_POINT_MAJOR = 0, PDS_CUDA_S7_ENTRY_MAJOR = 1 };
 typedef struct {
