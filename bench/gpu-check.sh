@@ -12,6 +12,8 @@
 #   5. paper 000's block ILU(0) benchmark (bench/gpu/bench_bilu: factorization and solve t_p of every bilu0 variant,
 #      /cpu/ref, /cpu/omp and cuSPARSE bsrilu02 + bsrsv2 / SpSV on 15^3 .. 128^3, multi-block sets, iteration
 #      counts; its JSON lines in bilu.jsonl, its tables in bilu.txt, bench/scripts/plot_bilu.py makes the figures),
+#   5b. what one dependent step costs (bench/gpu/bench_sync: a kernel boundary in a graph, a grid, cluster or block
+#      barrier; a few seconds; sync.jsonl, sync.txt),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -286,6 +288,18 @@ if { [ -s "$OUT/fem2d.jsonl" ] || [ -s "$OUT/bilu.jsonl" ]; } && python3 -c 'imp
   note "figures (fem2d, bilu)" "rc $PLR (plots.tgz)"
 fi
 
+# ---- 5b. what one dependent step costs (bench/gpu/bench_sync: the floor under bilu0's planes and small solves) ------
+t0=$SECONDS
+if [ "$SKIP_BENCH" = 1 ]; then
+  SYR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/sync.txt"
+elif [ -x "$BUILD/bench/bench_sync" ]; then
+  timeout "$(left 2)" "$BUILD/bench/bench_sync" -json "$OUT/sync.jsonl" > "$OUT/sync.txt" 2>&1
+  SYR=$?
+else
+  SYR=127; echo "bench_sync was not built" > "$OUT/sync.txt"
+fi
+note "bench_sync" "rc $SYR ($((SECONDS - t0)) s)"
+
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
   t0=$SECONDS
@@ -307,6 +321,8 @@ sed -n '/^### paper 004/,$p' "$OUT/fem2d.log" 2>/dev/null | cut -c1-240
 echo "-- bench_bilu (paper 000; every table in bilu.txt)"
 awk '/^### bench_bilu/{p=1} /^Paper 000.s Table 1/{p=0} p' "$OUT/bilu.txt" 2>/dev/null | cut -c1-260
 [ "$BLR" -ne 0 ] && tail -5 "$OUT/bilu.log"
+echo "-- bench_sync"
+cat "$OUT/sync.txt" 2>/dev/null
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
@@ -320,6 +336,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
      "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
      "(petsc-peer.txt petsc-peer.log)"
