@@ -68,10 +68,13 @@ template <int N, class T> __device__ __forceinline__ void load_row(T (&d)[N], co
 // lane u (< G) of the group of point e; on: the group has a point (every lane of the warp calls, for the shuffles)
 
 // dinv_p by Eq. 1, then Gauss-Jordan with partial pivoting (pds_block_invert's steps and order); a singular block:
-// *bad = min(*bad, p). factor_load reads the point's own rows (delta and the three lower arms: nothing this
-// factorization writes), factor_run the rest (the neighbours' inverses and upper arms)
+// *bad = min(*bad, p). The neighbours' blocks are spread over the group: lane w holds row w of each upper arm U_q and
+// of each inverse D_q, and a product takes row w from lane w by a shuffle, so a lane loads 2 n values per arm (not
+// 2 n^2) and all of them at once. factor_load reads what this factorization never writes (the point's delta and
+// lower arms, the neighbours' upper arms: it may run before the plane before has ended), factor_run the neighbours'
+// inverses (written by that plane), then computes.
 template <int N> struct fac_pre {
-  double a[N], L[3][N];
+  double a[N], L[3][N], U[3][N];
 };
 
 template <int N>
@@ -85,7 +88,12 @@ __device__ __forceinline__ void factor_load(bool row, const int4 &e, int u, cons
     for (int v = 0; v < N; v++) r.a[v] = 0.0;
 #pragma unroll
   for (int arm = 0; arm < 3; arm++)
-    if (row && (e.w >> arm & 1)) load_row<N, double>(r.L[arm], vals + ((size_t)e.x * 7 + arm) * NN + u * N);
+    if (row && (e.w >> arm & 1)) {
+      load_row<N, double>(r.L[arm], vals + ((size_t)e.x * 7 + arm) * NN + u * N);
+      load_row<N, double>(r.U[arm], vals + ((size_t)nb_of(e, arm) * 7 + 6 - arm) * NN + u * N);
+    } else
+#pragma unroll
+      for (int v = 0; v < N; v++) r.L[arm][v] = r.U[arm][v] = 0.0;
 }
 
 template <int N, int G, bool CG>
@@ -94,21 +102,25 @@ __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pr
   constexpr int NN = N * N;
   const bool    row = on && u < N;
   double       *a   = r.a;
+  double        D[3][N]; // row u of each neighbour's inverse
 
+  (void)vals;
 #pragma unroll
-  for (int arm = 0; arm < 3; arm++) {
-    if (!row || !(e.w >> arm & 1)) continue;
-    const long long q  = nb_of(e, arm);
-    const double   *Dq = dinv + (size_t)q * NN;
-    const double   *U  = vals + ((size_t)q * 7 + 6 - arm) * NN;
-    double          S[N];
+  for (int arm = 0; arm < 3; arm++)
+#pragma unroll
+    for (int v = 0; v < N; v++)
+      D[arm][v] = row && (e.w >> arm & 1) ? ld<CG>(dinv + (size_t)nb_of(e, arm) * NN + u * N + v) : 0.0;
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++) { // every lane of the warp shuffles; a lane without this arm discards its sums
+    const bool in = row && (e.w >> arm & 1);
+    double     S[N];
 
 #pragma unroll
     for (int v = 0; v < N; v++) { // S = L Dq, row u
       double s = 0;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(r.L[arm][w], ld<CG>(Dq + w * N + v)));
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(r.L[arm][w], __shfl_sync(FULL, D[arm][v], w, G)));
       S[v] = s;
     }
 #pragma unroll
@@ -116,8 +128,8 @@ __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pr
       double s = 0;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(S[w], U[w * N + v]));
-      a[v] = S7_SUB(a[v], s);
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(S[w], __shfl_sync(FULL, r.U[arm][v], w, G)));
+      if (in) a[v] = S7_SUB(a[v], s);
     }
   }
   bool ok = true;
@@ -367,8 +379,9 @@ __device__ __forceinline__ void box_plane_point(int h, int nj, int nk, int idx, 
 // (i, j)), so a point reads its three neighbours from the plane before without a trip to L2, and they enumerate each
 // plane's points by arithmetic instead of reading the schedule (one dependent load less per plane)
 template <int N, int G, int PH, bool SH, class T>
-__global__ void __launch_bounds__(512) block_k(const int4 *__restrict__ gsched, const long long *__restrict__ goff,
-                                               const int *__restrict__ gbase, fac_args f) {
+__global__ void __launch_bounds__(PH == 0 ? 256 : 512) block_k(const int4 *__restrict__ gsched,
+                                                                const long long *__restrict__ goff,
+                                                                const int *__restrict__ gbase, fac_args f) {
   extern __shared__ double xs[]; // SH: [2][I J][N]
   const int       g = blockIdx.x, h0 = gbase[g], nh = gbase[g + 1] - h0 - 1;
   const long long t = threadIdx.x, ng = blockDim.x / G, gid = t / G, gid0 = (t & ~31ll) / G;
@@ -687,7 +700,7 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
     return pds_launch(lanes_k<N, G, 2, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
   }
   case PDS_CUDA_BILU0_BLOCK:
-    if (L.phase == 0) block_k<N, G, 0, false, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
+    if (L.phase == 0) block_k<N, G, 0, false, T><<<L.nb, 256, 0, s>>>(L.sched, L.goff, L.gbase, f); // its registers: no spills
     else if (L.ijn <= 0) block_k<N, G, 1, false, T><<<L.nb, 512, 0, s>>>(L.sched, L.goff, L.gbase, f);
     else {
       const size_t smem = (size_t)2 * L.ijn * N * sizeof(double);
