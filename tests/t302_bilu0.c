@@ -4,7 +4,8 @@
  * - the defining property of ILU(0), a truth independent of the recurrence: with M = LU assembled densely from
  *   M^-1 applied to the unit vectors, M equals A on A's block pattern (7-point, n x n blocks);
  * - M = A exactly when A has no upper blocks: one application solves A x = b;
- * - /cpu/omp's hyperplane kernels give /cpu/ref's bits (a grid above the threads' threshold);
+ * - /cpu/omp's wavefronts (pipelined over j-rows, and by hyperplanes) give /cpu/ref's bits on grids above the
+ *   threads' threshold, and name the first singular block in natural order as ref does;
  * - Richardson with bilu0 (the paper's defect correction) and GMRES reach 1e-10 on a diagonally dominant system in
  *   /cpu/ref's iteration counts (at most one apart);
  * - 40 grids of mixed sizes in one matrix: product and bilu0 bitwise those of each grid alone and of /cpu/ref,
@@ -272,14 +273,16 @@ static void check_richardson(pds_ctx ctx) {
   free(v), free(bh);
 }
 
-/* /cpu/omp's hyperplanes against /cpu/ref's natural order, bit for bit (product, factors through a solve) */
-static void check_omp_bits(void) {
+/* /cpu/omp's wavefronts against /cpu/ref's natural order, bit for bit (product, factors through a solve), on an
+   I x J x K grid above the threads' threshold; with a singular block at (2, min(12, J - 1), 0) and another one later
+   in natural order at (5, 0, 3) (another thread's rows), /cpu/omp names the first one, as /cpu/ref does */
+static void check_omp_bits(int I, int J, int K, int n) {
   pds_ctx     c[2];
   const char *be[2] = {"/cpu/ref", "/cpu/omp"};
   double     *out[2][2];
-  const int   I = 14, J = 13, K = 12, n = 3;
   pds_size    N = (pds_size)I * J * K * n;
   double     *v = make_vals(I, J, K, n, 0.7, 0), *bh = malloc(sizeof *bh * (size_t)N);
+  char        where[64];
 
   TEST_ASSERT(bh);
   for (pds_size i = 0; i < N; i++) bh[i] = rnd();
@@ -309,10 +312,34 @@ static void check_omp_bits(void) {
     TEST_CALL(pds_vec_destroy(&b));
     TEST_CALL(pds_vec_destroy(&y));
     TEST_CALL(pds_mat_destroy(&A));
+  }
+  if (memcmp(out[0][0], out[1][0], sizeof(double) * (size_t)N))
+    TEST_FAIL("stencil7 product on %dx%dx%d: omp differs from ref", I, J, K);
+  if (memcmp(out[0][1], out[1][1], sizeof(double) * (size_t)N))
+    TEST_FAIL("bilu0 on %dx%dx%d: omp differs from ref", I, J, K);
+  { /* two singular factored blocks: delta all ones, no lower arms */
+    const int pt[2][3] = {{5, 0, 3}, {2, J - 1 < 12 ? J - 1 : 12, 0}};
+
+    for (int q = 0; q < 2; q++) {
+      const pds_size p = ((pds_size)pt[q][0] * J + pt[q][1]) * K + pt[q][2];
+
+      for (int a = 0; a < 4; a++)
+        for (int e = 0; e < n * n; e++) v[(p * 7 + a) * n * n + e] = a == 3 ? 1.0 : 0.0;
+    }
+    snprintf(where, sizeof where, "grid point (2, %d, 0)", pt[1][1]);
+  }
+  for (int t = 0; t < 2; t++) {
+    pds_mat     A;
+    pds_precond P;
+
+    TEST_CALL(pds_mat_create_stencil7(c[t], I, J, K, n, v, PDS_MEM_HOST, &A));
+    TEST_CALL(pds_precond_create(c[t], "bilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    TEST_ASSERT_ERR(c[t], pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, where);
+    TEST_CALL(pds_precond_destroy(&P));
+    TEST_CALL(pds_mat_destroy(&A));
     TEST_CALL(pds_ctx_destroy(&c[t]));
   }
-  if (memcmp(out[0][0], out[1][0], sizeof(double) * (size_t)N)) TEST_FAIL("stencil7 product: omp differs from ref");
-  if (memcmp(out[0][1], out[1][1], sizeof(double) * (size_t)N)) TEST_FAIL("bilu0: omp differs from ref");
   for (int t = 0; t < 2; t++) free(out[t][0]), free(out[t][1]);
   free(v), free(bh);
 }
@@ -636,7 +663,9 @@ int main(int argc, char **argv) {
   check_ilu_property(ctx, 1, 5, 3, 3);
   check_exact_lower(ctx);
   check_richardson(ctx);
-  check_omp_bits();
+  check_omp_bits(14, 13, 12, 3); /* pipelined wavefront (j-rows >= threads, up to 13 threads) */
+  check_omp_bits(9, 70, 5, 4);   /* pipelined with any thread count (at most 64 threads pipeline) */
+  check_omp_bits(60, 1, 40, 2);  /* one j-row: by hyperplanes */
   check_roundtrip(ctx);
   check_multiblock(ctx);
   check_variants(ctx);
