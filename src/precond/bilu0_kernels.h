@@ -9,7 +9,8 @@
  *           (x may be b's array).
  * Every backend runs the per-point arithmetic of src/backend/stencil7_bodies.h, in any order that respects the
  * dependencies (natural order, hyperplanes i + j + k = const, ...), so all give the same bits. Each fills the group
- * in its own file (ref/ref_bilu0.c: natural order; omp/omp_bilu0.c: hyperplanes over threads). */
+ * in its own file (ref/ref_bilu0.c: natural order; omp/omp_bilu0.c: a pipelined wavefront over j-rows, or
+ * hyperplanes; cuda/cuda_bilu0.c: the variants). */
 #ifndef PDS_BILU0_KERNELS_H
 #define PDS_BILU0_KERNELS_H
 
