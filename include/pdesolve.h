@@ -185,7 +185,7 @@ PDS_EXTERN int pds_precond_view(pds_precond pc, FILE *f);
 PDS_EXTERN int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant);
 /* bilu0: PDS_PRECISION_DOUBLE (default) or PDS_PRECISION_SINGLE: the sweeps read the factors (the six off-diagonal
    blocks and the inverted diagonals) from a float copy made at setup, arithmetic in double: about half the bytes of
-   an application, the preconditioner slightly perturbed. /gpu/cuda only (elsewhere PDS_ERR_UNSUPPORTED at setup). */
+   an application, the preconditioner slightly perturbed. Every backend (/cpu/ref and /cpu/omp give the same bits). */
 PDS_EXTERN int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p);
 
 /* ---- solvers ---------------------------------------------------------------------------------------- */

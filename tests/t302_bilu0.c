@@ -14,8 +14,9 @@
  *   bilu0 on a csr matrix, a singular factored block (PDS_ERR_ZERO_PIVOT naming the grid point).
  * - every variant (pds_precond_bilu0_set_variant; on /gpu/cuda hyperplane, graph, lanes, recycle, syncfree, block, tiles,
  *   auto) gives /cpu/ref's bits, for n = 1 .. 8, on one grid and on 40 mixed grids, applied twice and after a
- *   refactorization (the same bits each time); float factors within 1e-3 of ref (relative to its largest entry);
- *   a singular block named by every variant; CPU backends refuse a GPU variant and float factors, an unknown name is refused. */
+ *   refactorization (the same bits each time); float factors within 1e-3 of ref's double (relative to its largest
+ *   entry) and, on the CPU backends, /cpu/ref's float bits; a singular block named by every variant; CPU backends
+ *   refuse a GPU variant, an unknown name is refused. */
 #include "test.h"
 
 static unsigned long long g_seed = 88172645463325252ull;
@@ -273,13 +274,13 @@ static void check_richardson(pds_ctx ctx) {
   free(v), free(bh);
 }
 
-/* /cpu/omp's wavefronts against /cpu/ref's natural order, bit for bit (product, factors through a solve), on an
-   I x J x K grid above the threads' threshold; with a singular block at (2, min(12, J - 1), 0) and another one later
+/* /cpu/omp's wavefronts against /cpu/ref's natural order, bit for bit (product, factors through a solve, with double
+   and with float factors), on an I x J x K grid above the threads' threshold; with a singular block at (2, min(12, J - 1), 0) and another one later
    in natural order at (5, 0, 3) (another thread's rows), /cpu/omp names the first one, as /cpu/ref does */
 static void check_omp_bits(int I, int J, int K, int n) {
   pds_ctx     c[2];
   const char *be[2] = {"/cpu/ref", "/cpu/omp"};
-  double     *out[2][2];
+  double     *out[2][3]; /* product, bilu0, bilu0 with float factors */
   pds_size    N = (pds_size)I * J * K * n;
   double     *v = make_vals(I, J, K, n, 0.7, 0), *bh = malloc(sizeof *bh * (size_t)N);
   char        where[64];
@@ -308,6 +309,10 @@ static void check_omp_bits(int I, int J, int K, int n) {
     TEST_CALL(pds_precond_setup(P));
     TEST_CALL(pds_precond_apply(P, b, y));
     out[t][1] = get(y, N);
+    TEST_CALL(pds_precond_bilu0_set_factor_precision(P, PDS_PRECISION_SINGLE));
+    TEST_CALL(pds_precond_setup(P));
+    TEST_CALL(pds_precond_apply(P, b, y));
+    out[t][2] = get(y, N);
     TEST_CALL(pds_precond_destroy(&P));
     TEST_CALL(pds_vec_destroy(&b));
     TEST_CALL(pds_vec_destroy(&y));
@@ -317,6 +322,8 @@ static void check_omp_bits(int I, int J, int K, int n) {
     TEST_FAIL("stencil7 product on %dx%dx%d: omp differs from ref", I, J, K);
   if (memcmp(out[0][1], out[1][1], sizeof(double) * (size_t)N))
     TEST_FAIL("bilu0 on %dx%dx%d: omp differs from ref", I, J, K);
+  if (memcmp(out[0][2], out[1][2], sizeof(double) * (size_t)N))
+    TEST_FAIL("bilu0 with float factors on %dx%dx%d: omp differs from ref", I, J, K);
   { /* two singular factored blocks: delta all ones, no lower arms */
     const int pt[2][3] = {{5, 0, 3}, {2, J - 1 < 12 ? J - 1 : 12, 0}};
 
@@ -340,7 +347,7 @@ static void check_omp_bits(int I, int J, int K, int n) {
     TEST_CALL(pds_mat_destroy(&A));
     TEST_CALL(pds_ctx_destroy(&c[t]));
   }
-  for (int t = 0; t < 2; t++) free(out[t][0]), free(out[t][1]);
+  for (int t = 0; t < 2; t++) free(out[t][0]), free(out[t][1]), free(out[t][2]);
   free(v), free(bh);
 }
 
@@ -553,8 +560,9 @@ static void check_variants(pds_ctx ctx) {
                     name, n, nb, pds_ctx_get_backend(ctx), i, y[i], ref[i]);
         }
         free(y);
-        if (cuda && (n == 3 || n == 6)) { /* float factors: near ref (these weakly dominant matrices amplify the
-                                                factors' rounding, 6e-8, by up to ~1e3: bound 1e-3) */
+        if (n == 3 || n == 6) { /* float factors: near ref's double (these weakly dominant matrices amplify the
+                                      factors' rounding, 6e-8, by up to ~1e3: bound 1e-3); on the CPU backends
+                                      /cpu/ref's float bits */
           double amax = 0, dmax = 0;
 
           y = variant_run(ctx, name, 1, nb, dims, n, v, bh, np * n);
@@ -562,8 +570,17 @@ static void check_variants(pds_ctx ctx) {
             if (fabs(ref[i]) > amax) amax = fabs(ref[i]);
             if (fabs(y[i] - ref[i]) > dmax) dmax = fabs(y[i] - ref[i]);
           }
-          if (!(dmax <= 1e-3 * amax))
-            TEST_FAIL("bilu0 variant %s, float factors, n = %d: max difference %g of max %g", name, n, dmax, amax);
+          if (!(dmax <= 1e-3 * amax) || !(dmax > 0))
+            TEST_FAIL("bilu0 variant %s, float factors, n = %d: max difference %g of max %g from double (0: the "
+                      "factors were not rounded)", name, n, dmax, amax);
+          if (!cuda) {
+            double *yr = variant_run(r, "auto", 1, nb, dims, n, v, bh, np * n);
+
+            if (memcmp(y, yr, sizeof *y * (size_t)np * n))
+              TEST_FAIL("bilu0 float factors, n = %d, %d grid(s): %s differs from /cpu/ref", n, nb,
+                        pds_ctx_get_backend(ctx));
+            free(yr);
+          }
           free(y);
         }
       }
@@ -587,7 +604,7 @@ static void check_variants(pds_ctx ctx) {
       }
       free(ref), free(v), free(bh);
     }
-  { /* names: unknown everywhere, GPU ones and float factors on CPU backends */
+  { /* names: unknown everywhere, GPU ones on CPU backends; float factors everywhere */
     pds_mat     A = make(ctx, 3, 3, 3, 2, 1.0, 0);
     pds_precond P;
 
@@ -598,7 +615,7 @@ static void check_variants(pds_ctx ctx) {
                     cuda ? "'wavefronts' is not one of /gpu/cuda's" : "is a /gpu/cuda variant");
     TEST_CALL(pds_precond_bilu0_set_variant(P, "auto"));
     TEST_CALL(pds_precond_bilu0_set_factor_precision(P, PDS_PRECISION_SINGLE));
-    if (!cuda) TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "single precision run on /gpu/cuda");
+    TEST_CALL(pds_precond_setup(P));
     TEST_ASSERT_ERR(ctx, pds_precond_bilu0_set_factor_precision(P, PDS_PRECISION_MIXED), PDS_ERR_ARG,
                     "PDS_PRECISION_DOUBLE or PDS_PRECISION_SINGLE");
     TEST_CALL(pds_precond_destroy(&P));

@@ -4,7 +4,8 @@
  * block (bilu0.factor, Eq. 1 of paper 000) and one point of each sweep (bilu0.solve, Eq. 2 and 3).
  * Byte models per point (n x n blocks, 8-byte reals): product 56 n^2 (7 blocks) + 16 n (x gathered, y) [+ 8 n with
  * beta]; factorization 64 n^2 read (7 blocks, the 3 neighbours' inverses) + 8 n^2 written, ~ (6 + 2/3) n^3 flops;
- * forward sweep 32 n^2 (3 blocks, the inverse) + 40 n (b, 3 neighbours, y); backward the same. */
+ * forward sweep 32 n^2 (3 blocks, the inverse) + 40 n (b, 3 neighbours, y), with float factors 16 n^2 + 40 n;
+ * backward the same. */
 #ifndef PDS_STENCIL7_BODIES_H
 #define PDS_STENCIL7_BODIES_H
 
@@ -99,62 +100,102 @@ static inline int s7_factor_point(const struct pds_stencil7 *A, pds_size p, pds_
   PDS_DISPATCH_BS(A->n, return, s7_factor_point_n, A, p, i, j, k, dinv)
 }
 
-/* forward sweep at p: x_p = dinv_p (b_p - (alpha y_{k-1} + beta y_{j-1} + gamma y_{i-1})), the y's in x */
-PDS_INLINE void s7_forward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
-                                   const pds_real *dinv, const pds_real *b, pds_real *x, const int n) {
-  const pds_real *D = dinv + (size_t)p * n * n;
-  pds_real        z[PDS_STENCIL7_MAXN];
-
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
-
-    for (int a = 0; a < 3; a++) {
-      if (!s7_inside(A, i, j, k, a)) continue;
-      const pds_real *blk = S7_BLK(A, p, a, n) + (size_t)u * n, *xn = x + (size_t)(p + s7_offset(A, a)) * n;
-
-      for (int v = 0; v < n; v++) s += blk[v] * xn[v];
-    }
-    z[u] = b[(size_t)p * n + u] - s;
+/* The two sweeps at point p, written once for both storages of the factors (S7_SWEEPS below makes each):
+     forward  x_p = dinv_p (b_p - (alpha y_{k-1} + beta y_{j-1} + gamma y_{i-1})), the y's in x;
+     backward x_p = y_p - dinv_p (epsilon x_{i+1} + zeta x_{j+1} + eta x_{k+1}), y_p in x_p.
+   FT: the factors' type; ARM(a): row 0 of arm a's block at p, INV: row 0 of p's inverse. The sums are in double
+   whatever FT is (a float factor is widened, exactly), so float factors change only the factors' rounding. */
+#define S7_SWEEPS(SUF, FT, ARM, INV)                                                                             \
+  PDS_INLINE void s7_forward_point##SUF##_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j,      \
+                                            pds_int k, const FT *fac, const pds_real *b, pds_real *x,           \
+                                            const int n) {                                                       \
+    const FT *D = INV;                                                                                           \
+    pds_real  z[PDS_STENCIL7_MAXN];                                                                              \
+                                                                                                                 \
+    for (int u = 0; u < n; u++) {                                                                                \
+      pds_real s = 0;                                                                                            \
+                                                                                                                 \
+      for (int a = 0; a < 3; a++) {                                                                              \
+        if (!s7_inside(A, i, j, k, a)) continue;                                                                 \
+        const FT       *blk = ARM + (size_t)u * n;                                                               \
+        const pds_real *xn  = x + (size_t)(p + s7_offset(A, a)) * n;                                            \
+                                                                                                                 \
+        for (int v = 0; v < n; v++) s += (pds_real)blk[v] * xn[v];                                               \
+      }                                                                                                          \
+      z[u] = b[(size_t)p * n + u] - s;                                                                           \
+    }                                                                                                            \
+    for (int u = 0; u < n; u++) {                                                                                \
+      pds_real s = 0;                                                                                            \
+                                                                                                                 \
+      for (int v = 0; v < n; v++) s += (pds_real)D[u * n + v] * z[v];                                            \
+      x[(size_t)p * n + u] = s;                                                                                  \
+    }                                                                                                            \
+  }                                                                                                              \
+  PDS_INLINE void s7_backward_point##SUF##_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j,     \
+                                             pds_int k, const FT *fac, pds_real *x, const int n) {               \
+    const FT *D = INV;                                                                                           \
+    pds_real  z[PDS_STENCIL7_MAXN];                                                                              \
+                                                                                                                 \
+    for (int u = 0; u < n; u++) {                                                                                \
+      pds_real s = 0;                                                                                            \
+                                                                                                                 \
+      for (int a = 4; a < 7; a++) {                                                                              \
+        if (!s7_inside(A, i, j, k, a)) continue;                                                                 \
+        const FT       *blk = ARM + (size_t)u * n;                                                               \
+        const pds_real *xn  = x + (size_t)(p + s7_offset(A, a)) * n;                                            \
+                                                                                                                 \
+        for (int v = 0; v < n; v++) s += (pds_real)blk[v] * xn[v];                                               \
+      }                                                                                                          \
+      z[u] = s;                                                                                                  \
+    }                                                                                                            \
+    for (int u = 0; u < n; u++) {                                                                                \
+      pds_real s = 0;                                                                                            \
+                                                                                                                 \
+      for (int v = 0; v < n; v++) s += (pds_real)D[u * n + v] * z[v];                                            \
+      x[(size_t)p * n + u] -= s;                                                                                 \
+    }                                                                                                            \
   }
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
+/* double: the matrix's arms and dinv [points][n][n]; float: one copy [points][7][n][n], the inverse as arm 3 (the
+   layout of /gpu/cuda's float factors) */
+S7_SWEEPS(_d, pds_real, S7_BLK(A, p, a, n), fac + (size_t)p * n * n)
+S7_SWEEPS(_f, float, fac + ((size_t)p * 7 + (size_t)a) * (size_t)n * (size_t)n,
+          fac + ((size_t)p * 7 + 3) * (size_t)n * (size_t)n)
+#undef S7_SWEEPS
 
-    for (int v = 0; v < n; v++) s += D[u * n + v] * z[v];
-    x[(size_t)p * n + u] = s;
-  }
-}
-
-/* backward sweep at p: x_p = y_p - dinv_p (epsilon x_{i+1} + zeta x_{j+1} + eta x_{k+1}), y_p in x_p */
-PDS_INLINE void s7_backward_point_n(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
-                                    const pds_real *dinv, pds_real *x, const int n) {
-  const pds_real *D = dinv + (size_t)p * n * n;
-  pds_real        z[PDS_STENCIL7_MAXN];
-
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
-
-    for (int a = 4; a < 7; a++) {
-      if (!s7_inside(A, i, j, k, a)) continue;
-      const pds_real *blk = S7_BLK(A, p, a, n) + (size_t)u * n, *xn = x + (size_t)(p + s7_offset(A, a)) * n;
-
-      for (int v = 0; v < n; v++) s += blk[v] * xn[v];
-    }
-    z[u] = s;
-  }
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
-
-    for (int v = 0; v < n; v++) s += D[u * n + v] * z[v];
-    x[(size_t)p * n + u] -= s;
-  }
-}
+/* the factors a sweep reads: dinv with the matrix's arms, or the float copy fv when it is not NULL */
 static inline void s7_forward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
-                                    const pds_real *dinv, const pds_real *b, pds_real *x) {
-  PDS_DISPATCH_BS(A->n, , s7_forward_point_n, A, p, i, j, k, dinv, b, x)
+                                    const pds_real *dinv, const float *fv, const pds_real *b, pds_real *x) {
+  if (fv) {
+    PDS_DISPATCH_BS(A->n, , s7_forward_point_f_n, A, p, i, j, k, fv, b, x)
+  } else {
+    PDS_DISPATCH_BS(A->n, , s7_forward_point_d_n, A, p, i, j, k, dinv, b, x)
+  }
 }
 static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
-                                     const pds_real *dinv, pds_real *x) {
-  PDS_DISPATCH_BS(A->n, , s7_backward_point_n, A, p, i, j, k, dinv, x)
+                                     const pds_real *dinv, const float *fv, pds_real *x) {
+  if (fv) {
+    PDS_DISPATCH_BS(A->n, , s7_backward_point_f_n, A, p, i, j, k, fv, x)
+  } else {
+    PDS_DISPATCH_BS(A->n, , s7_backward_point_d_n, A, p, i, j, k, dinv, x)
+  }
+}
+
+/* the CPU backends' bilu0 plan (made by ref_bilu0.c; /cpu/omp's table starts from ref's, so it is the same): the
+   float copy of the factors [points][7][n][n] when they are stored in single precision, else NULL */
+struct s7_plan {
+  float *fv;
+};
+static inline float *s7_plan_fv(void *plan) { return plan ? ((struct s7_plan *)plan)->fv : NULL; }
+
+/* the float copy of the factors of points [p0, p1): arms as the matrix, arm 3 the inverse */
+static inline void s7_factors_to_float(const struct pds_stencil7 *A, const pds_real *dinv, pds_size p0, pds_size p1,
+                                       float *fv) {
+  const size_t nn = (size_t)A->n * (size_t)A->n;
+
+  for (pds_size p = p0; p < p1; p++)
+    for (int a = 0; a < 7; a++)
+      for (size_t e = 0; e < nn; e++)
+        fv[((size_t)p * 7 + (size_t)a) * nn + e] = (float)(a == 3 ? dinv[(size_t)p * nn + e] : S7_BLK(A, p, a, A->n)[e]);
 }
 
 /* one grid's factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */
@@ -172,16 +213,16 @@ static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *din
 }
 
 /* one grid's sweeps in natural order: forward i, j, k ascending, backward descending */
-static inline void s7_solve_natural(const struct pds_stencil7 *A, const pds_real *dinv, const pds_real *b,
-                                    pds_real *x) {
+static inline void s7_solve_natural(const struct pds_stencil7 *A, const pds_real *dinv, const float *fv,
+                                    const pds_real *b, pds_real *x) {
   pds_size p = A->first;
 
   for (pds_int i = 0; i < A->I; i++)
     for (pds_int j = 0; j < A->J; j++)
-      for (pds_int k = 0; k < A->K; k++, p++) s7_forward_point(A, p, i, j, k, dinv, b, x);
+      for (pds_int k = 0; k < A->K; k++, p++) s7_forward_point(A, p, i, j, k, dinv, fv, b, x);
   for (pds_int i = A->I - 1; i >= 0; i--)
     for (pds_int j = A->J - 1; j >= 0; j--)
-      for (pds_int k = A->K - 1; k >= 0; k--) s7_backward_point(A, --p, i, j, k, dinv, x);
+      for (pds_int k = A->K - 1; k >= 0; k--) s7_backward_point(A, --p, i, j, k, dinv, fv, x);
 }
 
 /* one grid's product in natural order */

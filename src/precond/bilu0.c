@@ -14,7 +14,7 @@ struct bilu0 {
   pds_real *dinv;        /* [npts][n][n] row-major, backend memory */
   char      variant[16]; /* pds_precond_bilu0_set_variant's name */
   int       single;      /* factors stored in float for the sweeps */
-  void     *plan;        /* the backend's schedule (plan_create), or NULL */
+  void     *plan;        /* the backend's plan (plan_create: schedules, the float copy), or NULL */
   uint64_t  shape;       /* the grids' shape the plan is for (grids_shape); 0: none, or the choice changed since */
 };
 
@@ -61,7 +61,8 @@ int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p) {
   return PDS_OK;
 }
 
-/* the backend's plan for the operator's grids (device backends), made again when the operator or the choice changed */
+/* the backend's plan for the operator's grids, made again when the operator or the choice changed (a backend without
+   plan_create runs its own order with double factors) */
 static int bilu0_plan(pds_precond pc, const struct pds_stencil7 *g, int nb) {
   struct bilu0 *P   = pc->data;
   pds_ctx       ctx = pc->hdr.ctx;
