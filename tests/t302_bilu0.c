@@ -680,9 +680,10 @@ int main(int argc, char **argv) {
   check_ilu_property(ctx, 1, 5, 3, 3);
   check_exact_lower(ctx);
   check_richardson(ctx);
-  check_omp_bits(14, 13, 12, 3); /* pipelined wavefront (j-rows >= threads, up to 13 threads) */
+  check_omp_bits(14, 13, 12, 3); /* pipelined wavefront (13 j-rows: on min(threads, 13) up to 26 threads) */
   check_omp_bits(9, 70, 5, 4);   /* pipelined with any thread count (at most 64 threads pipeline) */
   check_omp_bits(60, 1, 40, 2);  /* one j-row: by hyperplanes */
+  check_omp_bits(50, 3, 16, 2);  /* three j-rows: pipelined on up to 6 threads, by hyperplanes on more */
   check_roundtrip(ctx);
   check_multiblock(ctx);
   check_variants(ctx);

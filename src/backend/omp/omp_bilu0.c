@@ -1,16 +1,16 @@
 /* src/backend/omp/omp_bilu0.c: /cpu/omp's block ILU(0) group (src/precond/bilu0_kernels.h). A grid of at least
- * S7_MIN_POINTS points runs a pipelined wavefront when it has at least as many j-rows as there are threads: thread t
- * owns a contiguous range of j-rows and runs its rows of each i-plane in natural order once thread t - 1 has finished
- * that plane (the only upstream neighbour outside its rows is (i, j0 - 1, k)), plane after plane; the backward sweep
- * the same mirrored (thread t waits on t + 1). The threads meet only pairwise, through a progress counter each
- * (release / acquire), and every thread streams through contiguous memory. A grid with fewer j-rows runs paper 000's
- * OpenMP version (Algorithms 2 and 3): the points of each hyperplane i + j + k = h are independent, so the threads
- * share each hyperplane's points (one barrier per hyperplane). Smaller grids (the blocks of a multi-block matrix,
- * coupled only through the right-hand side) are shared out whole, each run in natural order by one thread: no
- * barrier at all. Each point runs stencil7_bodies.h's arithmetic after the points it depends on, so the factors and
- * the sweeps are bitwise ref's. A singular block found in a parallel factorization sends that grid's factorization
- * back to natural order on one thread, which stops at its first singular block as ref does (a wavefront meets
- * blocks made from it in any order); of several grids with a singular block, the first one's is reported. */
+ * S7_MIN_POINTS points runs a pipelined wavefront when it has j-rows for at least half the threads (on min(threads,
+ * j-rows) threads): thread t owns a contiguous range of j-rows and runs its rows of each i-plane in natural order once
+ * thread t - 1 has finished that plane (the only upstream neighbour outside its rows is (i, j0 - 1, k)), plane after
+ * plane; the backward sweep the same mirrored (thread t waits on t + 1). The threads meet only pairwise, through a
+ * progress counter each (release / acquire), and every thread streams through contiguous memory. A grid with fewer
+ * j-rows runs paper 000's OpenMP version (Algorithms 2 and 3): the points of each hyperplane i + j + k = h are
+ * independent, so the threads share each hyperplane's points (one barrier per hyperplane). Smaller grids (the blocks
+ * of a multi-block matrix, coupled only through the right-hand side) are shared out whole, each run in natural order
+ * by one thread: no barrier at all. Each point runs stencil7_bodies.h's arithmetic after the points it depends on, so
+ * the factors and the sweeps are bitwise ref's. A singular block found in a parallel factorization sends that grid's
+ * factorization back to natural order on one thread, which stops at its first singular block as ref does (a wavefront
+ * meets blocks made from it in any order); of several grids with a singular block, the first one's is reported. */
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,11 +32,13 @@ static void s7_wait(s7_progress *pr, int u, long at) {
     if (!(spin & 1023)) sched_yield(); /* more threads than cores: let the one we wait for run */
 }
 
-/* the threads of a pipelined wavefront over A (0: use hyperplanes) */
+/* the threads of a pipelined wavefront over A: one j-row at least per thread, and at least half the threads (a
+   15^3 grid on 16 threads pipelines over 15); 0: use hyperplanes (few j-rows, many threads) */
 static int s7_pipe_threads(const struct pds_stencil7 *A) {
   const int T = omp_get_max_threads() < S7_PIPE_MAX ? omp_get_max_threads() : S7_PIPE_MAX;
+  const int P = A->J < T ? (int)A->J : T;
 
-  return T >= 2 && A->J >= T ? T : 0;
+  return P >= 2 && 2 * P >= T ? P : 0;
 }
 
 /* the pipelined wavefront: BODY for every point (i, j, k, p) of thread t's rows [j0, j1), forward (natural order,
