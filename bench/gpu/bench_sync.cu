@@ -82,30 +82,6 @@ struct result {
 
 int g_steps = 2000, g_reps = 7;
 
-// median seconds of reps runs of f (after one warm-up run), with events around each
-template <class F> double timed(F f) {
-  cudaEvent_t         a, b;
-  std::vector<double> t;
-
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  f();
-  CK(cudaDeviceSynchronize());
-  for (int r = 0; r < g_reps; r++) {
-    float ms;
-
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e-3);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median(t);
-}
-
 void check(const char *what, unsigned got, unsigned want) {
   if (got != want) {
     fprintf(stderr, "FAIL: %s: the chain's final value is %u, its steps give %u\n", what, got, want);
@@ -148,7 +124,9 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&ca, copy_bytes));
   CK(cudaMalloc(&cb, copy_bytes));
   CK(cudaMemset(ca, 1, copy_bytes));
-  const double copy_gbs = 2.0 * copy_bytes / timed([&] { CK(cudaMemcpyAsync(cb, ca, copy_bytes, cudaMemcpyDeviceToDevice)); }) * 1e-9;
+  const double copy_s =
+      gpu_event_median([&] { CK(cudaMemcpyAsync(cb, ca, copy_bytes, cudaMemcpyDeviceToDevice)); }, 1, g_reps);
+  const double copy_gbs = 2.0 * copy_bytes / copy_s * 1e-9;
 
   CK(cudaFree(ca));
   CK(cudaFree(cb));
@@ -178,7 +156,8 @@ int main(int argc, char **argv) {
     CK(cudaStreamSynchronize(st));
     CK(cudaMemcpy(h, v + ((g_steps - 1) & 1) * nsm, sizeof(unsigned), cudaMemcpyDeviceToHost));
     check("kernel chain", h[0], (unsigned)g_steps);
-    const double t = timed([&] { CK(cudaGraphLaunch(ex, 0)); }); // on the default stream: the events bracket it
+    // on the default stream: the events bracket it
+    const double t = gpu_event_median([&] { CK(cudaGraphLaunch(ex, 0)); }, 1, g_reps);
 
     res.push_back({pdl ? "kernel boundary (graph, PDL)" : "kernel boundary (graph)", t / g_steps * 1e6});
     CK(cudaGraphExecDestroy(ex));
@@ -195,7 +174,8 @@ int main(int argc, char **argv) {
     CK(cudaLaunchCooperativeKernel((void *)kgrid, dim3(nsm), dim3(128), args, 0, 0));
     CK(cudaMemcpy(&h, v + ((g_steps - 1) & 1) * nsm, sizeof h, cudaMemcpyDeviceToHost));
     check("grid barrier chain", h, (unsigned)g_steps);
-    const double t = timed([&] { CK(cudaLaunchCooperativeKernel((void *)kgrid, dim3(nsm), dim3(128), args, 0, 0)); });
+    const double t = gpu_event_median(
+        [&] { CK(cudaLaunchCooperativeKernel((void *)kgrid, dim3(nsm), dim3(128), args, 0, 0)); }, 1, g_reps);
 
     res.push_back({"grid barrier (" + std::to_string(nsm) + " blocks)", t / g_steps * 1e6});
   }
@@ -219,7 +199,7 @@ int main(int argc, char **argv) {
     CK(cudaLaunchKernelEx(&cfg, kcluster, out, g_steps));
     CK(cudaMemcpy(&h, out, sizeof h, cudaMemcpyDeviceToHost));
     check("cluster barrier chain", h, (unsigned)g_steps);
-    const double t = timed([&] { CK(cudaLaunchKernelEx(&cfg, kcluster, out, g_steps)); });
+    const double t = gpu_event_median([&] { CK(cudaLaunchKernelEx(&cfg, kcluster, out, g_steps)); }, 1, g_reps);
 
     res.push_back({"cluster barrier + DSMEM read (C = " + std::to_string(C) + ")", t / g_steps * 1e6});
   }
@@ -231,7 +211,7 @@ int main(int argc, char **argv) {
     CK(cudaGetLastError());
     CK(cudaMemcpy(&h, out, sizeof h, cudaMemcpyDeviceToHost));
     check("block barrier chain", h, (unsigned)g_steps);
-    const double t = timed([&] { kblock<<<1, 384>>>(out, g_steps); });
+    const double t = gpu_event_median([&] { kblock<<<1, 384>>>(out, g_steps); }, 1, g_reps);
 
     res.push_back({"block barrier (__syncthreads, 384 threads)", t / g_steps * 1e6});
   }
