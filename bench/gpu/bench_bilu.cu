@@ -1362,20 +1362,6 @@ static const char *g_usage =
     "  -quick: n = 6 on 15,25,55,100, n = 4, 5 on 25, 64 x 15^3 only, short boxes. JSON lines to -json FILE (else\n"
     "  stdout); progress on stderr; the tables on stdout with -json, else on stderr.\n";
 
-static long parse_long(const char *opt, const char *s) {
-  char *e;
-  long  v = strtol(s, &e, 10);
-
-  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not an integer\n", opt, s), exit(2);
-  return v;
-}
-static double parse_double(const char *opt, const char *s) {
-  char  *e;
-  double v = strtod(s, &e);
-
-  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not a number\n", opt, s), exit(2);
-  return v;
-}
 static std::vector<std::string> split(const std::string &s) {
   std::vector<std::string> out;
 

@@ -1227,21 +1227,6 @@ static const char *g_usage =
     "  convergence on grids of more than N nodes (0: only the -cpu_solve_max_s rule); -sweep_above: the paper kernels'\n"
     "  launch sweep on grids of at least that many nodes; -rcm_above: the renumbering study from that size.\n";
 
-static long parse_long(const char *opt, const char *s) {
-  char *e;
-  long  v = strtol(s, &e, 10);
-
-  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not an integer\n", opt, s), exit(2);
-  return v;
-}
-static double parse_double(const char *opt, const char *s) {
-  char  *e;
-  double v = strtod(s, &e);
-
-  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not a number\n", opt, s), exit(2);
-  return v;
-}
-
 int main(int argc, char **argv) {
   g_t0 = pds_wtime();
   for (int i = 1; i < argc; i++) {

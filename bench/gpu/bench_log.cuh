@@ -1,6 +1,7 @@
 // bench/gpu/bench_log.cuh: what the GPU benchmarks that drive the library through its API share (bench_fem2d_gpu,
 // bench_bilu): PK, a pdesolve call checked (its error and the context's message, then exit 2); LOG, a progress line on
-// stderr stamped with the seconds since g_t0 (set it at the start of main); fail, a validation failure (exit 1).
+// stderr stamped with the seconds since g_t0 (set it at the start of main); fail, a validation failure (exit 1);
+// parse_long, parse_double, an option's value (not a number: exit 2).
 #pragma once
 
 #include <cstdarg>
@@ -40,4 +41,19 @@ static void fail(const char *fmt, ...) {
   va_end(ap);
   fputc('\n', stderr);
   exit(1);
+}
+
+static long parse_long(const char *opt, const char *s) {
+  char *e;
+  long  v = strtol(s, &e, 10);
+
+  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not an integer\n", opt, s), exit(2);
+  return v;
+}
+static double parse_double(const char *opt, const char *s) {
+  char  *e;
+  double v = strtod(s, &e);
+
+  if (*e || e == s) fprintf(stderr, "option %s: '%s' is not a number\n", opt, s), exit(2);
+  return v;
 }
