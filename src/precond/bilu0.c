@@ -61,8 +61,8 @@ int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p) {
   return PDS_OK;
 }
 
-/* the backend's plan for the operator's grids, made again when the operator or the choice changed (a backend without
-   plan_create runs its own order with double factors) */
+/* the backend's plan for the operator's grids (it checks the variant and keeps what the factor storage needs), made
+   again when the operator or the choice changed */
 static int bilu0_plan(pds_precond pc, const struct pds_stencil7 *g, int nb) {
   struct bilu0 *P   = pc->data;
   pds_ctx       ctx = pc->hdr.ctx;
@@ -72,15 +72,6 @@ static int bilu0_plan(pds_precond pc, const struct pds_stencil7 *g, int nb) {
   if (P->shape == shape) return PDS_OK;
   if (P->plan) ctx->k->bilu0.plan_destroy(ctx, P->plan), P->plan = NULL;
   P->shape = 0;
-  if (!ctx->k->bilu0.plan_create) {
-    PDS_CHECK(!strcmp(P->variant, "auto"), ctx, PDS_ERR_UNSUPPORTED,
-              "bilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", P->variant,
-              ctx->backend);
-    PDS_CHECK(!P->single, ctx, PDS_ERR_UNSUPPORTED, "bilu0 factors in single precision run on /gpu/cuda; %s stores "
-              "them in double", ctx->backend);
-    P->shape = shape;
-    return PDS_OK;
-  }
   PDS_CALL(ctx->k->bilu0.plan_create(ctx, g, nb, P->variant, P->single, &P->plan));
   P->shape = shape;
   return PDS_OK;
@@ -99,6 +90,7 @@ static int bilu0_setup(pds_precond pc) {
             "pbjacobi or jacobi", pc->A->type);
   PDS_KERNEL(ctx, bilu0.factor);
   PDS_KERNEL(ctx, bilu0.solve);
+  PDS_KERNEL(ctx, bilu0.plan_create);
   PDS_CALL(bilu0_plan(pc, g, nb));
   np = pc->A->nrows / g[0].n; /* the points of all grids */
   if (P->dinv && (P->npts != np || P->n != g[0].n)) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));

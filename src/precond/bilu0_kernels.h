@@ -20,10 +20,10 @@ struct pds_stencil7;
 
 /* over the nb independent grids g[0..nb) of a stencil7 matrix (g: host memory, their values backend memory);
    dinv [points][n][n]; *bad: the matrix's point index (the first singular one in grid order, then natural order).
-   plan: what plan_create made, or NULL where the backend has no plan_create. */
+   plan: what plan_create made. */
 struct pds_bilu0_kernels {
-  /* optional (/gpu/cuda; ref's, which omp shares, takes the variant auto only and keeps the float copy): the
-     schedule of the grids for a variant (a name of pds_precond_bilu0_set_variant; the backend checks it:
+  /* every backend (/gpu/cuda's; ref's, which omp shares, takes the variant auto only and keeps the float copy):
+     the schedule of the grids for a variant (a name of pds_precond_bilu0_set_variant; the backend checks it:
      PDS_ERR_ARG naming the ones it knows) and the factors' storage (single: a float copy for the sweeps, made by
      factor); made at setup, kept while the grids keep their shapes */
   int (*plan_create)(pds_ctx, const struct pds_stencil7 *g, int nb, const char *variant, int single, void **plan);
