@@ -13,10 +13,12 @@
  * - bad input: n out of range, an out-of-grid block that is not zero, a non-finite value, an empty dimension,
  *   bilu0 on a csr matrix, a singular factored block (PDS_ERR_ZERO_PIVOT naming the grid point).
  * - every variant (pds_precond_bilu0_set_variant; on /gpu/cuda hyperplane, graph, lanes, recycle, syncfree, block, tiles,
- *   auto) gives /cpu/ref's bits, for n = 1 .. 8, on one grid and on 40 mixed grids, applied twice and after a
+ *   auto; lanes also with its factorization's element kernel off, and mixed with its lanes kernel) gives /cpu/ref's
+ *   bits, for n = 1 .. 8, on one grid and on 40 mixed grids, applied twice and after a
  *   refactorization (the same bits each time); float factors within 1e-3 of ref's double (relative to its largest
  *   entry) and, on the CPU backends, /cpu/ref's float bits; a singular block named by every variant; CPU backends
  *   refuse a GPU variant, an unknown name is refused. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test.h"
 
 static unsigned long long g_seed = 88172645463325252ull;
@@ -550,16 +552,27 @@ static void check_variants(pds_ctx ctx) {
       ref = variant_run(r, "auto", 0, nb, dims, n, v, bh, np * n);
       for (int t = 0; t < nv; t++) {
         const char *name = cuda ? gpu[t] : "auto";
-        double     *y    = variant_run(ctx, name, 0, nb, dims, n, v, bh, np * n);
+        /* lanes factors planes of at most PDS_BILU0_ELEM_MAX points by its element kernel, wider ones by its
+           lanes kernel: these grids' planes are narrow, so lanes also runs with every plane on the lanes kernel
+           (0) and with the two mixed in one factorization (20) */
+        static const char *const em[] = {NULL, "0", "20"};
+        const int                ne   = cuda && !strcmp(name, "lanes") ? 3 : 1;
+        double                  *y;
 
-        if (memcmp(y, ref, sizeof *y * (size_t)np * n)) {
-          pds_size i = 0;
+        for (int m = 0; m < ne; m++) {
+          if (em[m]) setenv("PDS_BILU0_ELEM_MAX", em[m], 1);
+          y = variant_run(ctx, name, 0, nb, dims, n, v, bh, np * n);
+          if (em[m]) unsetenv("PDS_BILU0_ELEM_MAX");
+          if (memcmp(y, ref, sizeof *y * (size_t)np * n)) {
+            pds_size i = 0;
 
-          while (y[i] == ref[i]) i++;
-          TEST_FAIL("bilu0 variant %s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g",
-                    name, n, nb, pds_ctx_get_backend(ctx), i, y[i], ref[i]);
+            while (y[i] == ref[i]) i++;
+            TEST_FAIL("bilu0 variant %s%s%s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref "
+                      "%.17g", name, em[m] ? ", PDS_BILU0_ELEM_MAX " : "", em[m] ? em[m] : "", n, nb,
+                      pds_ctx_get_backend(ctx), i, y[i], ref[i]);
+          }
+          free(y);
         }
-        free(y);
         if (n == 3 || n == 6) { /* float factors: near ref's double (these weakly dominant matrices amplify the
                                       factors' rounding, 6e-8, by up to ~1e3: bound 1e-3); on the CPU backends
                                       /cpu/ref's float bits */

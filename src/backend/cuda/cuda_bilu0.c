@@ -5,7 +5,8 @@
  *   graph       the same launches captured once in a CUDA graph and replayed (today's form of the paper's
  *               dynamic-parallelism variant: the device queues the plane launches without the host; docs/bilu0.md
  *               says why dynamic parallelism itself is not built);
- *   lanes       n lanes per point (registers, shuffles), one launch per plane, captured in a graph;
+ *   lanes       n lanes per point (registers, shuffles), one launch per plane, captured in a graph; a plane that
+ *               fits in one wave of the element kernel is factored with n^2 lanes per point (elem_max below);
  *   recycle     one persistent cooperative launch (paper 000's thread recycling): no more blocks than fit on the
  *               device at once (occupancy query, and the cooperative launch refuses more), a grid barrier per plane;
  *   syncfree    one launch per phase, no barrier: each point waits on its three upstream neighbours' flags;
@@ -15,6 +16,7 @@
  *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
  * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../stencil7_bodies.h" /* s7_inside */
@@ -53,7 +55,26 @@ struct bilu0_plan {
   int                  ntp, tedge;     /* tiles: tile-planes, the tiles' edge */
   long long            tsmem;          /* tiles: shared memory bytes per tile */
   struct graph_cache   graph[2];       /* graph, lanes: 0 factor, 1 solve */
+  long long            elem_max;       /* lanes, tiles: planes of at most this many points factored by n^2 lanes a
+                                          point (below) */
 };
+
+/* The factorization of lanes and tiles runs a plane with the element kernel (cuda_bilu0.cu: n^2 lanes a point, a
+   short chain per point, many registers) when the plane fits in one wave of it on this device, and a wider plane
+   with lanes' kernel (n lanes a point, a longer chain, one wave for far more points). Both give the same bits.
+   Measured on an H100 at n = 6 (docs/bilu0.md): the element kernel 1.7-1.9x faster on 15^3-35^3, whose planes fit;
+   on every plane it is 1.45-1.5x slower at 100^3 and on 64 grids of 15^3 (7500 and 10800 points a plane, 5-7 waves).
+   PDS_BILU0_ELEM_MAX=k in the environment sets the bound to k points (0: lanes' kernel always). */
+static int elem_max(pds_ctx ctx, struct cuda_be *be, int n, long long *out) {
+  const char *s = getenv("PDS_BILU0_ELEM_MAX");
+
+  if (s) {
+    *out = atoll(s);
+    return PDS_OK;
+  }
+  PDS_CUDA_CALL(ctx, pds_cuda_bilu0_elem_wave(n, be->nsm, out));
+  return PDS_OK;
+}
 
 static int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
 
@@ -260,7 +281,7 @@ static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int
   P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
   P->n = g[0].n, P->nb = nb, P->single = single;
   for (int q = 0; q < nb; q++) P->np += (pds_size)g[q].I * g[q].J * g[q].K;
-  if ((ierr = plan_build(ctx, be, g, nb, P))) {
+  if ((ierr = elem_max(ctx, be, P->n, &P->elem_max)) || (ierr = plan_build(ctx, be, g, nb, P))) {
     plan_free(be, P);
     return ierr;
   }
@@ -274,10 +295,13 @@ static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
   const struct bilu0_plan *P = plan;
 
   (void)ctx;
-  const int k = snprintf(buf, len, "cuda bilu0: variant %s%s, %d hyperplanes (the widest %lld points), %d grid%s, "
+  int k = snprintf(buf, len, "cuda bilu0: variant %s%s, %d hyperplanes (the widest %lld points), %d grid%s, "
                          "factors in %s", variant_names[P->variant], P->asked == V_AUTO ? " (auto)" : "", P->nh,
                          P->wide, P->nb, P->nb == 1 ? "" : "s", P->single ? "float" : "double");
 
+  if ((P->variant == V_LANES || P->variant == V_TILES) && k > 0 && (size_t)k < len)
+    k += snprintf(buf + k, len - (size_t)k, "; factorization of planes of up to %lld points by n^2 lanes a point",
+                  P->elem_max);
   if (P->variant == V_TILES && k > 0 && (size_t)k < len)
     snprintf(buf + k, len - (size_t)k, "; sweeps by %d planes of tiles of %d^3", P->ntp, P->tedge);
   return PDS_OK;
@@ -363,7 +387,7 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
   case V_HYPERPLANE: L->kind = PDS_CUDA_BILU0_SQUARE; PDS_CUDA_CALL(ctx, planes(P, L, phase)); return PDS_OK;
   case V_GRAPH: L->kind = PDS_CUDA_BILU0_SQUARE; return planes_graphed(ctx, be, P, L, phase);
   case V_LANES:
-  case V_TILES: L->kind = PDS_CUDA_BILU0_LANES; return planes_graphed(ctx, be, P, L, phase);
+  case V_TILES: L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max; return planes_graphed(ctx, be, P, L, phase);
   case V_RECYCLE:
     L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
     L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;

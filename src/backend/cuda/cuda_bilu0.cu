@@ -8,13 +8,15 @@
 // takes the planes in reverse; padded plane-major (syncfree): each plane padded to whole warps; grid-major (block):
 // grid after grid, plane after plane.
 //
-// Two ways to run one point:
+// Three ways to run one point:
 // - "square" (paper 000's Algorithms 4-7; variants hyperplane and graph): n^2 threads per point, several points per
 //   256-thread block, the factorization's products and the in-place Gauss-Jordan inversion (partial pivoting, the
 //   steps of pds_block_invert) in shared memory, the sweeps' products in shared memory summed by one thread per row;
 // - "lanes" (variants lanes, recycle, syncfree, block): G = the power of two >= n lanes per point (32 / G points per
 //   warp), lane u holds row u in registers; the inversion's pivot column and pivot row and the sweeps' z go between
-//   the lanes by warp shuffles; no shared memory, no block barrier inside a point.
+//   the lanes by warp shuffles; no shared memory, no block barrier inside a point;
+// - "element" (the factorization of lanes and tiles on planes that fit in one wave of it): n^2 lanes per point in
+//   one warp, a lane per element of the block (two for n > 4), the products and the inversion by shuffles.
 // Byte models per point (8-byte reals): factorization 64 n^2 read (delta, 3 lower arms, 3 upper arms of the
 // neighbours, 3 neighbour inverses: 10 n^2; the upper arms and inverses shared with other points through the
 // caches) + 8 n^2 written; forward sweep 8 (3 n^2 + n^2) + 8 n (b) + 8 n (x written) + neighbours' x (cached);
@@ -63,6 +65,9 @@ template <int N, class T> __device__ __forceinline__ void load_row(T (&d)[N], co
     for (int v = 0; v < N; v++) d[v] = src[v];
   }
 }
+
+// G: lanes per point of the lanes body (the power of two >= n)
+constexpr int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
 
 // ---- the "lanes" body --------------------------------------------------------------------------------------------
 // lane u (< G) of the group of point e; on: the group has a point (every lane of the warp calls, for the shuffles)
@@ -197,6 +202,146 @@ __device__ __forceinline__ void lane_factor(bool on, const int4 &e, int u, const
   factor_run<N, G, CG>(on, e, u, r, vals, dinv, bad);
 }
 
+// ---- the "element" factorization (lanes' factorization of narrow planes) -----------------------------------------
+// n^2 lanes per point, as paper 000's Algorithms 4-5, but in one warp and in registers: the group of P = min(32, G^2)
+// lanes of a point holds the block by elements, lane l = (u0, v) = (l / G, l % G) element e of row u0 + e R
+// (R = P / G rows per pass, E passes: E = 2 for n = 5..8, else 1). Per point this is a short chain where lanes runs a
+// long one: element (u, v) of S = L D_q is one lane's dot product with column v of D_q (its own loads), element (u, v)
+// of S U takes row u of S by n shuffles, and a Gauss-Jordan step is one column gather, a local pivot search, the row
+// interchange by E^2 shuffles and one row update per element. The arithmetic is s7_factor_point_n's and
+// pds_block_invert's, element by element in their order (the row interchanges done as they are; the column
+// interchanges at the end become the addresses of the stores), so the bits are /cpu/ref's. Registers: the point's
+// lower rows and the neighbours' upper columns (read before the plane before has ended) take (E + 1) 3 n doubles,
+// which limits residency: used for planes of at most elem_max points, where the chain, not the throughput, bounds a
+// step.
+template <int N> struct el {
+  static constexpr int G = lanes_of(N), P = G * G < 32 ? G * G : 32, R = P / G, E = (N + R - 1) / R;
+};
+
+template <int N>
+__device__ __forceinline__ void elem_factor(bool on, const int4 &e, int l, const double *__restrict__ vals,
+                                            double *dinv, unsigned long long *bad, bool wait) {
+  constexpr int NN = N * N, G = el<N>::G, P = el<N>::P, R = el<N>::R, E = el<N>::E;
+  const int     v = l % G, u0 = l / G;
+  const bool    col = on && v < N;
+  double        a[E], Lr[3][E][N], Uc[3][N];
+
+  // what this factorization never writes: delta, the point's lower rows, the neighbours' upper columns
+#pragma unroll
+  for (int q = 0; q < E; q++) {
+    const int  u  = u0 + q * R;
+    const bool ok = col && u < N;
+
+    a[q] = ok ? vals[((size_t)e.x * 7 + 3) * NN + u * N + v] : 0.0;
+#pragma unroll
+    for (int arm = 0; arm < 3; arm++)
+#pragma unroll
+      for (int w = 0; w < N; w++)
+        Lr[arm][q][w] = ok && (e.w >> arm & 1) ? vals[((size_t)e.x * 7 + arm) * NN + u * N + w] : 0.0;
+  }
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++)
+#pragma unroll
+    for (int w = 0; w < N; w++)
+      Uc[arm][w] = col && (e.w >> arm & 1) ? vals[((size_t)nb_of(e, arm) * 7 + 6 - arm) * NN + w * N + v] : 0.0;
+  if (wait) pds_grid_dep();
+  double Dc[3][N]; // column v of each neighbour's inverse (written by the plane before)
+
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++)
+#pragma unroll
+    for (int w = 0; w < N; w++)
+      Dc[arm][w] = col && (e.w >> arm & 1) ? __ldcg(dinv + (size_t)nb_of(e, arm) * NN + w * N + v) : 0.0;
+#pragma unroll
+  for (int arm = 0; arm < 3; arm++) { // T -= (L D_q) U, arm after arm as s7_factor_point_n
+    double S[E];
+
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+      double s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(Lr[arm][q][w], Dc[arm][w]));
+      S[q] = s;
+    }
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+      double s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(__shfl_sync(FULL, S[q], u0 * G + w, P), Uc[arm][w]));
+      if (col && u0 + q * R < N && (e.w >> arm & 1)) a[q] = S7_SUB(a[q], s);
+    }
+  }
+  bool ok = true;
+  int  piv[N];
+
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    double c[N]; // column k
+
+#pragma unroll
+    for (int i = 0; i < N; i++) c[i] = __shfl_sync(FULL, a[i / R], (i % R) * G + k, P);
+    int    r    = k;
+    double amax = fabs(c[k]), pv = c[k];
+
+#pragma unroll
+    for (int i = k + 1; i < N; i++)
+      if (fabs(c[i]) > amax) amax = fabs(c[i]), r = i, pv = c[i];
+    ok     = ok && amax > 0 && isfinite(amax);
+    piv[k] = r;
+    const double inv = 1.0 / pv;
+    double       rk  = 0; // row k after the interchange (row r before it), column v
+
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+      const double t = __shfl_sync(FULL, a[q], (r % R) * G + v, P);
+
+      if (r / R == q) rk = t;
+    }
+    const double pr = v == k ? inv : S7_MUL(rk, inv); // pivot row k scaled: a[k][k] = 1, then times inv
+    double       na[E];
+
+#pragma unroll
+    for (int q = 0; q < E; q++) { // rows k and r change places
+      const int u = u0 + q * R, src = u == k ? r : u == r ? k : u;
+
+      na[q] = a[q];
+#pragma unroll
+      for (int qq = 0; qq < E; qq++) {
+        const double t = __shfl_sync(FULL, a[qq], (src % R) * G + v, P);
+
+        if (src / R == qq) na[q] = t;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < E; q++) {
+      const int u = u0 + q * R, src = u == k ? r : u == r ? k : u;
+
+      if (u == k) a[q] = pr;
+      else {
+        double f = c[0]; // a[u][k] after the interchange: column k of row src
+
+#pragma unroll
+        for (int i = 1; i < N; i++)
+          if (src == i) f = c[i];
+        a[q] = v == k ? S7_SUB(0.0, S7_MUL(f, pr)) : S7_SUB(na[q], S7_MUL(f, pr));
+      }
+    }
+  }
+  if (on && l == 0 && !ok) atomicMin(bad, (unsigned long long)e.x);
+  int dst = v; // the column interchanges, last first, move column v to dst
+#pragma unroll
+  for (int k = N - 1; k >= 0; k--) dst = dst == k ? piv[k] : dst == piv[k] ? k : dst;
+#pragma unroll
+  for (int q = 0; q < E; q++) {
+    const int u = u0 + q * R;
+
+    if (col && u < N) dinv[(size_t)e.x * NN + u * N + dst] = a[q];
+  }
+}
+
+
 // forward (B = 0: x_p = dinv_p (b_p - lower arms . x)) or backward (B = 1: x_p -= dinv_p (upper arms . x)); the
 // factors T: the matrix's blocks and dinv (double) or the float copy (arm 3 the inverse); dstr: D's stride per point.
 // Split in two: sweep_load reads what no kernel of this application writes (the lane's rows of the three arms and of
@@ -309,6 +454,17 @@ __global__ void __launch_bounds__(256) lanes_k(const int4 *__restrict__ sched, l
     sweep_run<N, G, PH == 2, false, T>(
         row, e, u, r, [&](int a) { return f.x + (size_t)nb_of(e, PH == 2 ? 4 + a : a) * N; }, f.b, f.x);
   }
+}
+
+// one narrow plane's points, P lanes each, with programmatic dependent launch (as lanes_k)
+template <int N> __global__ void __launch_bounds__(64) elem_k(const int4 *__restrict__ sched, long long begin,
+                                                                long long count, fac_args f) {
+  const long long t   = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long idx = t / el<N>::P;
+  const bool      on  = idx < count;
+  const int4      e   = on ? sched[begin + idx] : make_int4(0, 0, 0, 0);
+
+  elem_factor<N>(on, e, (int)(t % el<N>::P), f.vals, f.dinv, f.bad, true);
 }
 
 // the points of one plane [lo, hi) over the groups of a grid-wide (or block-wide) team: gid0 = the warp's first
@@ -675,8 +831,6 @@ __global__ void to_float_k(pds_size np, int n, const double *__restrict__ vals, 
   out[i] = (float)(r / nn == 3 ? dinv[p * nn + r % nn] : vals[i]);
 }
 
-constexpr int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
-
 template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, const fac_args &f) {
   constexpr int G = lanes_of(N);
   cudaStream_t  s = L.stream;
@@ -695,6 +849,8 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
     const unsigned nb = (unsigned)((L.count * G + 255) / 256);
 
     if (L.count <= 0) return cudaSuccess;
+    if (L.phase == 0 && L.count <= L.elem_max)
+      return pds_launch(elem_k<N>, (unsigned)((L.count * el<N>::P + 63) / 64), 64, 0, s, L.sched, L.begin, L.count, f);
     if (L.phase == 0) return pds_launch(lanes_k<N, G, 0, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
     if (L.phase == 1) return pds_launch(lanes_k<N, G, 1, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
     return pds_launch(lanes_k<N, G, 2, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
@@ -754,6 +910,16 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
   }
 }
 
+// the points of one wave of elem_k on nsm SMs: the blocks resident per SM (its registers bound them) times its
+// points per block
+template <int N> cudaError_t elem_wave(int nsm, long long *points) {
+  int per = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, elem_k<N>, 64, 0);
+
+  *points = (long long)per * nsm * (64 / el<N>::P);
+  return e;
+}
+
 template <class T> cudaError_t launch_t(const pds_cuda_bilu0_launch &L, const fac_args &f) {
   switch (L.n) {
   case 1: return launch_n<1, T>(L, f);
@@ -779,6 +945,20 @@ cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L) {
   if (L->fvals) f.A7 = L->fvals, f.D = L->fvals + 3 * L->n * L->n, f.dstr = 7 * L->n * L->n;
   else f.A7 = L->vals, f.D = L->dinv, f.dstr = L->n * L->n;
   return L->fvals && L->phase != 0 ? launch_t<float>(*L, f) : launch_t<double>(*L, f);
+}
+
+cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points) {
+  switch (n) {
+  case 1: return elem_wave<1>(nsm, points);
+  case 2: return elem_wave<2>(nsm, points);
+  case 3: return elem_wave<3>(nsm, points);
+  case 4: return elem_wave<4>(nsm, points);
+  case 5: return elem_wave<5>(nsm, points);
+  case 6: return elem_wave<6>(nsm, points);
+  case 7: return elem_wave<7>(nsm, points);
+  case 8: return elem_wave<8>(nsm, points);
+  default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,

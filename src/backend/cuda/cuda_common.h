@@ -172,6 +172,8 @@ typedef struct {
   long long              begin, count;    /* square, lanes: a plane's entries; syncfree: warps; recycle: widest plane;
                                              tiles: a tile-plane's tiles (sched: 2 int4 per tile) */
   long long              smem;            /* tiles: shared memory bytes per tile */
+  long long              elem_max;        /* lanes, phase 0: planes of at most this many points are factored by the
+                                             element kernel (n^2 lanes per point), wider ones by lanes */
   const long long       *goff;            /* block: plane offsets of the grid-major schedule; recycle: plane-major's */
   const int             *gbase;           /* block: grid g's planes are goff[gbase[g]] .. goff[gbase[g + 1] - 1] */
   int                    nb, nh, nsm;     /* block: grids; recycle: planes and the device's SMs */
@@ -188,6 +190,7 @@ typedef struct {
   unsigned long long    *bad;             /* factor: min(p) over singular blocks (set to ~0 before) */
 } pds_cuda_bilu0_launch;
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
+cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */
 cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
                                     float *out);
 /* ---- single precision (cuda_f32.cu): the kernel group of src/backend/kernels_f32.h, its numerics, on float vectors;
