@@ -55,6 +55,7 @@ left() { local l=$((DEADLINE - SECONDS - ${1:-0})); [ $l -lt 5 ] && l=5; echo $l
   nvcc --version | tail -2
   cmake --version | head -1
   echo "cores: $JOBS; shared data: $SHARED"
+  echo "cpu: $(grep -m1 "model name" /proc/cpuinfo 2>/dev/null | sed "s/.*: //")"
 } > "$OUT/info.log" 2>&1
 cat "$OUT/info.log"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
