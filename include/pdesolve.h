@@ -187,6 +187,16 @@ PDS_EXTERN int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant
    blocks and the inverted diagonals) from a float copy made at setup, arithmetic in double: about half the bytes of
    an application, the preconditioner slightly perturbed. Every backend (/cpu/ref and /cpu/omp give the same bits). */
 PDS_EXTERN int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precision p);
+/* A new matrix of the operator's pattern (same type, sizes and nonzero positions; new values: the next Newton step
+   or time step): pds_precond_set_operator then pds_precond_setup, checking the pattern first (PDS_ERR_ARG if it
+   differs). ilu0 keeps its analysis (no level schedule is made again); every other type sets up as usual. */
+PDS_EXTERN int pds_precond_update_values(pds_precond pc, pds_mat A);
+/* ilu0 (a csr, bsr or stencil7 operator: ILU(0), by blocks on bsr and stencil7, docs/ilu0.md): factor A + shift I
+   instead of A (default 0): lets a matrix with zero or missing diagonal entries (saddle points) be factored. */
+PDS_EXTERN int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift);
+/* ilu0: how the backend runs it; "auto" (the default) on every backend (/cpu/ref: natural order; /cpu/omp: level
+   scheduling). Unknown name: an error at setup. */
+PDS_EXTERN int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant);
 
 /* ---- solvers ---------------------------------------------------------------------------------------- */
 /* type: "cg", "bicgstab", "gmres", "fgmres", "richardson". */

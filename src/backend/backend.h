@@ -13,6 +13,7 @@
 #include "../disc/disc_kernels.h"
 #include "../mat/mat_kernels.h"
 #include "../precond/bilu0_kernels.h"
+#include "../precond/ilu0_kernels.h"
 #include "../precond/precond_kernels.h"
 #include "../solver/krylov_kernels.h"
 #include "../vec/vec_kernels.h"
@@ -33,6 +34,7 @@ struct pds_kernels {
   struct pds_bsr_kernels    bsr;    /* src/mat/mat_kernels.h */
   struct pds_stencil7_kernels stencil7; /* src/mat/mat_kernels.h */
   struct pds_bilu0_kernels  bilu0;  /* src/precond/bilu0_kernels.h */
+  struct pds_ilu0_kernels   ilu0;   /* src/precond/ilu0_kernels.h */
   struct pds_krylov_kernels krylov; /* src/solver/krylov_kernels.h */
   struct pds_fem2d_kernels  fem2d;  /* src/disc/disc_kernels.h */
   struct pds_block_kernels  blocks; /* src/precond/precond_kernels.h */

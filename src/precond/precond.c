@@ -94,6 +94,25 @@ int pds_precond_setup(pds_precond pc) {
   return PDS_OK;
 }
 
+int pds_precond_update_values(pds_precond pc, pds_mat A) {
+  int ierr;
+
+  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(pc->A, pc->hdr.ctx, PDS_ERR_STATE, "pds_precond_update_values: the preconditioner has no operator yet; "
+            "call pds_precond_set_operator and pds_precond_setup first");
+  PDS_CHECK(!strcmp(A->type, pc->A->type) && A->nrows == pc->A->nrows && A->bs == pc->A->bs && A->nnz == pc->A->nnz,
+            pc->hdr.ctx, PDS_ERR_ARG, "pds_precond_update_values: the matrix (%s, %" PDS_INT_FMT " rows, block size "
+            "%d, %" PDS_SIZE_FMT " entries) does not have the operator's pattern (%s, %" PDS_INT_FMT " rows, block "
+            "size %d, %" PDS_SIZE_FMT " entries)", A->type, A->nrows, A->bs, A->nnz, pc->A->type, pc->A->nrows,
+            pc->A->bs, pc->A->nnz);
+  PDS_CALL(pds_precond_set_operator(pc, A));
+  pc->same_pattern = 1;
+  ierr             = pds_precond_setup(pc);
+  pc->same_pattern = 0;
+  return ierr;
+}
+
 int pds_precond_apply(pds_precond pc, pds_vec x, pds_vec y) {
   PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
   PDS_VALID(x, PDS_CLASSID_VEC, "x");

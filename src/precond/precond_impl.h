@@ -20,6 +20,7 @@ struct pds_precond_s {
   pds_mat                A;
   int                    bs;         /* requested block size (pbjacobi), 0 = the operator's */
   int                    setup_done;
+  int                    same_pattern; /* set while pds_precond_update_values runs the setup */
   unsigned long          state;      /* new at every setup (never reused): what a recorded device loop keys on */
   void                  *user;       /* shell */
   pds_shell_pc_setup     user_setup;

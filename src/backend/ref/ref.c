@@ -14,6 +14,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   pds_ref_fill_blocks(&k->blocks);
   pds_ref_fill_stencil7(&k->stencil7);
   pds_ref_fill_bilu0(&k->bilu0);
+  pds_ref_fill_ilu0(&k->ilu0);
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

@@ -1,0 +1,102 @@
+/* src/backend/ref/ref_ilu0.c: /cpu/ref's ILU(0) group (src/precond/ilu0_kernels.h): the factorization and the sweeps
+ * row after row in natural order. Its plan (struct ilu0_plan, also /cpu/omp's) holds the pattern's level schedules:
+ * ref does not need them, but -view reports their depth (what a parallel backend's sweeps cost) and /cpu/omp runs
+ * them. */
+#include <string.h>
+
+#include "../../sys/sys_impl.h"
+#include "../ilu0_bodies.h"
+#include "ref_impl.h"
+
+/* one schedule: the level of each row from its dependencies (backward: the rows after it), then the rows by level */
+static int levels_build(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, struct ilu0_levels *L) {
+  const pds_int n = F->nbrows;
+  pds_int      *lev = NULL;
+  int           ierr;
+
+  L->n = n, L->nlev = 0;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &lev));
+  for (pds_int s = 0; s < n; s++) {
+    const pds_int  i  = backward ? n - 1 - s : s;
+    const pds_size p0 = backward ? F->diag[i] + 1 : F->rowptr[i], p1 = backward ? F->rowptr[i + 1] : F->diag[i];
+    pds_int        l  = 0;
+
+    for (pds_size p = p0; p < p1; p++)
+      if (lev[F->colidx[p]] + 1 > l) l = lev[F->colidx[p]] + 1;
+    lev[i] = l;
+    if (l + 1 > L->nlev) L->nlev = l + 1;
+  }
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)L->nlev + 1, &L->off));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &L->rows));
+  for (pds_int i = 0; i < n; i++) L->off[lev[i] + 1]++;
+  for (pds_int l = 0; l < L->nlev; l++) L->off[l + 1] += L->off[l];
+  for (pds_int i = 0; i < n; i++) L->rows[L->off[lev[i]]++] = i; /* off[l] moves to the end of level l */
+  for (pds_int l = L->nlev; l > 0; l--) L->off[l] = L->off[l - 1];
+  L->off[0] = 0;
+done:
+  pds_free(ctx, PDS_MEM_HOST, &lev);
+  return ierr;
+}
+
+static void ilu0_plan_destroy_host(pds_ctx ctx, void *plan) {
+  struct ilu0_plan *P = plan;
+
+  if (!P) return;
+  pds_free(ctx, PDS_MEM_HOST, &P->fwd.off), pds_free(ctx, PDS_MEM_HOST, &P->fwd.rows);
+  pds_free(ctx, PDS_MEM_HOST, &P->bwd.off), pds_free(ctx, PDS_MEM_HOST, &P->bwd.rows);
+  pds_free(ctx, PDS_MEM_HOST, &P);
+}
+
+static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, const char *variant, void **plan) {
+  struct ilu0_plan *P = NULL;
+  int               ierr;
+
+  PDS_CHECK(!strcmp(variant, "auto"), ctx, PDS_ERR_UNSUPPORTED,
+            "ilu0 variant '%s' is not one of %s's: auto (natural order on /cpu/ref, level scheduling on /cpu/omp)",
+            variant, ctx->backend);
+  PDS_CALL(PDS_NEW(ctx, 1, &P));
+  if ((ierr = levels_build(ctx, F, 0, &P->fwd)) || (ierr = levels_build(ctx, F, 1, &P->bwd))) {
+    ilu0_plan_destroy_host(ctx, P);
+    return ierr;
+  }
+  *plan = P;
+  return PDS_OK;
+}
+
+static int ilu0_plan_describe_host(pds_ctx ctx, void *plan, char *buf, size_t len) {
+  const struct ilu0_plan *P = plan;
+
+  snprintf(buf, len, "%s ilu0: %s; the pattern's level schedules have %" PDS_INT_FMT " (forward) and %" PDS_INT_FMT
+           " (backward) levels, %.1f and %.1f rows a level", ctx->backend,
+           strcmp(ctx->backend, "/cpu/ref") ? "level after level, the rows of a level shared over the threads"
+                                            : "natural order",
+           P->fwd.nlev, P->bwd.nlev, P->fwd.nlev ? (double)P->fwd.n / P->fwd.nlev : 0.0,
+           P->bwd.nlev ? (double)P->bwd.n / P->bwd.nlev : 0.0);
+  return PDS_OK;
+}
+
+static int ilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
+  (void)ctx, (void)plan;
+  *bad = -1;
+  for (pds_int i = 0; i < F->nbrows; i++)
+    if (ilu0_factor_row(F, i, shift)) {
+      *bad = i;
+      break;
+    }
+  return PDS_OK;
+}
+
+static int ilu0_solve_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
+  (void)ctx, (void)plan;
+  for (pds_int i = 0; i < F->nbrows; i++) ilu0_forward_row(F, i, b, x);
+  for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
+  return PDS_OK;
+}
+
+void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g) {
+  g->plan_create   = ilu0_plan_create_host;
+  g->plan_destroy  = ilu0_plan_destroy_host;
+  g->plan_describe = ilu0_plan_describe_host;
+  g->factor        = ilu0_factor_ref;
+  g->solve         = ilu0_solve_ref;
+}

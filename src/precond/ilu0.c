@@ -1,0 +1,290 @@
+/* src/precond/ilu0.c: ILU(0) of a general sparse matrix: csr (scalar) or bsr (block ILU(0), the diagonal blocks
+ * inverted by Gauss-Jordan and stored inverted, as in bilu0); a stencil7 operator is taken through its BSR copy.
+ * IKJ form, no fill outside the pattern (src/precond/ilu0_kernels.h has the recurrence). Setup copies the pattern
+ * into the factor's (A's with every diagonal block present, columns ascending), has the backend analyse it
+ * (plan_create: level schedules, ...), loads A's values and factors in place. The analysis is kept while the
+ * operator's pattern stays: a new matrix of the same pattern (pds_precond_set_operator then pds_precond_setup, or
+ * pds_precond_update_values, which also checks that the pattern is the same) costs a pattern comparison, the copy
+ * of the values and the factorization, no analysis. A zero (singular) pivot is PDS_ERR_ZERO_PIVOT naming the row;
+ * pds_precond_ilu0_set_shift(pc, s) factors A + s I instead (a structurally missing diagonal counts as zero). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "precond_impl.h"
+
+#define ILU0_MAX_BS 64 /* the largest block the kernels take (src/backend/ilu0_bodies.h: ILU0_MAXB) */
+
+struct ilu0 {
+  char                   variant[16]; /* pds_precond_ilu0_set_variant's name */
+  pds_real               shift;
+  /* the operator's pattern the factor is for (host copies: a new operator is compared with them) */
+  int                    have;        /* a pattern is analysed */
+  pds_int                nbrows;
+  int                    bs;
+  pds_size               nnzb_a;
+  pds_size              *a_rowptr;
+  pds_int               *a_colidx;
+  pds_size              *fmap;        /* host [nnzb_a]: the factor position of A's block e; NULL: the same positions */
+  pds_size               inserted;    /* diagonal blocks the pattern lacked */
+  struct pds_ilu0_factor F;           /* backend memory */
+  pds_real              *stage;       /* host [F.nnzb bs^2]: the values scattered into the factor's pattern (fmap) */
+  void                  *plan;
+  pds_mat                bsr;         /* a stencil7 operator's BSR copy */
+};
+
+static int ilu0_of(pds_precond pc, struct ilu0 **P) {
+  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
+  PDS_CHECK(!strcmp(pc->type, "ilu0"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not ilu0", pc->type);
+  *P = pc->data;
+  return PDS_OK;
+}
+
+int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift) {
+  struct ilu0 *P = NULL;
+
+  PDS_CALL(ilu0_of(pc, &P));
+  PDS_CHECK(isfinite(shift), pc->hdr.ctx, PDS_ERR_ARG, "ilu0 shift %g is not finite", shift);
+  if (P->shift != shift) pc->setup_done = 0;
+  P->shift = shift;
+  return PDS_OK;
+}
+
+static void pattern_free(pds_ctx ctx, struct ilu0 *P) {
+  if (P->plan) ctx->k->ilu0.plan_destroy(ctx, P->plan);
+  P->plan = NULL, P->have = 0;
+  pds_free(ctx, PDS_MEM_HOST, &P->a_rowptr), pds_free(ctx, PDS_MEM_HOST, &P->a_colidx);
+  pds_free(ctx, PDS_MEM_HOST, &P->fmap), pds_free(ctx, PDS_MEM_HOST, &P->stage);
+  pds_free(ctx, PDS_MEM_DEVICE, &P->F.rowptr), pds_free(ctx, PDS_MEM_DEVICE, &P->F.colidx);
+  pds_free(ctx, PDS_MEM_DEVICE, &P->F.diag), pds_free(ctx, PDS_MEM_DEVICE, &P->F.vals);
+}
+
+int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant) {
+  struct ilu0 *P = NULL;
+
+  PDS_CALL(ilu0_of(pc, &P));
+  PDS_CHECK(variant && strlen(variant) < sizeof P->variant, pc->hdr.ctx, PDS_ERR_ARG,
+            "ilu0 variant: a name of at most %zu characters", sizeof P->variant - 1);
+  if (strcmp(P->variant, variant)) pattern_free(pc->hdr.ctx, P), pc->setup_done = 0; /* a new plan */
+  snprintf(P->variant, sizeof P->variant, "%s", variant);
+  return PDS_OK;
+}
+
+/* the operator as block CSR on the host: a csr matrix (bs 1), a bsr one, or a stencil7 one's BSR copy */
+struct view {
+  pds_int         nbrows;
+  int             bs;
+  pds_size        nnzb;
+  const pds_size *rowptr;
+  const pds_int  *colidx;
+  const pds_real *vals;
+};
+
+static int operator_view(pds_precond pc, struct view *v) {
+  struct ilu0 *P   = pc->data;
+  pds_ctx      ctx = pc->hdr.ctx;
+  pds_mat      A   = pc->A;
+  int          nb  = 0;
+
+  if (pds_mat_stencil7_grids(A, &nb)) {
+    pds_mat_destroy(&P->bsr);
+    PDS_CALL(pds_mat_stencil7_to_bsr(A, &P->bsr));
+    A = P->bsr;
+  } else pds_mat_destroy(&P->bsr);
+  if (!strcmp(A->type, "csr")) {
+    const struct pds_csr *h;
+
+    PDS_CALL(pds_mat_csr_host_sync(A));
+    h         = pds_mat_host_csr(A);
+    v->nbrows = h->nrows, v->bs = 1, v->nnzb = h->nnz, v->rowptr = h->rowptr, v->colidx = h->colidx;
+    v->vals   = h->vals;
+    return PDS_OK;
+  }
+  if (!strcmp(A->type, "bsr")) {
+    const struct pds_bsr *h = pds_mat_host_bsr(A);
+
+    v->nbrows = h->nbrows, v->bs = h->bs, v->nnzb = h->nnzb, v->rowptr = h->browptr, v->colidx = h->bcolidx;
+    v->vals   = h->vals;
+    PDS_CHECK(v->bs <= ILU0_MAX_BS, ctx, PDS_ERR_UNSUPPORTED, "ilu0: blocks of %d x %d; at most %d x %d", v->bs,
+              v->bs, ILU0_MAX_BS, ILU0_MAX_BS);
+    return PDS_OK;
+  }
+  return PDS_ERROR(ctx, PDS_ERR_UNSUPPORTED, "ilu0 needs a csr, bsr or stencil7 matrix, not %s", A->type);
+}
+
+/* whether v has the pattern the factor was built for */
+static int same_pattern(const struct ilu0 *P, const struct view *v) {
+  return P->have && P->nbrows == v->nbrows && P->bs == v->bs && P->nnzb_a == v->nnzb &&
+         !memcmp(P->a_rowptr, v->rowptr, ((size_t)v->nbrows + 1) * sizeof *v->rowptr) &&
+         !memcmp(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
+}
+
+/* the factor's pattern from v's (host): each row's columns ascending, its diagonal added where missing (fmap: where
+   A's blocks go, unless they keep their positions); then the backend's analysis */
+static int pattern_build(pds_precond pc, const struct view *v) {
+  struct ilu0           *P   = pc->data;
+  pds_ctx                ctx = pc->hdr.ctx;
+  const pds_int          n   = v->nbrows;
+  struct pds_ilu0_factor H   = {0};
+  pds_size              *ord = NULL, m = 0;
+  int                    ierr, ident = 1;
+  char                   why[96];
+
+  pattern_free(ctx, P);
+  H.nbrows = n, H.bs = v->bs;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &H.rowptr));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + (size_t)n + 1, &H.colidx));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &H.diag));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &P->fmap));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &ord));
+  for (pds_int i = 0; i < n; i++) {
+    const pds_size lo = v->rowptr[i], hi = v->rowptr[i + 1];
+    int            sorted = 1, hasd = 0;
+
+    H.rowptr[i] = m;
+    for (pds_size e = lo; e < hi; e++) {
+      ord[e - lo] = e;
+      if (e > lo && v->colidx[e] <= v->colidx[e - 1]) sorted = 0;
+      if (v->colidx[e] == i) hasd = 1;
+    }
+    if (!sorted) { /* insertion sort of the row's entries by column (rows are short) */
+      for (pds_size a = 1; a < hi - lo; a++)
+        for (pds_size b = a; b > 0 && v->colidx[ord[b]] < v->colidx[ord[b - 1]]; b--) {
+          const pds_size t = ord[b];
+
+          ord[b] = ord[b - 1], ord[b - 1] = t;
+        }
+      for (pds_size a = 1; a < hi - lo; a++)
+        if (v->colidx[ord[a]] == v->colidx[ord[a - 1]]) {
+          snprintf(why, sizeof why, "block row %" PDS_INT_FMT " holds column %" PDS_INT_FMT " twice", i,
+                   v->colidx[ord[a]]);
+          ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "ilu0: %s (sum duplicates first)", why);
+          goto done;
+        }
+      ident = 0;
+    }
+    for (pds_size a = 0; a < hi - lo; a++) {
+      const pds_int c = v->colidx[ord[a]];
+
+      if (!hasd && c > i) { /* the missing diagonal before the first column above it */
+        H.diag[i] = m, H.colidx[m++] = i, hasd = 2;
+        ident = 0;
+      }
+      if (c == i) H.diag[i] = m;
+      P->fmap[ord[a]] = m, H.colidx[m++] = c;
+    }
+    if (!hasd) H.diag[i] = m, H.colidx[m++] = i, ident = 0;
+  }
+  H.rowptr[n] = m, H.nnzb = m;
+  P->inserted = m - v->nnzb;
+  if (ident) pds_free(ctx, PDS_MEM_HOST, &P->fmap);
+  else PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)m * v->bs * v->bs, &P->stage));
+  /* the backend's copies and analysis */
+  P->F = H, P->F.rowptr = NULL, P->F.colidx = NULL, P->F.diag = NULL, P->F.vals = NULL;
+  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.rowptr, PDS_MEM_HOST, ((size_t)n + 1) * sizeof *H.rowptr,
+                                          &P->F.rowptr));
+  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.colidx, PDS_MEM_HOST, (size_t)m * sizeof *H.colidx,
+                                          &P->F.colidx));
+  PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.diag, PDS_MEM_HOST, (size_t)n * sizeof *H.diag,
+                                          &P->F.diag));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->F.vals));
+  PDS_CALL_GOTO(ierr, done, ctx->k->ilu0.plan_create(ctx, &H, P->variant, &P->plan));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &P->a_rowptr));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &P->a_colidx));
+  memcpy(P->a_rowptr, v->rowptr, ((size_t)n + 1) * sizeof *v->rowptr);
+  memcpy(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
+  P->nbrows = n, P->bs = v->bs, P->nnzb_a = v->nnzb, P->have = 1;
+done:
+  pds_free(ctx, PDS_MEM_HOST, &H.rowptr), pds_free(ctx, PDS_MEM_HOST, &H.colidx), pds_free(ctx, PDS_MEM_HOST, &H.diag);
+  pds_free(ctx, PDS_MEM_HOST, &ord);
+  if (ierr) pattern_free(ctx, P);
+  return ierr;
+}
+
+static int ilu0_setup(pds_precond pc) {
+  struct ilu0 *P   = pc->data;
+  pds_ctx      ctx = pc->hdr.ctx;
+  struct view  v   = {0};
+  pds_size     bad = -1;
+
+  PDS_KERNEL(ctx, ilu0.plan_create);
+  PDS_KERNEL(ctx, ilu0.factor);
+  PDS_KERNEL(ctx, ilu0.solve);
+  PDS_CALL(operator_view(pc, &v));
+  if (!same_pattern(P, &v)) {
+    PDS_CHECK(!pc->same_pattern || !P->have, ctx, PDS_ERR_ARG,
+              "pds_precond_update_values: the matrix's pattern is not the one ilu0 was set up with (%" PDS_INT_FMT
+              " block rows, %" PDS_SIZE_FMT " blocks); use pds_precond_set_operator and pds_precond_setup",
+              P->nbrows, P->nnzb_a);
+    PDS_CALL(pattern_build(pc, &v));
+  }
+  { /* A's values into the factor's pattern */
+    const size_t b2 = (size_t)v.bs * v.bs;
+
+    if (P->fmap) {
+      memset(P->stage, 0, (size_t)P->F.nnzb * b2 * sizeof *P->stage);
+      for (pds_size e = 0; e < v.nnzb; e++) memcpy(P->stage + P->fmap[e] * b2, v.vals + e * b2, b2 * sizeof *v.vals);
+      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, P->stage, PDS_MEM_HOST, (size_t)P->F.nnzb * b2 * sizeof(pds_real)));
+    } else
+      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.vals, PDS_MEM_HOST, (size_t)v.nnzb * b2 * sizeof(pds_real)));
+  }
+  PDS_CALL(ctx->k->ilu0.factor(ctx, P->plan, &P->F, P->shift, &bad));
+  if (bad >= 0)
+    return PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT,
+                     "ilu0: the factored diagonal %s of %srow %" PDS_SIZE_FMT " is %s%s: ILU(0) needs nonzero pivots "
+                     "without pivoting; factor A + s I with a shift (pds_precond_ilu0_set_shift, -pc_ilu0_shift s, "
+                     "s about 1e-3 to 1e-1 of the diagonal's size), reorder the matrix, or use a block size that keeps "
+                     "each saddle-point pair in one block",
+                     v.bs > 1 ? "block" : "entry", v.bs > 1 ? "block " : "", bad, v.bs > 1 ? "singular" : "zero",
+                     P->inserted > 0 ? " (the matrix lacks some diagonal entries: they count as zero)" : "");
+  return PDS_OK;
+}
+
+static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
+  struct ilu0    *P   = pc->data;
+  pds_ctx         ctx = pc->hdr.ctx;
+  const pds_real *xa;
+  pds_real       *ya;
+
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_write(y, &ya));
+  return ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya); /* y = M^-1 x */
+}
+
+static int ilu0_view(pds_precond pc, FILE *f) {
+  struct ilu0 *P   = pc->data;
+  pds_ctx      ctx = pc->hdr.ctx;
+  char         line[200];
+
+  if (!P->have) {
+    fprintf(f, "  ILU(0), not set up\n");
+    return PDS_OK;
+  }
+  fprintf(f, "  ILU(0)%s: %" PDS_INT_FMT " %srows, %" PDS_SIZE_FMT " %s in the factor (%" PDS_SIZE_FMT
+          " diagonal%s added), shift %g\n", P->bs > 1 ? " by blocks" : "", P->nbrows, P->bs > 1 ? "block " : "",
+          P->F.nnzb, P->bs > 1 ? "blocks" : "entries", P->inserted, P->inserted == 1 ? "" : "s", P->shift);
+  if (P->bs > 1) fprintf(f, "  blocks of %d x %d, the diagonal ones stored inverted\n", P->bs, P->bs);
+  if (P->plan && ctx->k->ilu0.plan_describe && !ctx->k->ilu0.plan_describe(ctx, P->plan, line, sizeof line))
+    fprintf(f, "  %s\n", line);
+  return PDS_OK;
+}
+
+static int ilu0_destroy(pds_precond pc) {
+  struct ilu0 *P = pc->data;
+
+  if (P) pattern_free(pc->hdr.ctx, P), pds_mat_destroy(&P->bsr);
+  return pds_free(pc->hdr.ctx, PDS_MEM_HOST, &pc->data);
+}
+
+int pds_precond_create_ilu0(pds_precond pc) {
+  struct ilu0 *P = NULL;
+
+  PDS_CALL(PDS_NEW(pc->hdr.ctx, 1, &P));
+  snprintf(P->variant, sizeof P->variant, "auto");
+  pc->data        = P;
+  pc->ops.setup   = ilu0_setup;
+  pc->ops.apply   = ilu0_apply;
+  pc->ops.view    = ilu0_view;
+  pc->ops.destroy = ilu0_destroy;
+  return PDS_OK;
+}

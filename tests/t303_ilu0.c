@@ -1,0 +1,445 @@
+/* tests/t303_ilu0.c: the ilu0 preconditioner (ILU(0) of a csr, bsr or stencil7 matrix).
+ * - y = M^-1 b against an independent dense ILU(0) written here (block IKJ on the pattern with the diagonal added,
+ *   the pivots' inverses applied by a dense solve with partial pivoting, not by the library's Gauss-Jordan): scalar
+ *   csr with unsorted rows and missing diagonals (factored with a shift), bsr with 2 x 2 and 3 x 3 blocks;
+ * - /cpu/omp against /cpu/ref, bit for bit, on matrices large enough for omp's level scheduling (a 5-point grid of
+ *   256^2 rows, a 7-point bsr grid with 4 x 4 blocks), factorization and application;
+ * - a stencil7 matrix: ilu0 (through its BSR copy) agrees with bilu0 to round-off (the same factorization, its
+ *   neighbours subtracted in another order);
+ * - refactorization: pds_precond_update_values with a matrix of the same pattern gives the bits of a fresh setup, and
+ *   refuses another pattern; a zero pivot is PDS_ERR_ZERO_PIVOT naming the row, a shift removes it; a shell operator
+ *   is refused; GMRES + ilu0 converges where GMRES alone needs many more iterations.
+ * On /gpu/cuda (no ilu0 kernels yet) setup must fail with the backend's "no kernel" error. */
+#include "test.h"
+
+static unsigned long long g_seed = 0x9e3779b97f4a7c15ull;
+static double             rnd(void) { /* uniform in [-1, 1) */
+  g_seed ^= g_seed << 13, g_seed ^= g_seed >> 7, g_seed ^= g_seed << 17;
+  return (double)(g_seed >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* a block-CSR matrix on the host: nb block rows of b x b blocks */
+typedef struct {
+  int       nb, b;
+  pds_size *rp;
+  pds_int  *ci;
+  double   *v;
+} bcsr;
+
+static void bcsr_free(bcsr *M) { free(M->rp), free(M->ci), free(M->v); }
+
+/* random pattern: the diagonal (unless nodiag_every divides the row + 1), the neighbours at +-1 and +-stride, and
+   `extra` random columns; values random, diagonal blocks made dominant by dom; rows reversed if unsorted */
+static bcsr make_random(int nb, int b, int stride, int extra, double dom, int nodiag_every, int unsorted) {
+  bcsr M = {nb, b, NULL, NULL, NULL};
+  int  cap = nb * (5 + extra);
+
+  M.rp = calloc((size_t)nb + 1, sizeof *M.rp), M.ci = malloc(sizeof *M.ci * (size_t)cap);
+  M.v  = malloc(sizeof *M.v * (size_t)cap * b * b);
+  TEST_ASSERT(M.rp && M.ci && M.v);
+  pds_size m = 0;
+
+  for (int i = 0; i < nb; i++) {
+    int cols[64], nc = 0;
+    int cand[4] = {i - stride, i - 1, i + 1, i + stride};
+
+    if (!(nodiag_every > 0 && (i + 1) % nodiag_every == 0)) cols[nc++] = i;
+    for (int t = 0; t < 4; t++)
+      if (cand[t] >= 0 && cand[t] < nb) cols[nc++] = cand[t];
+    for (int t = 0; t < extra; t++) cols[nc++] = (int)((rnd() + 1) * 0.5 * nb) % nb;
+    /* sort and drop duplicates */
+    for (int a = 1; a < nc; a++)
+      for (int c = a; c > 0 && cols[c] < cols[c - 1]; c--) {
+        int t = cols[c];
+
+        cols[c] = cols[c - 1], cols[c - 1] = t;
+      }
+    int u = 0;
+
+    for (int a = 0; a < nc; a++)
+      if (a == 0 || cols[a] != cols[a - 1]) cols[u++] = cols[a];
+    nc = u;
+    if (nodiag_every > 0 && (i + 1) % nodiag_every == 0) { /* the diagonal may have come back as a random column */
+      int w = 0;
+
+      for (int a = 0; a < nc; a++)
+        if (cols[a] != i) cols[w++] = cols[a];
+      nc = w;
+    }
+    for (int a = 0; a < nc; a++) {
+      const int c = unsorted ? cols[nc - 1 - a] : cols[a];
+
+      M.ci[m] = c;
+      for (int e = 0; e < b * b; e++) {
+        double x = rnd();
+
+        if (c == i && e % (b + 1) == 0) x = dom + fabs(x);
+        M.v[m * b * b + e] = x;
+      }
+      m++;
+    }
+    M.rp[i + 1] = m;
+  }
+  return M;
+}
+
+/* the 5-point (2D, q x q) or 7-point (3D, q^3) Laplacian-like pattern with random dominant values, b x b blocks */
+static bcsr make_grid(int q, int dim, int b) {
+  const int nb = dim == 2 ? q * q : q * q * q;
+  bcsr      M  = {nb, b, NULL, NULL, NULL};
+
+  M.rp = calloc((size_t)nb + 1, sizeof *M.rp), M.ci = malloc(sizeof *M.ci * (size_t)nb * 7);
+  M.v  = malloc(sizeof *M.v * (size_t)nb * 7 * b * b);
+  TEST_ASSERT(M.rp && M.ci && M.v);
+  pds_size m = 0;
+
+  for (int i = 0; i < nb; i++) {
+    const int x = i % q, y = (i / q) % q, z = i / (q * q);
+    const int off[7] = {-q * q, -q, -1, 0, 1, q, q * q};
+    const int ok[7]  = {dim == 3 && z > 0, y > 0, x > 0, 1, x + 1 < q, y + 1 < q, dim == 3 && z + 1 < q};
+
+    for (int t = 0; t < 7; t++) {
+      if (!ok[t]) continue;
+      M.ci[m] = i + off[t];
+      for (int e = 0; e < b * b; e++)
+        M.v[m * b * b + e] = off[t] == 0 ? (e % (b + 1) == 0 ? 2.0 * dim + 1 + 0.5 * rnd() : 0.3 * rnd()) : -1 + 0.3 * rnd();
+      m++;
+    }
+    M.rp[i + 1] = m;
+  }
+  return M;
+}
+
+static pds_mat to_mat(pds_ctx ctx, const bcsr *M) {
+  pds_mat A;
+
+  if (M->b == 1)
+    TEST_CALL(pds_mat_create_csr(ctx, M->nb, M->nb, M->rp, M->ci, M->v, PDS_MEM_HOST, PDS_COPY_VALUES, &A));
+  else
+    TEST_CALL(pds_mat_create_bsr(ctx, M->nb, M->nb, M->b, M->rp, M->ci, M->v, PDS_MEM_HOST, PDS_COPY_VALUES, &A));
+  return A;
+}
+
+/* ---- the independent reference: dense blocks ----------------------------------------------------------------- */
+/* x = M^-1 y for a dense m x m M (copied), partial pivoting; y and x m x r row-major (solves for r columns) */
+static void dense_solve(int m, const double *Min, int r, const double *y, double *x) {
+  double M[64 * 64], X[64 * 64];
+
+  memcpy(M, Min, sizeof *M * (size_t)m * m), memcpy(X, y, sizeof *X * (size_t)m * r);
+  for (int k = 0; k < m; k++) {
+    int p = k;
+
+    for (int i = k + 1; i < m; i++)
+      if (fabs(M[i * m + k]) > fabs(M[p * m + k])) p = i;
+    TEST_ASSERT(M[p * m + k] != 0);
+    for (int j = 0; j < m; j++) {
+      double t = M[k * m + j];
+
+      M[k * m + j] = M[p * m + j], M[p * m + j] = t;
+    }
+    for (int j = 0; j < r; j++) {
+      double t = X[k * r + j];
+
+      X[k * r + j] = X[p * r + j], X[p * r + j] = t;
+    }
+    for (int i = k + 1; i < m; i++) {
+      const double f = M[i * m + k] / M[k * m + k];
+
+      for (int j = k; j < m; j++) M[i * m + j] -= f * M[k * m + j];
+      for (int j = 0; j < r; j++) X[i * r + j] -= f * X[k * r + j];
+    }
+  }
+  for (int i = m - 1; i >= 0; i--)
+    for (int j = 0; j < r; j++) {
+      double s = X[i * r + j];
+
+      for (int c = i + 1; c < m; c++) s -= M[i * m + c] * X[c * r + j];
+      X[i * r + j] = s / M[i * m + i];
+    }
+  memcpy(x, X, sizeof *x * (size_t)m * r);
+}
+
+/* y = M^-1 b by a dense-block ILU(0) of A + shift I on A's pattern plus the diagonal */
+static void ref_ilu0(const bcsr *A, double shift, const double *b, double *y) {
+  const int nb = A->nb, B = A->b, BB = B * B;
+  char     *pat = calloc((size_t)nb * nb, 1);
+  double   *F   = calloc((size_t)nb * nb * BB, sizeof *F); /* block (i, j) at F[(i nb + j) BB] */
+
+  TEST_ASSERT(pat && F);
+  for (int i = 0; i < nb; i++) {
+    pat[(size_t)i * nb + i] = 1;
+    for (int e = 0; e < B; e++) F[((size_t)i * nb + i) * BB + e * (B + 1)] += shift;
+    for (pds_size p = A->rp[i]; p < A->rp[i + 1]; p++) {
+      pat[(size_t)i * nb + A->ci[p]] = 1;
+      for (int e = 0; e < BB; e++) F[((size_t)i * nb + A->ci[p]) * BB + e] += A->v[p * BB + e];
+    }
+  }
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k < i; k++) {
+      if (!pat[(size_t)i * nb + k]) continue;
+      double *Lik = F + ((size_t)i * nb + k) * BB, T[64 * 64], Ut[64 * 64], Lt[64 * 64];
+
+      /* L_ik = A_ik U_kk^-1: solve U_kk^T L^T = A_ik^T */
+      for (int u = 0; u < B; u++)
+        for (int v = 0; v < B; v++) Ut[u * B + v] = F[((size_t)k * nb + k) * BB + v * B + u], T[u * B + v] = Lik[v * B + u];
+      dense_solve(B, Ut, B, T, Lt);
+      for (int u = 0; u < B; u++)
+        for (int v = 0; v < B; v++) Lik[u * B + v] = Lt[v * B + u];
+      for (int j = k + 1; j < nb; j++) {
+        if (!pat[(size_t)i * nb + j] || !pat[(size_t)k * nb + j]) continue;
+        const double *Ukj = F + ((size_t)k * nb + j) * BB;
+        double       *Aij = F + ((size_t)i * nb + j) * BB;
+
+        for (int u = 0; u < B; u++)
+          for (int v = 0; v < B; v++) {
+            double s = 0;
+
+            for (int w = 0; w < B; w++) s += Lik[u * B + w] * Ukj[w * B + v];
+            Aij[u * B + v] -= s;
+          }
+      }
+    }
+  for (int i = 0; i < nb; i++) /* forward */
+    for (int u = 0; u < B; u++) {
+      double s = b[i * B + u];
+
+      for (int k = 0; k < i; k++)
+        if (pat[(size_t)i * nb + k])
+          for (int w = 0; w < B; w++) s -= F[((size_t)i * nb + k) * BB + u * B + w] * y[k * B + w];
+      y[i * B + u] = s;
+    }
+  for (int i = nb - 1; i >= 0; i--) { /* backward */
+    double z[64];
+
+    for (int u = 0; u < B; u++) {
+      double s = y[i * B + u];
+
+      for (int j = i + 1; j < nb; j++)
+        if (pat[(size_t)i * nb + j])
+          for (int w = 0; w < B; w++) s -= F[((size_t)i * nb + j) * BB + u * B + w] * y[j * B + w];
+      z[u] = s;
+    }
+    dense_solve(B, F + ((size_t)i * nb + i) * BB, 1, z, y + i * B);
+  }
+  free(pat), free(F);
+}
+
+/* ---- the library's -------------------------------------------------------------------------------------------- */
+static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, pds_size n) {
+  pds_precond P;
+  pds_vec     x, y;
+  double     *out = malloc(sizeof *out * (size_t)n);
+
+  TEST_ASSERT(out);
+  TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
+  TEST_CALL(pds_precond_ilu0_set_shift(P, shift));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_vec_create(ctx, n, &x));
+  TEST_CALL(pds_vec_create(ctx, n, &y));
+  TEST_CALL(pds_vec_set_values(x, b, PDS_MEM_HOST));
+  TEST_CALL(pds_precond_apply(P, x, y));
+  TEST_CALL(pds_vec_get_values(y, out, PDS_MEM_HOST));
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_precond_destroy(&P);
+  return out;
+}
+
+static void check_against_dense(pds_ctx ctx, const bcsr *M, double shift, const char *what) {
+  const pds_size n = (pds_size)M->nb * M->b;
+  double        *b = malloc(sizeof *b * (size_t)n), *yr = malloc(sizeof *yr * (size_t)n), *y, dmax = 0, amax = 0;
+  pds_mat        A = to_mat(ctx, M);
+
+  TEST_ASSERT(b && yr);
+  for (pds_size i = 0; i < n; i++) b[i] = rnd();
+  ref_ilu0(M, shift, b, yr);
+  y = pc_apply(ctx, A, shift, b, n);
+  for (pds_size i = 0; i < n; i++) {
+    if (fabs(yr[i]) > amax) amax = fabs(yr[i]);
+    if (fabs(y[i] - yr[i]) > dmax) dmax = fabs(y[i] - yr[i]);
+  }
+  if (!(dmax <= 1e-11 * amax)) TEST_FAIL("%s: M^-1 b differs from the dense ILU(0) by %g (max %g)", what, dmax, amax);
+  free(b), free(yr), free(y), pds_mat_destroy(&A);
+}
+
+static void check_omp_bits(pds_ctx ctx, const bcsr *M, const char *what) {
+  const pds_size n = (pds_size)M->nb * M->b;
+  pds_ctx        r;
+  pds_mat        A, Ar;
+  double        *b = malloc(sizeof *b * (size_t)n), *y, *yr;
+
+  TEST_ASSERT(b);
+  TEST_CALL(pds_ctx_create("/cpu/ref", &r));
+  for (pds_size i = 0; i < n; i++) b[i] = rnd();
+  A = to_mat(ctx, M), Ar = to_mat(r, M);
+  y = pc_apply(ctx, A, 0, b, n), yr = pc_apply(r, Ar, 0, b, n);
+  if (memcmp(y, yr, sizeof *y * (size_t)n)) {
+    pds_size i = 0;
+
+    while (y[i] == yr[i]) i++;
+    TEST_FAIL("%s on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g", what, pds_ctx_get_backend(ctx), i, y[i],
+              yr[i]);
+  }
+  free(b), free(y), free(yr), pds_mat_destroy(&A), pds_mat_destroy(&Ar), pds_ctx_destroy(&r);
+}
+
+static int shell_apply(void *user, pds_vec x, pds_vec y) {
+  (void)user;
+  return pds_vec_copy(x, y);
+}
+
+static void check_errors_and_refactor(pds_ctx ctx) {
+  bcsr        M = make_random(200, 1, 10, 2, 8.0, 0, 0), M2 = M, M3;
+  pds_mat     A = to_mat(ctx, &M), A2, A3, S;
+  pds_precond P, Q;
+  pds_vec     x, y, y2;
+  double     *v2 = malloc(sizeof *v2 * (size_t)M.rp[M.nb]), *o1, *o2;
+  const int   n  = M.nb;
+
+  TEST_ASSERT(v2);
+  for (pds_size e = 0; e < M.rp[M.nb]; e++) v2[e] = M.v[e] * (1 + 0.1 * rnd());
+  M2.v = v2;
+  A2   = to_mat(ctx, &M2);
+  TEST_CALL(pds_vec_create(ctx, n, &x)); TEST_CALL(pds_vec_create(ctx, n, &y)); TEST_CALL(pds_vec_create(ctx, n, &y2));
+  TEST_CALL(pds_vec_set(x, 1.0));
+  /* refactorization: the bits of a fresh setup on the new matrix */
+  TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
+  TEST_CALL(pds_precond_set_operator(P, A));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_precond_update_values(P, A2));
+  TEST_CALL(pds_precond_apply(P, x, y));
+  TEST_CALL(pds_precond_create(ctx, "ilu0", &Q));
+  TEST_CALL(pds_precond_set_operator(Q, A2));
+  TEST_CALL(pds_precond_setup(Q));
+  TEST_CALL(pds_precond_apply(Q, x, y2));
+  o1 = malloc(sizeof *o1 * n), o2 = malloc(sizeof *o2 * n);
+  TEST_ASSERT(o1 && o2);
+  TEST_CALL(pds_vec_get_values(y, o1, PDS_MEM_HOST)); TEST_CALL(pds_vec_get_values(y2, o2, PDS_MEM_HOST));
+  TEST_ASSERT(!memcmp(o1, o2, sizeof *o1 * n));
+  /* another pattern: update_values refuses it, set_operator + setup takes it */
+  M3 = make_random(200, 1, 10, 3, 8.0, 0, 0);
+  A3 = to_mat(ctx, &M3);
+  TEST_ASSERT_ERR(ctx, pds_precond_update_values(P, A3), PDS_ERR_ARG, "pattern");
+  TEST_CALL(pds_precond_set_operator(P, A3));
+  TEST_CALL(pds_precond_setup(P));
+  /* a zero pivot names its row; a shift lets it through */
+  M3.v[M3.rp[5]] = 0; /* row 5's first entry: its column 5 - 10 < 0 is absent, so column 4 (5 - 1) ... */
+  for (pds_size p = M3.rp[5]; p < M3.rp[6]; p++)
+    if (M3.ci[p] == 5) M3.v[p] = 0;
+  for (pds_size p = M3.rp[5]; p < M3.rp[6]; p++)
+    if (M3.ci[p] < 5) M3.v[p] = 0; /* nothing below the diagonal fills it back in */
+  pds_mat_destroy(&A3);
+  A3 = to_mat(ctx, &M3);
+  TEST_CALL(pds_precond_set_operator(P, A3));
+  TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, "row 5 is zero");
+  TEST_CALL(pds_precond_ilu0_set_shift(P, 0.5));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_shift(P, NAN), PDS_ERR_ARG, "not finite");
+  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_variant(P, "nonesuch") ? PDS_ERR_ARG : pds_precond_setup(P),
+                  PDS_ERR_UNSUPPORTED, "nonesuch");
+  TEST_CALL(pds_precond_ilu0_set_variant(P, "auto"));
+  TEST_ASSERT_ERR(ctx, pds_precond_bilu0_set_variant(P, "auto"), PDS_ERR_ARG, "not bilu0");
+  /* a shell operator */
+  TEST_CALL(pds_mat_create_shell(ctx, n, n, NULL, shell_apply, &S));
+  TEST_CALL(pds_precond_set_operator(Q, S));
+  TEST_ASSERT_ERR(ctx, pds_precond_setup(Q), PDS_ERR_UNSUPPORTED, "csr, bsr or stencil7");
+  free(v2), free(o1), free(o2), bcsr_free(&M), bcsr_free(&M3);
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&y2);
+  pds_mat_destroy(&A), pds_mat_destroy(&A2), pds_mat_destroy(&A3), pds_mat_destroy(&S);
+  pds_precond_destroy(&P), pds_precond_destroy(&Q);
+}
+
+/* ilu0 on a stencil7 matrix (its BSR copy) against bilu0 */
+static void check_stencil7(pds_ctx ctx) {
+  for (int n = 1; n <= 6; n += 5) {
+    pds_mat        A;
+    pds_precond    P, Q;
+    pds_vec        x, y, z;
+    const pds_size N = (pds_size)6 * 5 * 7 * n;
+    double        *a = malloc(sizeof *a * N), *c = malloc(sizeof *c * N), dmax = 0, amax = 0;
+
+    TEST_ASSERT(a && c);
+    TEST_CALL(pds_stencil7_random(ctx, 6, 5, 7, n, 1.5, 11, &A));
+    TEST_CALL(pds_precond_create(ctx, "ilu0", &P)); TEST_CALL(pds_precond_create(ctx, "bilu0", &Q));
+    TEST_CALL(pds_precond_set_operator(P, A)); TEST_CALL(pds_precond_set_operator(Q, A));
+    TEST_CALL(pds_precond_setup(P)); TEST_CALL(pds_precond_setup(Q));
+    TEST_CALL(pds_vec_create(ctx, N, &x)); TEST_CALL(pds_vec_create(ctx, N, &y)); TEST_CALL(pds_vec_create(ctx, N, &z));
+    for (pds_size i = 0; i < N; i++) a[i] = rnd();
+    TEST_CALL(pds_vec_set_values(x, a, PDS_MEM_HOST));
+    TEST_CALL(pds_precond_apply(P, x, y)); TEST_CALL(pds_precond_apply(Q, x, z));
+    TEST_CALL(pds_vec_get_values(y, a, PDS_MEM_HOST)); TEST_CALL(pds_vec_get_values(z, c, PDS_MEM_HOST));
+    for (pds_size i = 0; i < N; i++) {
+      if (fabs(c[i]) > amax) amax = fabs(c[i]);
+      if (fabs(a[i] - c[i]) > dmax) dmax = fabs(a[i] - c[i]);
+    }
+    if (!(dmax <= 1e-12 * amax)) TEST_FAIL("stencil7 n = %d: ilu0 and bilu0 differ by %g (max %g)", n, dmax, amax);
+    free(a), free(c), pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&z);
+    pds_precond_destroy(&P), pds_precond_destroy(&Q), pds_mat_destroy(&A);
+  }
+}
+
+/* GMRES(30) with and without ilu0 on a nonsymmetric grid matrix */
+static void check_gmres(pds_ctx ctx) {
+  bcsr        M = make_grid(40, 2, 1);
+  pds_mat     A = to_mat(ctx, &M);
+  pds_solver  s;
+  pds_precond P;
+  pds_vec     b, x;
+  int         its[2];
+
+  TEST_CALL(pds_vec_create(ctx, M.nb, &b)); TEST_CALL(pds_vec_create(ctx, M.nb, &x));
+  TEST_CALL(pds_vec_set(b, 1.0));
+  for (int t = 0; t < 2; t++) {
+    pds_solver_result res;
+
+    TEST_CALL(pds_solver_create(ctx, "gmres", &s));
+    TEST_CALL(pds_precond_create(ctx, t ? "ilu0" : "none", &P));
+    TEST_CALL(pds_solver_set_precond(s, P));
+    TEST_CALL(pds_solver_set_operator(s, A));
+    TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 2000));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_CALL(pds_solver_solve(s, b, x));
+    TEST_CALL(pds_solver_get_result(s, &res));
+    its[t] = res.iterations;
+    TEST_ASSERT(res.reason > 0);
+    TEST_ASSERT(test_true_relres(A, b, x) < 1e-9);
+    pds_solver_destroy(&s), pds_precond_destroy(&P);
+  }
+  if (!(its[1] * 2 < its[0])) TEST_FAIL("GMRES: %d iterations with ilu0, %d without", its[1], its[0]);
+  pds_vec_destroy(&b), pds_vec_destroy(&x), pds_mat_destroy(&A), bcsr_free(&M);
+}
+
+int main(int argc, char **argv) {
+  pds_ctx ctx = test_init(argc, argv);
+
+  if (!strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* no ilu0 kernels there yet: the backend says so */
+    bcsr        M = make_random(50, 1, 5, 1, 8.0, 0, 0);
+    pds_mat     A = to_mat(ctx, &M);
+    pds_precond P;
+
+    TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "no kernel 'ilu0.");
+    pds_precond_destroy(&P), pds_mat_destroy(&A), bcsr_free(&M);
+    test_finalize(&ctx);
+    return 0;
+  }
+  {
+    bcsr M;
+
+    M = make_random(300, 1, 17, 2, 6.0, 0, 0), check_against_dense(ctx, &M, 0, "csr"), bcsr_free(&M);
+    M = make_random(300, 1, 17, 2, 6.0, 0, 1), check_against_dense(ctx, &M, 0, "csr, rows unsorted"), bcsr_free(&M);
+    M = make_random(300, 1, 17, 2, 6.0, 7, 1);
+    check_against_dense(ctx, &M, 4.0, "csr, diagonals missing, shift 4"), bcsr_free(&M);
+    M = make_random(120, 2, 9, 2, 8.0, 0, 0), check_against_dense(ctx, &M, 0, "bsr 2 x 2"), bcsr_free(&M);
+    M = make_random(100, 3, 9, 1, 10.0, 11, 1);
+    check_against_dense(ctx, &M, 6.0, "bsr 3 x 3, unsorted, diagonals missing, shift 6"), bcsr_free(&M);
+    M = make_grid(256, 2, 1), check_omp_bits(ctx, &M, "csr 5-point 256^2"), bcsr_free(&M);
+    M = make_grid(24, 3, 4), check_omp_bits(ctx, &M, "bsr 4 x 4 7-point 24^3"), bcsr_free(&M);
+    M = make_random(40000, 1, 150, 3, 9.0, 0, 0), check_omp_bits(ctx, &M, "csr random 40000"), bcsr_free(&M);
+  }
+  check_errors_and_refactor(ctx);
+  check_stencil7(ctx);
+  check_gmres(ctx);
+  test_finalize(&ctx);
+  return 0;
+}
