@@ -12,6 +12,8 @@ int cmd_apply(pds_options o) {
   int                      grid[3];
   char                     backend[80];
   int                      bs, rc = EXIT_DONE;
+  double                   shift     = 0;
+  bool                     shift_set = false;
   pds_ctx                  ctx = NULL;
   pds_mat                  A   = NULL;
   pds_precond              pc  = NULL;
@@ -24,8 +26,10 @@ int cmd_apply(pds_options o) {
   OPT(o, pds_options_get_choice(o, "-op", "mat", ops, NELEM(ops), "y = A x, y = A^T x, or y = M^-1 x (pc set up on A)",
                                 &op, NULL));
   OPT(o, pds_options_get_string(o, "-pc", "jacobi",
-                                "<name> preconditioner of -op pc: none, jacobi, pbjacobi, bilu0 (with -format stencil7)",
+                                "<name> preconditioner of -op pc: none, jacobi, pbjacobi, ilu0, bilu0 (with -format "
+                                "stencil7)",
                                 &pcname, NULL));
+  OPT(o, pds_options_get_real(o, "-pc_ilu0_shift", 0, -1e300, 1e300, "-pc ilu0 factors A + s I", &shift, &shift_set));
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "block size of -format bsr (0 = detect) and, when > 0, of pbjacobi",
                              &bs, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
@@ -51,6 +55,13 @@ int cmd_apply(pds_options o) {
 
     snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", pcname);
     TRY(what, pds_precond_create(ctx, pcname, &pc)); /* also checks the name when -op is not pc */
+  }
+  if (shift_set) {
+    if (strcmp(pcname, "ilu0")) {
+      rc = fail("flag -pc_ilu0_shift is only used with -pc ilu0");
+      goto done;
+    }
+    TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(pc, shift));
   }
   if ((rc = read_mat(ctx, Apath, &A))) goto done;
   TRY("matrix", pds_mat_get_size(A, &nrows, &ncols));

@@ -38,6 +38,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_string(&j, "pc_bilu0_variant", st->bilu0_variant ? st->bilu0_variant : "auto");
     pds_json_string(&j, "pc_bilu0_factors", st->bilu0_factors ? st->bilu0_factors : "double");
   }
+  if (!strcmp(st->pc, "ilu0")) pds_json_real(&j, "pc_ilu0_shift", st->ilu0_shift);
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
   pds_json_string(&j, "format", format);
@@ -145,7 +146,8 @@ int cmd_solve(pds_options o) {
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
   OPT(o, pds_options_get_string(o, "-solver", "bicgstab",
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
-  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi, bilu0 (stencil7)",
+  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
+                                "(stencil7)",
                                 &st.pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
@@ -156,6 +158,9 @@ int cmd_solve(pds_options o) {
                                 "storage of the -pc bilu0 factors: double, or float (/gpu/cuda only; arithmetic stays "
                                 "double)", &st.bilu0_factors, &set));
   if (!set) st.bilu0_factors = NULL;
+  OPT(o, pds_options_get_real(o, "-pc_ilu0_shift", 0, -1e300, 1e300,
+                              "-pc ilu0 factors A + s I: lets zero or missing diagonal entries be factored "
+                              "(docs/ilu0.md)", &st.ilu0_shift, &st.ilu0_shift_set));
   OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
   OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
   OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",
@@ -213,6 +218,7 @@ int cmd_solve(pds_options o) {
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
+  if (strcmp(st.pc, "ilu0") && st.ilu0_shift_set) return fail("flag -pc_ilu0_shift is only used with -pc ilu0");
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;

@@ -100,6 +100,8 @@ typedef struct {
   const char *orthog;    /* gmres/fgmres: cgs2 or cgs */
   const char *precision; /* double, single or mixed */
   const char *bilu0_variant, *bilu0_factors; /* -pc bilu0: NULL (not given), a variant name; double or float */
+  double      ilu0_shift;                    /* -pc ilu0: factor A + shift I */
+  bool        ilu0_shift_set;
 } solve_settings;
 
 typedef struct {

@@ -29,6 +29,7 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
     TRY("flag -pc_bilu0_factors", pds_precond_bilu0_set_factor_precision(*pc, !strcmp(st->bilu0_factors, "float")
                                                                                   ? PDS_PRECISION_SINGLE
                                                                                   : PDS_PRECISION_DOUBLE));
+  if (st->ilu0_shift_set) TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(*pc, st->ilu0_shift));
   TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
   TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));

@@ -283,9 +283,24 @@ SOLVES = [
     # Jacobi iteration: spectral radius cos(pi/11) ~ 0.959, so ~550 iterations to 1e-10.
     ("poisson7_10", None, "richardson", "jacobi", ["-maxit", 5000], 50.0),
 ]
+# ILU(0) (-pc ilu0) where it is known to work, with the iteration counts pdesolve took when these cases were added
+# (/cpu/ref and /cpu/omp alike; GMRES(30) without a preconditioner needs 380, 874, 5823, 3422, ~7600 and 7099 on
+# the first six): a count more than 10% (at least 2) away from them is a failure, so a change that weakens the
+# factorization, or the Krylov methods around it, shows.
+ILU0_SOLVES = [
+    ("pde900", None, "gmres", [], 1.53e2, 42),
+    ("cdde1", None, "gmres", [], 2.41e3, 64),
+    ("orsirr_1", None, "gmres", [], 7.71e4, 70),
+    ("sherman1", "sherman1_rhs1", "gmres", [], 1.56e4, 71),
+    ("e05r0000", "e05r0000_rhs1", "gmres", [], 3.42e4, 35),  # zero diagonals, filled by the elimination
+    ("nos3", None, "gmres", ["-format", "bsr", "-bs", 2], 3.77e4, 122),
+    ("pde900", None, "bicgstab", [], 1.53e2, 23),
+    ("orsirr_1", None, "bicgstab", [], 7.71e4, 38),
+    ("sherman1", "sherman1_rhs1", "bicgstab", [], 1.56e4, 39),
+]
 
 
-def solve_case(v, mat, rhs, solver, pc, extra, cond, tag):
+def solve_case(v, mat, rhs, solver, pc, extra, cond, tag, expect_its=None):
     """Exit 0, then with SciPy: ||b - A x|| <= 10 rtol ||b|| (the solver's own test is on ||r|| <= rtol ||b||,
     the factor 10 leaves room for the drift between recursive and true residual), and
     ||x - x_scipy|| / ||x_scipy|| <= max(1e-6, 10 rtol cond_2(A)): the forward error that residual allows.
@@ -326,6 +341,8 @@ def solve_case(v, mat, rhs, solver, pc, extra, cond, tag):
     if fwd > bound:
         raise Fail(f"||x - x_scipy||/||x_scipy|| = {fwd:.3e} > {bound:.1e} (residual {res:.2e})")
     its = report.get("iterations", "?")
+    if expect_its is not None and not (isinstance(its, int) and abs(its - expect_its) <= max(2, 0.1 * expect_its)):
+        raise Fail(f"{its} iterations, expected {expect_its} (within 10%, at least 2)")
     return f"{its} iterations, residual {res:.2e}, forward error {fwd:.2e} (bound {bound:.0e})"
 
 
@@ -355,6 +372,10 @@ def cmd_solve(v):
         desc = " ".join([mat, solver, pc] + [str(e) for e in extra])
         tag = "_".join([mat, solver, pc] + [str(e).lstrip("-") for e in extra])
         v.case(desc, solve_case, v, mat, rhs, solver, pc, extra, cond, tag)
+    for mat, rhs, solver, extra, cond, its in ILU0_SOLVES:
+        desc = " ".join([mat, solver, "ilu0"] + [str(e) for e in extra])
+        tag = "_".join([mat, solver, "ilu0"] + [str(e).lstrip("-") for e in extra])
+        v.case(desc, solve_case, v, mat, rhs, solver, "ilu0", extra, cond, tag, its)
 
 
 # ---- c) precond ------------------------------------------------------------------------------------------
@@ -470,6 +491,93 @@ def bilu0_case(v, I, J, K, tag):
     return f"max rel. diff {err:.1e}"
 
 
+class ZeroPivot(Exception):
+    pass
+
+
+def ilu0_ref(A, bs, x, shift=0.0):
+    """y = M^-1 x with M the ILU(0) of A + shift I (by bs x bs blocks), written here from the textbook IKJ loop
+    (Saad, Iterative Methods, Algorithm 10.4) on A's pattern with the diagonal added: for each row i, for k < i in
+    its pattern, L_ik = A_ik U_kk^-1, then A_ij -= L_ik U_kj for the j > k in both rows; y by the forward (unit L)
+    and backward (U) sweeps. Raises ZeroPivot on a zero (singular) pivot."""
+    A = sp.csr_matrix(A)
+    nb = A.shape[0] // bs
+    if bs == 1:
+        rows = [dict(zip(A.indices[A.indptr[i]:A.indptr[i + 1]].tolist(), A.data[A.indptr[i]:A.indptr[i + 1]].tolist()))
+                for i in range(nb)]
+        zero, eye = 0.0, 1.0
+    else:
+        B = sp.bsr_matrix(A, blocksize=(bs, bs))
+        rows = [{int(B.indices[p]): np.array(B.data[p], dtype=float) for p in range(B.indptr[i], B.indptr[i + 1])}
+                for i in range(nb)]
+        zero, eye = np.zeros((bs, bs)), np.eye(bs)
+    mul = (lambda a, b: a * b) if bs == 1 else (lambda a, b: a @ b)
+    upper, dinv = [None] * nb, [None] * nb
+    for i in range(nb):
+        r = rows[i]
+        r[i] = r.get(i, zero) + shift * eye
+        cols = sorted(r)
+        for k in cols:
+            if k >= i:
+                break
+            lik = mul(r[k], dinv[k])
+            r[k] = lik
+            for j, ukj in upper[k]:
+                if j in r:
+                    r[j] = r[j] - mul(lik, ukj)
+        d = r[i]
+        if bs == 1:
+            if d == 0 or not np.isfinite(d):
+                raise ZeroPivot(f"row {i}")
+            dinv[i] = 1.0 / d
+        else:
+            if not np.all(np.isfinite(d)) or np.linalg.matrix_rank(d) < bs:
+                raise ZeroPivot(f"block row {i}")
+            dinv[i] = np.linalg.inv(d)
+        upper[i] = [(j, r[j]) for j in cols if j > i]
+    xb = np.asarray(x, dtype=float).reshape(nb, bs)
+    y = np.zeros((nb, bs))
+    for i in range(nb):
+        s = xb[i].copy()
+        for k, lik in rows[i].items():
+            if k < i:
+                s -= (lik * y[k] if bs == 1 else lik @ y[k])
+        y[i] = s
+    for i in reversed(range(nb)):
+        s = y[i].copy()
+        for j, uij in upper[i]:
+            s -= (uij * y[j] if bs == 1 else uij @ y[j])
+        y[i] = dinv[i] * s if bs == 1 else dinv[i] @ s
+    return y.reshape(-1)
+
+
+def ilu0_case(v, mpath, fmt, bs, shift, tag):
+    """y = M^-1 x (pdesolve apply -op pc -pc ilu0) against ilu0_ref: relative agreement to 1e-10 of max |y| (the two
+    compute the same numbers with other roundings: the library inverts the pivots by Gauss-Jordan and sums in its
+    own order; seen: 5e-17 to 4e-14, the largest on olm1000 and bcsstk13). A zero pivot in the
+    reference: pdesolve must fail naming one."""
+    A = v.matrix(mpath)
+    n = A.shape[0]
+    x = v.random_vec(n, tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    ypath = v.path(tag + "_y.mtx")
+    extra = (["-format", fmt, "-bs", bs] if fmt else []) + (["-pc_ilu0_shift", shift] if shift else [])
+    try:
+        z = ilu0_ref(A, bs if fmt else 1, x, shift)
+    except ZeroPivot as e:
+        expect_error(v, ["apply", "-A", mpath, "-x", xpath, "-op", "pc", "-pc", "ilu0", *extra, "-o", ypath], 1,
+                     ["zero", "singular"])
+        return f"zero pivot ({e}): refused as expected"
+    v.run(["apply", "-A", mpath, "-x", xpath, "-op", "pc", "-pc", "ilu0", *extra, "-o", ypath])
+    y = v.read_vec(ypath, n)
+    err = np.abs(y - z).max() / np.abs(z).max()
+    if not err <= 1e-10:
+        i = int(np.abs(y - z).argmax())
+        raise Fail(f"relative difference {err:.3e} > 1e-10; worst row {i}: pdesolve {float(y[i])!r}, "
+                   f"NumPy {float(z[i])!r}")
+    return f"max rel. diff {err:.1e}"
+
+
 def cmd_precond(v):
     def poisson():  # generated inside the cases, so that a failing gen is a failed case
         return v.generated("poisson7_8x6x5", 8, 6, 5) + "_A.mtx"
@@ -487,6 +595,12 @@ def cmd_precond(v):
     v.case("jacobi poisson7_8x6x5", lambda: jacobi_case(v, poisson(), None, None, "jac_poisson"))
     for I, J, K in ((4, 3, 5), (1, 6, 2), (3, 3, 3), (5, 1, 1)):
         v.case(f"bilu0 channel {I}x{J}x{K}", bilu0_case, v, I, J, K, f"bilu0_{I}_{J}_{K}")
+    for m in SHARED_MATRICES:
+        v.case(f"ilu0 {m}", ilu0_case, v, v.shared(m), None, 1, 0.0, f"ilu0_{m}")
+    for m, bs in (("nos3", 2), ("crystm01", 3)):
+        v.case(f"ilu0 {m} bsr bs {bs}", ilu0_case, v, v.shared(m), "bsr", bs, 0.0, f"ilu0_{m}_bsr")
+    v.case("ilu0 e05r0000 shift 0.01", ilu0_case, v, v.shared("e05r0000"), None, 1, 0.01, "ilu0_e05_shift")
+    v.case("ilu0 poisson7_8x6x5", lambda: ilu0_case(v, poisson(), None, 1, 0.0, "ilu0_poisson"))
 
 
 # ---- d) fail ---------------------------------------------------------------------------------------------
@@ -510,6 +624,20 @@ def cmd_fail(v):
     v.case("pbjacobi bs 1 on e05r0000 (singular 1x1 blocks)", expect_error, v,
            ["apply", "-A", e05, "-op", "pc", "-pc", "pbjacobi", "-bs", 1, "-o", v.path("y.mtx")], 1,
            ["zero", "singular"])
+    zp = v.path("zero_pivot.mtx")  # row 1's pivot is 0 - 1 * 1 / 1 = 0 after the elimination
+    with open(zp, "w") as f:
+        f.write("%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 1\n1 2 1\n2 1 1\n2 2 1\n3 3 2\n"
+                "3 2 1\n")
+    v.case("ilu0: a pivot that the elimination makes zero", expect_error, v,
+           ["apply", "-A", zp, "-op", "pc", "-pc", "ilu0", "-o", v.path("y.mtx")], 1, ["row 1 is zero"])
+    v.case("ilu0: the same with a shift", lambda: v.run(["apply", "-A", zp, "-op", "pc", "-pc", "ilu0",
+                                                          "-pc_ilu0_shift", 0.1, "-o", v.path("y.mtx")]) and None)
+    v.case("-pc_ilu0_shift without -pc ilu0", expect_error, v,
+           ["solve", "-A", v.shared("gr_30_30"), "-pc", "jacobi", "-pc_ilu0_shift", 1, "-o", v.path("x.mtx")], 1,
+           ["only used with -pc ilu0"])
+    v.case("ilu0 on bsr whose block size does not divide the rows", expect_error, v,
+           ["apply", "-A", v.shared("gr_30_30"), "-op", "pc", "-pc", "ilu0", "-format", "bsr", "-bs", 7,
+            "-o", v.path("y.mtx")], 1, ["divide", "multiple", "block size"])
     v.case("not converged is exit 2", expect_error, v,
            ["solve", "-A", v.shared("bcsstk21"), "-solver", "cg", "-pc", "none", "-rtol", 1e-10, "-maxit", 5,
             "-o", v.path("x.mtx")], 2, [])
