@@ -1,0 +1,14 @@
+/* src/graph/graph.h: orderings of sparse graphs, shared by the meshes (node renumbering, src/mesh/rcm.c) and the
+ * matrices (the orderings of ilu0, src/precond/ilu0.c). A graph of n nodes is its adjacency in CSR form: the
+ * neighbours of node i are adj[ptr[i] .. ptr[i + 1] - 1] (undirected: each edge in both lists; a self loop is
+ * ignored by the orderings, but counts in a node's degree). */
+#ifndef PDS_GRAPH_H
+#define PDS_GRAPH_H
+
+#include "../sys/sys_impl.h"
+
+/* reverse Cuthill-McKee: order[k] = the node numbered k (each connected component from a pseudo-peripheral node,
+   George and Liu; neighbours by increasing degree, then index; the whole order reversed) */
+PDS_INTERN int pds_graph_rcm(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, pds_int *order);
+
+#endif
