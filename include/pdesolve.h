@@ -197,6 +197,10 @@ PDS_EXTERN int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift);
 /* ilu0: how the backend runs it; "auto" (the default) on every backend (/cpu/ref: natural order; /cpu/omp: level
    scheduling). Unknown name: an error at setup. */
 PDS_EXTERN int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant);
+/* ilu0: the order the factorization takes the (block) rows in: "natural" (the default), "rcm" (reverse
+   Cuthill-McKee of A + A^T: a narrow band, often fewer iterations), "multicolor" (greedy colouring of A + A^T, rows
+   by colour: few levels, so parallel sweeps, usually more iterations). M = P^T ILU0(P A P^T) P. */
+PDS_EXTERN int pds_precond_ilu0_set_ordering(pds_precond pc, const char *ordering);
 
 /* ---- solvers ---------------------------------------------------------------------------------------- */
 /* type: "cg", "bicgstab", "gmres", "fgmres", "richardson". */

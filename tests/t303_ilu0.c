@@ -8,7 +8,9 @@
  *   neighbours subtracted in another order);
  * - refactorization: pds_precond_update_values with a matrix of the same pattern gives the bits of a fresh setup, and
  *   refuses another pattern; a zero pivot is PDS_ERR_ZERO_PIVOT naming the row, a shift removes it; a shell operator
- *   is refused; GMRES + ilu0 converges where GMRES alone needs many more iterations.
+ *   is refused; GMRES + ilu0 converges where GMRES alone needs many more iterations, in every ordering;
+ * - orderings: rcm makes ILU(0) of a scrambled tridiagonal matrix exact (against a Thomas solve); multicolor on a
+ *   5-point grid against the dense ILU(0) of the red-black permuted matrix; omp = ref bits in every ordering.
  * On /gpu/cuda (no ilu0 kernels yet) setup must fail with the backend's "no kernel" error. */
 #include "test.h"
 
@@ -225,7 +227,7 @@ static void ref_ilu0(const bcsr *A, double shift, const double *b, double *y) {
 }
 
 /* ---- the library's -------------------------------------------------------------------------------------------- */
-static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, pds_size n) {
+static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *ordering, const double *b, pds_size n) {
   pds_precond P;
   pds_vec     x, y;
   double     *out = malloc(sizeof *out * (size_t)n);
@@ -233,6 +235,7 @@ static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, p
   TEST_ASSERT(out);
   TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
   TEST_CALL(pds_precond_ilu0_set_shift(P, shift));
+  TEST_CALL(pds_precond_ilu0_set_ordering(P, ordering));
   TEST_CALL(pds_precond_set_operator(P, A));
   TEST_CALL(pds_precond_setup(P));
   TEST_CALL(pds_vec_create(ctx, n, &x));
@@ -242,6 +245,10 @@ static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, p
   TEST_CALL(pds_vec_get_values(y, out, PDS_MEM_HOST));
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_precond_destroy(&P);
   return out;
+}
+
+static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, pds_size n) {
+  return pc_apply_ord(ctx, A, shift, "natural", b, n);
 }
 
 static void check_against_dense(pds_ctx ctx, const bcsr *M, double shift, const char *what) {
@@ -261,7 +268,7 @@ static void check_against_dense(pds_ctx ctx, const bcsr *M, double shift, const 
   free(b), free(yr), free(y), pds_mat_destroy(&A);
 }
 
-static void check_omp_bits(pds_ctx ctx, const bcsr *M, const char *what) {
+static void check_omp_bits(pds_ctx ctx, const bcsr *M, const char *ordering, const char *what) {
   const pds_size n = (pds_size)M->nb * M->b;
   pds_ctx        r;
   pds_mat        A, Ar;
@@ -271,13 +278,13 @@ static void check_omp_bits(pds_ctx ctx, const bcsr *M, const char *what) {
   TEST_CALL(pds_ctx_create("/cpu/ref", &r));
   for (pds_size i = 0; i < n; i++) b[i] = rnd();
   A = to_mat(ctx, M), Ar = to_mat(r, M);
-  y = pc_apply(ctx, A, 0, b, n), yr = pc_apply(r, Ar, 0, b, n);
+  y = pc_apply_ord(ctx, A, 0, ordering, b, n), yr = pc_apply_ord(r, Ar, 0, ordering, b, n);
   if (memcmp(y, yr, sizeof *y * (size_t)n)) {
     pds_size i = 0;
 
     while (y[i] == yr[i]) i++;
-    TEST_FAIL("%s on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g", what, pds_ctx_get_backend(ctx), i, y[i],
-              yr[i]);
+    TEST_FAIL("%s, ordering %s, on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g", what, ordering,
+              pds_ctx_get_backend(ctx), i, y[i], yr[i]);
   }
   free(b), free(y), free(yr), pds_mat_destroy(&A), pds_mat_destroy(&Ar), pds_ctx_destroy(&r);
 }
@@ -348,6 +355,94 @@ static void check_errors_and_refactor(pds_ctx ctx) {
   pds_precond_destroy(&P), pds_precond_destroy(&Q);
 }
 
+/* rcm: a tridiagonal matrix with its rows scrambled has fill in natural order, none in RCM order (a path again), where
+   ILU(0) is the exact LU: M^-1 b = A^-1 b, solved here by the Thomas algorithm on the unscrambled matrix */
+static void check_rcm(pds_ctx ctx) {
+  enum { N = 400 };
+  static double lo[N], di[N], up[N], b[N], x[N], c[N], bq[N];
+  static int    q[N], iq[N];
+  bcsr          M = {N, 1, NULL, NULL, NULL};
+  pds_size      m = 0;
+  double       *y, *yn, dmax = 0, dnat = 0, amax = 0;
+
+  for (int i = 0; i < N; i++) q[i] = i, lo[i] = i ? -1 + 0.2 * rnd() : 0, up[i] = i + 1 < N ? -1 + 0.2 * rnd() : 0;
+  for (int i = 0; i < N; i++) di[i] = 2.5 + 0.3 * rnd(), b[i] = rnd();
+  for (int i = N - 1; i > 0; i--) { /* scramble: old row q[k] becomes row k */
+    const int j = (int)((rnd() + 1) * 0.5 * (i + 1)) % (i + 1), t = q[i];
+
+    q[i] = q[j], q[j] = t;
+  }
+  for (int k = 0; k < N; k++) iq[q[k]] = k;
+  for (int i = 0; i < N; i++) { /* Thomas on the original */
+    const double den = di[i] - (i ? lo[i] * c[i - 1] : 0);
+
+    c[i] = up[i] / den, x[i] = (b[i] - (i ? lo[i] * x[i - 1] : 0)) / den;
+  }
+  for (int i = N - 2; i >= 0; i--) x[i] -= c[i] * x[i + 1];
+  M.rp = calloc(N + 1, sizeof *M.rp), M.ci = malloc(sizeof *M.ci * 3 * N), M.v = malloc(sizeof *M.v * 3 * N);
+  TEST_ASSERT(M.rp && M.ci && M.v);
+  for (int k = 0; k < N; k++) { /* row k = original row q[k], columns renumbered by iq */
+    const int i = q[k];
+
+    if (i > 0) M.ci[m] = iq[i - 1], M.v[m++] = lo[i];
+    M.ci[m] = k, M.v[m++] = di[i];
+    if (i + 1 < N) M.ci[m] = iq[i + 1], M.v[m++] = up[i];
+    M.rp[k + 1] = m;
+  }
+  for (int k = 0; k < N; k++) bq[k] = b[q[k]];
+  {
+    pds_mat A = to_mat(ctx, &M);
+
+    y = pc_apply_ord(ctx, A, 0, "rcm", bq, N), yn = pc_apply_ord(ctx, A, 0, "natural", bq, N);
+    pds_mat_destroy(&A);
+  }
+  for (int k = 0; k < N; k++) {
+    if (fabs(x[q[k]]) > amax) amax = fabs(x[q[k]]);
+    if (fabs(y[k] - x[q[k]]) > dmax) dmax = fabs(y[k] - x[q[k]]);
+    if (fabs(yn[k] - x[q[k]]) > dnat) dnat = fabs(yn[k] - x[q[k]]);
+  }
+  if (!(dmax <= 1e-12 * amax)) TEST_FAIL("rcm: ILU(0) of the scrambled tridiagonal matrix is not exact: %g", dmax);
+  if (!(dnat > 1e-6 * amax)) TEST_FAIL("natural order on the scrambled matrix was exact too (%g): the test is blunt", dnat);
+  free(y), free(yn), bcsr_free(&M);
+}
+
+/* multicolor on a 5-point grid: greedy colouring in index order is the checkerboard, red ((x + y) even) first:
+   M^-1 b against the dense ILU(0) of the red-black permuted matrix */
+static void check_multicolor(pds_ctx ctx) {
+  const int q = 13, n = q * q;
+  bcsr      M = make_grid(q, 2, 1), R = {n, 1, NULL, NULL, NULL};
+  int      *perm = malloc(sizeof *perm * n), *ip = malloc(sizeof *ip * n), k = 0;
+  double   *b = malloc(sizeof *b * n), *bp = malloc(sizeof *bp * n), *yr = malloc(sizeof *yr * n), *y;
+  double    dmax = 0, amax = 0;
+  pds_size  m = 0;
+
+  TEST_ASSERT(perm && ip && b && bp && yr);
+  for (int c = 0; c < 2; c++)
+    for (int i = 0; i < n; i++)
+      if ((i % q + i / q) % 2 == c) perm[k++] = i;
+  for (int i = 0; i < n; i++) ip[perm[i]] = i, b[i] = rnd();
+  R.rp = calloc((size_t)n + 1, sizeof *R.rp), R.ci = malloc(sizeof *R.ci * M.rp[n]), R.v = malloc(sizeof *R.v * M.rp[n]);
+  TEST_ASSERT(R.rp && R.ci && R.v);
+  for (int i = 0; i < n; i++) {
+    for (pds_size p = M.rp[perm[i]]; p < M.rp[perm[i] + 1]; p++) R.ci[m] = ip[M.ci[p]], R.v[m++] = M.v[p];
+    R.rp[i + 1] = m;
+    bp[i] = b[perm[i]];
+  }
+  ref_ilu0(&R, 0, bp, yr);
+  {
+    pds_mat A = to_mat(ctx, &M);
+
+    y = pc_apply_ord(ctx, A, 0, "multicolor", b, n);
+    pds_mat_destroy(&A);
+  }
+  for (int i = 0; i < n; i++) {
+    if (fabs(yr[i]) > amax) amax = fabs(yr[i]);
+    if (fabs(y[perm[i]] - yr[i]) > dmax) dmax = fabs(y[perm[i]] - yr[i]);
+  }
+  if (!(dmax <= 1e-11 * amax)) TEST_FAIL("multicolor: differs from the red-black dense ILU(0) by %g", dmax);
+  free(perm), free(ip), free(b), free(bp), free(yr), free(y), bcsr_free(&M), bcsr_free(&R);
+}
+
 /* ilu0 on a stencil7 matrix (its BSR copy) against bilu0 */
 static void check_stencil7(pds_ctx ctx) {
   for (int n = 1; n <= 6; n += 5) {
@@ -377,22 +472,24 @@ static void check_stencil7(pds_ctx ctx) {
   }
 }
 
-/* GMRES(30) with and without ilu0 on a nonsymmetric grid matrix */
+/* GMRES(30) without a preconditioner, with ilu0 in each ordering, on a nonsymmetric grid matrix */
 static void check_gmres(pds_ctx ctx) {
   bcsr        M = make_grid(40, 2, 1);
   pds_mat     A = to_mat(ctx, &M);
   pds_solver  s;
   pds_precond P;
   pds_vec     b, x;
-  int         its[2];
+  int         its[4];
+  const char *ord[4] = {NULL, "natural", "rcm", "multicolor"};
 
   TEST_CALL(pds_vec_create(ctx, M.nb, &b)); TEST_CALL(pds_vec_create(ctx, M.nb, &x));
   TEST_CALL(pds_vec_set(b, 1.0));
-  for (int t = 0; t < 2; t++) {
+  for (int t = 0; t < 4; t++) {
     pds_solver_result res;
 
     TEST_CALL(pds_solver_create(ctx, "gmres", &s));
     TEST_CALL(pds_precond_create(ctx, t ? "ilu0" : "none", &P));
+    if (t) TEST_CALL(pds_precond_ilu0_set_ordering(P, ord[t]));
     TEST_CALL(pds_solver_set_precond(s, P));
     TEST_CALL(pds_solver_set_operator(s, A));
     TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 2000));
@@ -404,7 +501,8 @@ static void check_gmres(pds_ctx ctx) {
     TEST_ASSERT(test_true_relres(A, b, x) < 1e-9);
     pds_solver_destroy(&s), pds_precond_destroy(&P);
   }
-  if (!(its[1] * 2 < its[0])) TEST_FAIL("GMRES: %d iterations with ilu0, %d without", its[1], its[0]);
+  if (!(its[1] * 2 < its[0]) || !(its[2] * 2 < its[0]) || !(its[3] < its[0]))
+    TEST_FAIL("GMRES: %d iterations with ilu0 (%d rcm, %d multicolor), %d without", its[1], its[2], its[3], its[0]);
   pds_vec_destroy(&b), pds_vec_destroy(&x), pds_mat_destroy(&A), bcsr_free(&M);
 }
 
@@ -433,12 +531,19 @@ int main(int argc, char **argv) {
     M = make_random(120, 2, 9, 2, 8.0, 0, 0), check_against_dense(ctx, &M, 0, "bsr 2 x 2"), bcsr_free(&M);
     M = make_random(100, 3, 9, 1, 10.0, 11, 1);
     check_against_dense(ctx, &M, 6.0, "bsr 3 x 3, unsorted, diagonals missing, shift 6"), bcsr_free(&M);
-    M = make_grid(256, 2, 1), check_omp_bits(ctx, &M, "csr 5-point 256^2"), bcsr_free(&M);
-    M = make_grid(24, 3, 4), check_omp_bits(ctx, &M, "bsr 4 x 4 7-point 24^3"), bcsr_free(&M);
-    M = make_random(40000, 1, 150, 3, 9.0, 0, 0), check_omp_bits(ctx, &M, "csr random 40000"), bcsr_free(&M);
+    for (int o = 0; o < 3; o++) {
+      static const char *const ord[] = {"natural", "rcm", "multicolor"};
+
+      M = make_grid(256, 2, 1), check_omp_bits(ctx, &M, ord[o], "csr 5-point 256^2"), bcsr_free(&M);
+      M = make_grid(24, 3, 4), check_omp_bits(ctx, &M, ord[o], "bsr 4 x 4 7-point 24^3"), bcsr_free(&M);
+      M = make_random(40000, 1, 150, 3, 9.0, 0, 0), check_omp_bits(ctx, &M, ord[o], "csr random 40000");
+      bcsr_free(&M);
+    }
   }
   check_errors_and_refactor(ctx);
   check_stencil7(ctx);
+  check_rcm(ctx);
+  check_multicolor(ctx);
   check_gmres(ctx);
   test_finalize(&ctx);
   return 0;

@@ -12,6 +12,7 @@ static const char *const orthog_names[] = {"cgs2", "cgs"};
 static const char *const precision_names[] = {"double", "single", "mixed"};
 static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
+static const char *const ilu0_orderings[] = {"natural", "rcm", "multicolor"};
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
@@ -38,7 +39,10 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_string(&j, "pc_bilu0_variant", st->bilu0_variant ? st->bilu0_variant : "auto");
     pds_json_string(&j, "pc_bilu0_factors", st->bilu0_factors ? st->bilu0_factors : "double");
   }
-  if (!strcmp(st->pc, "ilu0")) pds_json_real(&j, "pc_ilu0_shift", st->ilu0_shift);
+  if (!strcmp(st->pc, "ilu0")) {
+    pds_json_real(&j, "pc_ilu0_shift", st->ilu0_shift);
+    pds_json_string(&j, "pc_ilu0_ordering", st->ilu0_ordering ? st->ilu0_ordering : "natural");
+  }
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
   pds_json_string(&j, "format", format);
@@ -161,6 +165,10 @@ int cmd_solve(pds_options o) {
   OPT(o, pds_options_get_real(o, "-pc_ilu0_shift", 0, -1e300, 1e300,
                               "-pc ilu0 factors A + s I: lets zero or missing diagonal entries be factored "
                               "(docs/ilu0.md)", &st.ilu0_shift, &st.ilu0_shift_set));
+  OPT(o, pds_options_get_choice(o, "-pc_ilu0_ordering", "natural", ilu0_orderings, NELEM(ilu0_orderings),
+                                "the order -pc ilu0 factors in: natural, rcm (reverse Cuthill-McKee), multicolor "
+                                "(fewer levels for parallel sweeps, usually more iterations)", &st.ilu0_ordering, &set));
+  if (!set) st.ilu0_ordering = NULL;
   OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
   OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
   OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",
@@ -218,7 +226,8 @@ int cmd_solve(pds_options o) {
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
-  if (strcmp(st.pc, "ilu0") && st.ilu0_shift_set) return fail("flag -pc_ilu0_shift is only used with -pc ilu0");
+  if (strcmp(st.pc, "ilu0") && (st.ilu0_shift_set || st.ilu0_ordering))
+    return fail("flag %s is only used with -pc ilu0", st.ilu0_shift_set ? "-pc_ilu0_shift" : "-pc_ilu0_ordering");
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;

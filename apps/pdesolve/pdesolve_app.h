@@ -101,6 +101,7 @@ typedef struct {
   const char *precision; /* double, single or mixed */
   const char *bilu0_variant, *bilu0_factors; /* -pc bilu0: NULL (not given), a variant name; double or float */
   double      ilu0_shift;                    /* -pc ilu0: factor A + shift I */
+  const char *ilu0_ordering;                 /* -pc ilu0: NULL (not given), natural, rcm, multicolor */
   bool        ilu0_shift_set;
 } solve_settings;
 

@@ -119,6 +119,17 @@ static inline void ilu0_backward_row(const struct pds_ilu0_factor *F, pds_int i,
   PDS_DISPATCH_BS(F->bs, , ilu0_backward_row_n, F, i, x)
 }
 
+/* the permutation of block rows [i0, i1): gather y_i = x_perm[i] or scatter y_perm[i] = x_i */
+static inline void ilu0_permute_range(int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y,
+                                      pds_size i0, pds_size i1) {
+  for (pds_size i = i0; i < i1; i++) {
+    const pds_real *s = x + (size_t)(scatter ? i : perm[i]) * bs;
+    pds_real       *d = y + (size_t)(scatter ? perm[i] : i) * bs;
+
+    for (int u = 0; u < bs; u++) d[u] = s[u];
+  }
+}
+
 /* the CPU backends' ilu0 plan (made by ref_ilu0.c; /cpu/omp's table starts from ref's, so it is the same): the level
    schedules of the pattern. Forward (and the factorization): level(i) = 1 + the largest level of the k < i in row
    i (0 for none); backward: the same over the j > i. rows lists the block rows level after level, ascending within
@@ -129,6 +140,9 @@ struct ilu0_levels {
 };
 struct ilu0_plan {
   struct ilu0_levels fwd, bwd;
+  pds_size           work; /* (blocks + block rows) bs^2: the size a backend's threshold compares */
 };
+/* the plan's line for -view, `how` saying what runs (ref_ilu0.c) */
+PDS_INTERN int pds_ilu0_levels_describe(pds_ctx ctx, const struct ilu0_plan *P, const char *how, char *buf, size_t len);
 
 #endif

@@ -11,4 +11,8 @@
    George and Liu; neighbours by increasing degree, then index; the whole order reversed) */
 PDS_INTERN int pds_graph_rcm(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, pds_int *order);
 
+/* greedy colouring in index order: color[i] in [0, *ncolors), neighbours never share one */
+PDS_INTERN int pds_graph_color(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, pds_int *color,
+                               pds_int *ncolors);
+
 #endif

@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../graph/graph.h"
 #include "precond_impl.h"
 
 #define ILU0_MAX_BS 64 /* the largest block the kernels take (src/backend/ilu0_bodies.h: ILU0_MAXB) */
 
 struct ilu0 {
   char                   variant[16]; /* pds_precond_ilu0_set_variant's name */
+  char                   ordering[16]; /* natural, rcm or multicolor */
   pds_real               shift;
   /* the operator's pattern the factor is for (host copies: a new operator is compared with them) */
   int                    have;        /* a pattern is analysed */
@@ -30,6 +32,10 @@ struct ilu0 {
   struct pds_ilu0_factor F;           /* backend memory */
   pds_real              *stage;       /* host [F.nnzb bs^2]: the values scattered into the factor's pattern (fmap) */
   void                  *plan;
+  pds_int               *perm;        /* host [nbrows]: the factor's block row i is A's perm[i] (NULL: natural) */
+  pds_int               *perm_d;      /* backend copy of perm */
+  pds_real              *work;        /* backend [nbrows bs]: the permuted vector of an application */
+  pds_int                ncolors;     /* multicolor: the colours */
   pds_mat                bsr;         /* a stencil7 operator's BSR copy */
 };
 
@@ -57,6 +63,9 @@ static void pattern_free(pds_ctx ctx, struct ilu0 *P) {
   pds_free(ctx, PDS_MEM_HOST, &P->fmap), pds_free(ctx, PDS_MEM_HOST, &P->stage);
   pds_free(ctx, PDS_MEM_DEVICE, &P->F.rowptr), pds_free(ctx, PDS_MEM_DEVICE, &P->F.colidx);
   pds_free(ctx, PDS_MEM_DEVICE, &P->F.diag), pds_free(ctx, PDS_MEM_DEVICE, &P->F.vals);
+  pds_free(ctx, PDS_MEM_HOST, &P->perm), pds_free(ctx, PDS_MEM_DEVICE, &P->perm_d);
+  pds_free(ctx, PDS_MEM_DEVICE, &P->work);
+  P->ncolors = 0;
 }
 
 int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant) {
@@ -67,6 +76,20 @@ int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant) {
             "ilu0 variant: a name of at most %zu characters", sizeof P->variant - 1);
   if (strcmp(P->variant, variant)) pattern_free(pc->hdr.ctx, P), pc->setup_done = 0; /* a new plan */
   snprintf(P->variant, sizeof P->variant, "%s", variant);
+  return PDS_OK;
+}
+
+int pds_precond_ilu0_set_ordering(pds_precond pc, const char *ordering) {
+  static const char *const names[] = {"natural", "rcm", "multicolor"};
+  struct ilu0             *P       = NULL;
+  int                      known   = 0;
+
+  PDS_CALL(ilu0_of(pc, &P));
+  for (int i = 0; i < 3; i++) known |= ordering && !strcmp(ordering, names[i]);
+  PDS_CHECK(known, pc->hdr.ctx, PDS_ERR_ARG, "ilu0 ordering '%s': natural, rcm or multicolor",
+            ordering ? ordering : "(null)");
+  if (strcmp(P->ordering, ordering)) pattern_free(pc->hdr.ctx, P), pc->setup_done = 0; /* a new analysis */
+  snprintf(P->ordering, sizeof P->ordering, "%s", ordering);
   return PDS_OK;
 }
 
@@ -119,6 +142,58 @@ static int same_pattern(const struct ilu0 *P, const struct view *v) {
          !memcmp(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
 }
 
+static int cmp_int(const void *a, const void *b) {
+  const pds_int x = *(const pds_int *)a, y = *(const pds_int *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* perm (new -> old) of the ordering, from the graph of v's pattern made symmetric (A + A^T, no self loops) */
+static int ordering_perm(pds_ctx ctx, struct ilu0 *P, const struct view *v, pds_int *perm) {
+  const pds_int n   = v->nbrows;
+  pds_size     *ptr = NULL, *fill = NULL, m = 0;
+  pds_int      *adj = NULL, *col = NULL;
+  int           ierr;
+
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &ptr));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &fill));
+  for (pds_int i = 0; i < n; i++)
+    for (pds_size e = v->rowptr[i]; e < v->rowptr[i + 1]; e++)
+      if (v->colidx[e] != i) ptr[i + 1]++, ptr[v->colidx[e] + 1]++;
+  for (pds_int i = 0; i < n; i++) ptr[i + 1] += ptr[i];
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)ptr[n] + 1, &adj));
+  for (pds_int i = 0; i < n; i++) fill[i] = ptr[i];
+  for (pds_int i = 0; i < n; i++)
+    for (pds_size e = v->rowptr[i]; e < v->rowptr[i + 1]; e++)
+      if (v->colidx[e] != i) adj[fill[i]++] = v->colidx[e], adj[fill[v->colidx[e]]++] = i;
+  for (pds_int i = 0; i < n; i++) { /* sort, drop the pairs stored twice, compact */
+    const pds_size lo = ptr[i], hi = ptr[i + 1];
+
+    qsort(adj + lo, (size_t)(hi - lo), sizeof *adj, cmp_int);
+    ptr[i] = m;
+    for (pds_size e = lo; e < hi; e++)
+      if (e == lo || adj[e] != adj[e - 1]) adj[m++] = adj[e];
+  }
+  ptr[n] = m;
+  if (!strcmp(P->ordering, "rcm")) PDS_CALL_GOTO(ierr, done, pds_graph_rcm(ctx, n, ptr, adj, perm));
+  else { /* multicolor: the rows by colour, ascending within one */
+    pds_size *start = NULL;
+
+    PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &col));
+    PDS_CALL_GOTO(ierr, done, pds_graph_color(ctx, n, ptr, adj, col, &P->ncolors));
+    PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)P->ncolors + 1, &start));
+    for (pds_int i = 0; i < n; i++) start[col[i] + 1]++;
+    for (pds_int c = 0; c < P->ncolors; c++) start[c + 1] += start[c];
+    for (pds_int i = 0; i < n; i++) perm[start[col[i]]++] = i;
+    pds_free(ctx, PDS_MEM_HOST, &start);
+  }
+  ierr = PDS_OK;
+done:
+  pds_free(ctx, PDS_MEM_HOST, &ptr), pds_free(ctx, PDS_MEM_HOST, &fill), pds_free(ctx, PDS_MEM_HOST, &adj);
+  pds_free(ctx, PDS_MEM_HOST, &col);
+  return ierr;
+}
+
 /* the factor's pattern from v's (host): each row's columns ascending, its diagonal added where missing (fmap: where
    A's blocks go, unless they keep their positions); then the backend's analysis */
 static int pattern_build(pds_precond pc, const struct view *v) {
@@ -130,33 +205,43 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   int                    ierr, ident = 1;
   char                   why[96];
 
+  pds_int               *iperm = NULL;
+
   pattern_free(ctx, P);
+  if (strcmp(P->ordering, "natural")) {
+    PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &P->perm));
+    PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &iperm));
+    PDS_CALL_GOTO(ierr, done, ordering_perm(ctx, P, v, P->perm));
+    for (pds_int i = 0; i < n; i++) iperm[P->perm[i]] = i;
+  }
   H.nbrows = n, H.bs = v->bs;
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &H.rowptr));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + (size_t)n + 1, &H.colidx));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &H.diag));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &P->fmap));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &ord));
+#define MC(e) (iperm ? iperm[v->colidx[e]] : v->colidx[e]) /* A's entry e's column in the factor */
   for (pds_int i = 0; i < n; i++) {
-    const pds_size lo = v->rowptr[i], hi = v->rowptr[i + 1];
+    const pds_int  r  = P->perm ? P->perm[i] : i; /* A's row */
+    const pds_size lo = v->rowptr[r], hi = v->rowptr[r + 1];
     int            sorted = 1, hasd = 0;
 
     H.rowptr[i] = m;
     for (pds_size e = lo; e < hi; e++) {
       ord[e - lo] = e;
-      if (e > lo && v->colidx[e] <= v->colidx[e - 1]) sorted = 0;
-      if (v->colidx[e] == i) hasd = 1;
+      if (e > lo && MC(e) <= MC(e - 1)) sorted = 0;
+      if (MC(e) == i) hasd = 1;
     }
     if (!sorted) { /* insertion sort of the row's entries by column (rows are short) */
       for (pds_size a = 1; a < hi - lo; a++)
-        for (pds_size b = a; b > 0 && v->colidx[ord[b]] < v->colidx[ord[b - 1]]; b--) {
+        for (pds_size b = a; b > 0 && MC(ord[b]) < MC(ord[b - 1]); b--) {
           const pds_size t = ord[b];
 
           ord[b] = ord[b - 1], ord[b - 1] = t;
         }
       for (pds_size a = 1; a < hi - lo; a++)
-        if (v->colidx[ord[a]] == v->colidx[ord[a - 1]]) {
-          snprintf(why, sizeof why, "block row %" PDS_INT_FMT " holds column %" PDS_INT_FMT " twice", i,
+        if (MC(ord[a]) == MC(ord[a - 1])) {
+          snprintf(why, sizeof why, "block row %" PDS_INT_FMT " holds column %" PDS_INT_FMT " twice", r,
                    v->colidx[ord[a]]);
           ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "ilu0: %s (sum duplicates first)", why);
           goto done;
@@ -164,7 +249,7 @@ static int pattern_build(pds_precond pc, const struct view *v) {
       ident = 0;
     }
     for (pds_size a = 0; a < hi - lo; a++) {
-      const pds_int c = v->colidx[ord[a]];
+      const pds_int c = MC(ord[a]);
 
       if (!hasd && c > i) { /* the missing diagonal before the first column above it */
         H.diag[i] = m, H.colidx[m++] = i, hasd = 2;
@@ -175,8 +260,15 @@ static int pattern_build(pds_precond pc, const struct view *v) {
     }
     if (!hasd) H.diag[i] = m, H.colidx[m++] = i, ident = 0;
   }
+#undef MC
   H.rowptr[n] = m, H.nnzb = m;
   P->inserted = m - v->nnzb;
+  if (P->perm) {
+    ident = 0;
+    PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, P->perm, PDS_MEM_HOST, (size_t)n * sizeof *P->perm,
+                                            &P->perm_d));
+    PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)n * v->bs * sizeof *P->work, &P->work));
+  }
   if (ident) pds_free(ctx, PDS_MEM_HOST, &P->fmap);
   else PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)m * v->bs * v->bs, &P->stage));
   /* the backend's copies and analysis */
@@ -196,7 +288,7 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   P->nbrows = n, P->bs = v->bs, P->nnzb_a = v->nnzb, P->have = 1;
 done:
   pds_free(ctx, PDS_MEM_HOST, &H.rowptr), pds_free(ctx, PDS_MEM_HOST, &H.colidx), pds_free(ctx, PDS_MEM_HOST, &H.diag);
-  pds_free(ctx, PDS_MEM_HOST, &ord);
+  pds_free(ctx, PDS_MEM_HOST, &ord), pds_free(ctx, PDS_MEM_HOST, &iperm);
   if (ierr) pattern_free(ctx, P);
   return ierr;
 }
@@ -210,6 +302,7 @@ static int ilu0_setup(pds_precond pc) {
   PDS_KERNEL(ctx, ilu0.plan_create);
   PDS_KERNEL(ctx, ilu0.factor);
   PDS_KERNEL(ctx, ilu0.solve);
+  if (strcmp(P->ordering, "natural")) PDS_KERNEL(ctx, ilu0.permute);
   PDS_CALL(operator_view(pc, &v));
   if (!same_pattern(P, &v)) {
     PDS_CHECK(!pc->same_pattern || !P->have, ctx, PDS_ERR_ARG,
@@ -229,6 +322,7 @@ static int ilu0_setup(pds_precond pc) {
       PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.vals, PDS_MEM_HOST, (size_t)v.nnzb * b2 * sizeof(pds_real)));
   }
   PDS_CALL(ctx->k->ilu0.factor(ctx, P->plan, &P->F, P->shift, &bad));
+  if (bad >= 0 && P->perm) bad = P->perm[bad]; /* A's row */
   if (bad >= 0)
     return PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT,
                      "ilu0: the factored diagonal %s of %srow %" PDS_SIZE_FMT " is %s%s: ILU(0) needs nonzero pivots "
@@ -248,13 +342,17 @@ static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya); /* y = M^-1 x */
+  if (!P->perm) return ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya); /* y = M^-1 x */
+  /* M = P^T M' P with M' the ILU(0) of P A P^T: y = P^T M'^-1 P x */
+  PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->bs, P->perm_d, 0, xa, P->work));
+  PDS_CALL(ctx->k->ilu0.solve(ctx, P->plan, &P->F, P->work, P->work));
+  return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->bs, P->perm_d, 1, P->work, ya);
 }
 
 static int ilu0_view(pds_precond pc, FILE *f) {
   struct ilu0 *P   = pc->data;
   pds_ctx      ctx = pc->hdr.ctx;
-  char         line[200];
+  char         line[320];
 
   if (!P->have) {
     fprintf(f, "  ILU(0), not set up\n");
@@ -263,6 +361,11 @@ static int ilu0_view(pds_precond pc, FILE *f) {
   fprintf(f, "  ILU(0)%s: %" PDS_INT_FMT " %srows, %" PDS_SIZE_FMT " %s in the factor (%" PDS_SIZE_FMT
           " diagonal%s added), shift %g\n", P->bs > 1 ? " by blocks" : "", P->nbrows, P->bs > 1 ? "block " : "",
           P->F.nnzb, P->bs > 1 ? "blocks" : "entries", P->inserted, P->inserted == 1 ? "" : "s", P->shift);
+  if (P->perm) {
+    fprintf(f, "  ordering %s (the factor is of P A P^T)", P->ordering);
+    if (P->ncolors) fprintf(f, ", %" PDS_INT_FMT " colour%s", P->ncolors, P->ncolors == 1 ? "" : "s");
+    fprintf(f, "\n");
+  }
   if (P->bs > 1) fprintf(f, "  blocks of %d x %d, the diagonal ones stored inverted\n", P->bs, P->bs);
   if (P->plan && ctx->k->ilu0.plan_describe && !ctx->k->ilu0.plan_describe(ctx, P->plan, line, sizeof line))
     fprintf(f, "  %s\n", line);
@@ -281,6 +384,7 @@ int pds_precond_create_ilu0(pds_precond pc) {
 
   PDS_CALL(PDS_NEW(pc->hdr.ctx, 1, &P));
   snprintf(P->variant, sizeof P->variant, "auto");
+  snprintf(P->ordering, sizeof P->ordering, "natural");
   pc->data        = P;
   pc->ops.setup   = ilu0_setup;
   pc->ops.apply   = ilu0_apply;

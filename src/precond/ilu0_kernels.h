@@ -38,6 +38,9 @@ struct pds_ilu0_kernels {
   int (*plan_describe)(pds_ctx, void *plan, char *buf, size_t len);
   int (*factor)(pds_ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad);
   int (*solve)(pds_ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x);
+  /* the reorderings' vector permutation by blocks of bs: gather y_i = x_perm[i] (scatter = 0) or scatter
+     y_perm[i] = x_i (scatter = 1), i < nb (x and y distinct) */
+  int (*permute)(pds_ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y);
 };
 
 #endif

@@ -13,13 +13,24 @@
 
 #define ILU0_MIN_PER_LEVEL 8 /* rows per thread per level, on average, for the levels to be worth their barriers */
 
-/* whether schedule L feeds the threads (else natural order on the calling thread) */
-static int levels_parallel(const struct pds_ilu0_factor *F, const struct ilu0_levels *L) {
-  const int      nt   = omp_get_max_threads();
-  const pds_size work = (F->nnzb + (pds_size)F->nbrows) * (pds_size)F->bs * F->bs;
+/* whether schedule L of plan P feeds the threads (else natural order on the calling thread) */
+static int levels_parallel(const struct ilu0_plan *P, const struct ilu0_levels *L) {
+  const int nt = omp_get_max_threads();
 
-  return nt > 1 && work >= OMP_MIN_WORK && L->nlev > 0 &&
-         (pds_size)F->nbrows >= (pds_size)L->nlev * nt * ILU0_MIN_PER_LEVEL;
+  return nt > 1 && P->work >= OMP_MIN_WORK && L->nlev > 0 && (pds_size)L->n >= (pds_size)L->nlev * nt * ILU0_MIN_PER_LEVEL;
+}
+
+static int ilu0_plan_describe_omp(pds_ctx ctx, void *plan, char *buf, size_t len) {
+  const struct ilu0_plan *P = plan;
+  const int               f = levels_parallel(P, &P->fwd), b = levels_parallel(P, &P->bwd);
+  char                    how[160];
+
+  snprintf(how, sizeof how, "%s on %d threads", f && b   ? "level scheduling (factorization and both sweeps)"
+                                                : f      ? "level scheduling (factorization, forward sweep; the backward sweep in natural order)"
+                                                : b      ? "level scheduling (backward sweep; the rest in natural order)"
+                                                         : "natural order (the levels too narrow, or the matrix too small, for the threads)",
+           omp_get_max_threads());
+  return pds_ilu0_levels_describe(ctx, P, how, buf, len);
 }
 
 static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
@@ -28,7 +39,7 @@ static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
   pds_size                  first = -1;
 
   (void)ctx;
-  if (!levels_parallel(F, L)) {
+  if (!levels_parallel(P, L)) {
     for (pds_int i = 0; i < F->nbrows && first < 0; i++)
       if (ilu0_factor_row(F, i, shift)) first = i;
     *bad = first;
@@ -55,7 +66,7 @@ static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
 
 static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
   const struct ilu0_plan *P = plan;
-  const int               pf = levels_parallel(F, &P->fwd), pb = levels_parallel(F, &P->bwd);
+  const int               pf = levels_parallel(P, &P->fwd), pb = levels_parallel(P, &P->bwd);
 
   (void)ctx;
   if (!pf)
@@ -82,7 +93,16 @@ static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
   return PDS_OK;
 }
 
+static int ilu0_permute_omp(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
+                            pds_real *y) {
+  (void)ctx;
+  OMP_PARTS((pds_size)nb, i0, i1, ilu0_permute_range(bs, perm, scatter, x, y, i0, i1));
+  return PDS_OK;
+}
+
 void pds_omp_fill_ilu0(struct pds_ilu0_kernels *g) {
-  g->factor = ilu0_factor_omp;
-  g->solve  = ilu0_solve_omp;
+  g->factor  = ilu0_factor_omp;
+  g->solve   = ilu0_solve_omp;
+  g->permute = ilu0_permute_omp;
+  g->plan_describe = ilu0_plan_describe_omp;
 }

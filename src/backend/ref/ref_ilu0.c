@@ -55,6 +55,7 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
             "ilu0 variant '%s' is not one of %s's: auto (natural order on /cpu/ref, level scheduling on /cpu/omp)",
             variant, ctx->backend);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
+  P->work = (F->nnzb + (pds_size)F->nbrows) * (pds_size)F->bs * F->bs;
   if ((ierr = levels_build(ctx, F, 0, &P->fwd)) || (ierr = levels_build(ctx, F, 1, &P->bwd))) {
     ilu0_plan_destroy_host(ctx, P);
     return ierr;
@@ -63,16 +64,17 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
   return PDS_OK;
 }
 
+int pds_ilu0_levels_describe(pds_ctx ctx, const struct ilu0_plan *P, const char *how, char *buf, size_t len) {
+  snprintf(buf, len, "%s ilu0: %s; the pattern's level schedules have %" PDS_INT_FMT " (forward) and %" PDS_INT_FMT
+           " (backward) levels, %.1f and %.1f rows a level", ctx->backend, how, P->fwd.nlev, P->bwd.nlev,
+           P->fwd.nlev ? (double)P->fwd.n / P->fwd.nlev : 0.0, P->bwd.nlev ? (double)P->bwd.n / P->bwd.nlev : 0.0);
+  return PDS_OK;
+}
+
 static int ilu0_plan_describe_host(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct ilu0_plan *P = plan;
 
-  snprintf(buf, len, "%s ilu0: %s; the pattern's level schedules have %" PDS_INT_FMT " (forward) and %" PDS_INT_FMT
-           " (backward) levels, %.1f and %.1f rows a level", ctx->backend,
-           strcmp(ctx->backend, "/cpu/ref") ? "level after level, the rows of a level shared over the threads"
-                                            : "natural order",
-           P->fwd.nlev, P->bwd.nlev, P->fwd.nlev ? (double)P->fwd.n / P->fwd.nlev : 0.0,
-           P->bwd.nlev ? (double)P->bwd.n / P->bwd.nlev : 0.0);
-  return PDS_OK;
+  return pds_ilu0_levels_describe(ctx, P, "natural order", buf, len);
 }
 
 static int ilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
@@ -93,10 +95,18 @@ static int ilu0_solve_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
   return PDS_OK;
 }
 
+static int ilu0_permute_ref(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
+                            pds_real *y) {
+  (void)ctx;
+  ilu0_permute_range(bs, perm, scatter, x, y, 0, nb);
+  return PDS_OK;
+}
+
 void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->plan_create   = ilu0_plan_create_host;
   g->plan_destroy  = ilu0_plan_destroy_host;
   g->plan_describe = ilu0_plan_describe_host;
   g->factor        = ilu0_factor_ref;
   g->solve         = ilu0_solve_ref;
+  g->permute       = ilu0_permute_ref;
 }
