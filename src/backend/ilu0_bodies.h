@@ -142,6 +142,10 @@ struct ilu0_plan {
   struct ilu0_levels fwd, bwd;
   pds_size           work; /* (blocks + block rows) bs^2: the size a backend's threshold compares */
 };
+/* the level schedule of a pattern H (host; backward: over the rows after each row), every backend's analysis
+   (ref_ilu0.c), and its release */
+PDS_INTERN int  pds_ilu0_levels_build(pds_ctx ctx, const struct pds_ilu0_factor *H, int backward, struct ilu0_levels *L);
+PDS_INTERN void pds_ilu0_levels_free(pds_ctx ctx, struct ilu0_levels *L);
 /* the plan's line for -view, `how` saying what runs (ref_ilu0.c) */
 PDS_INTERN int pds_ilu0_levels_describe(pds_ctx ctx, const struct ilu0_plan *P, const char *how, char *buf, size_t len);
 

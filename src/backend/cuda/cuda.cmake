@@ -37,7 +37,7 @@ set(PDS_HAVE_CUDA 1)
 set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda.c src/backend/cuda/cuda_vec.c src/backend/cuda/cuda_mat.c src/backend/cuda/cuda_krylov.c
   src/backend/cuda/cuda_blocks.c src/backend/cuda/cuda_fem2d.c src/backend/cuda/cuda_f32.c
-  src/backend/cuda/cuda_stencil7.c src/backend/cuda/cuda_bilu0.c
+  src/backend/cuda/cuda_stencil7.c src/backend/cuda/cuda_bilu0.c src/backend/cuda/cuda_graph.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
   src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
   src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu src/backend/cuda/cuda_coop.cu

@@ -26,11 +26,6 @@ enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V
 static const char *const variant_names[V_COUNT] = {"auto",     "hyperplane", "graph", "lanes",
                                                    "recycle", "syncfree",   "block", "tiles"};
 
-struct graph_cache {
-  cudaGraphExec_t exec;
-  const void     *key[5]; /* vals, dinv, fvals, b, x */
-};
-
 struct bilu0_plan {
   int                  asked, variant; /* the name given, and what runs (auto resolved) */
   int                  n, nb, nh;      /* unknowns per point, grids, planes (the most of any grid) */
@@ -54,7 +49,7 @@ struct bilu0_plan {
   long long           *toff;           /* tiles: host [ntp + 1]: tile-plane t's tiles */
   int                  ntp, tedge;     /* tiles: tile-planes, the tiles' edge */
   long long            tsmem;          /* tiles: shared memory bytes per tile */
-  struct graph_cache   graph[2];       /* graph, lanes: 0 factor, 1 solve */
+  struct pds_cuda_graph graph[2];      /* graph, lanes: 0 factor, 1 solve (keys: vals, dinv, fvals, b, x) */
   long long            elem_max;       /* lanes, tiles: planes of at most this many points factored by n^2 lanes a
                                           point (below) */
 };
@@ -89,7 +84,7 @@ static int pick_auto(const struct pds_stencil7 *g, int nb) {
 static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
   if (!P) return;
   for (int i = 0; i < 2; i++)
-    if (P->graph[i].exec) cudaGraphExecDestroy(P->graph[i].exec);
+    pds_cuda_graph_destroy(&P->graph[i]);
   pds_cuda_raw_free(be, P->sched), pds_cuda_raw_free(be, P->hoff_d), pds_cuda_raw_free(be, P->gsched);
   pds_cuda_raw_free(be, P->goff), pds_cuda_raw_free(be, P->gbase), pds_cuda_raw_free(be, P->psched);
   pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync), pds_cuda_raw_free(be, P->fvals);
@@ -335,49 +330,25 @@ static cudaError_t planes(const struct bilu0_plan *P, pds_cuda_bilu0_launch *L, 
   return e == cudaSuccess ? steps(L, off, n, 2, 1) : e;
 }
 
-/* the per-plane launches in a graph, captured for these arrays or replayed */
+/* the per-plane launches in a graph, captured for these arrays or replayed (cuda_graph.c) */
+struct planes_arg {
+  const struct bilu0_plan *P;
+  pds_cuda_bilu0_launch   *L;
+  int                      phase;
+};
+
+static cudaError_t planes_launch(void *arg) {
+  const struct planes_arg *a = arg;
+
+  return planes(a->P, a->L, a->phase);
+}
+
 static int planes_graphed(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_bilu0_launch *L,
                           int phase) {
-  struct graph_cache     *c   = &P->graph[phase];
-  const void             *key[5] = {L->vals, L->dinv, L->fvals, L->b, L->x};
-  enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  cudaGraph_t             gr  = NULL;
-  cudaError_t             e;
+  const void       *key[PDS_CUDA_GRAPH_KEY] = {L->vals, L->dinv, L->fvals, L->b, L->x, NULL};
+  struct planes_arg a                       = {P, L, phase};
 
-  PDS_CUDA_CALL(ctx, cudaStreamIsCapturing(be->stream, &cs));
-  if (cs != cudaStreamCaptureStatusNone) { /* a device loop is being recorded: the launches go into it */
-    PDS_CUDA_CALL(ctx, planes(P, L, phase));
-    return PDS_OK;
-  }
-  if (!c->exec || memcmp(c->key, key, sizeof key)) {
-    cudaGraphExecUpdateResultInfo info;
-
-    PDS_CUDA_CALL(ctx, cudaStreamBeginCapture(be->stream, cudaStreamCaptureModeThreadLocal));
-    e = planes(P, L, phase);
-    {
-      const cudaError_t e2 = cudaStreamEndCapture(be->stream, &gr);
-
-      if (e == cudaSuccess) e = e2;
-    }
-    if (e != cudaSuccess) {
-      if (gr) cudaGraphDestroy(gr);
-      return pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "capture of the bilu0 plane launches");
-    }
-    if (c->exec && cudaGraphExecUpdate(c->exec, gr, &info) != cudaSuccess) {
-      (void)cudaGetLastError();
-      cudaGraphExecDestroy(c->exec);
-      c->exec = NULL;
-    }
-    if (!c->exec && (e = cudaGraphInstantiate(&c->exec, gr, 0)) != cudaSuccess) {
-      c->exec = NULL;
-      cudaGraphDestroy(gr);
-      return pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "cudaGraphInstantiate (bilu0)");
-    }
-    cudaGraphDestroy(gr);
-    memcpy(c->key, key, sizeof key);
-  }
-  PDS_CUDA_CALL(ctx, cudaGraphLaunch(c->exec, be->stream));
-  return PDS_OK;
+  return pds_cuda_graph_run(ctx, be, &P->graph[phase], key, planes_launch, &a, "capture of the bilu0 plane launches");
 }
 
 /* one phase of the plan's variant */

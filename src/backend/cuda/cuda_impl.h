@@ -116,6 +116,18 @@ PDS_INTERN int pds_cuda_csr_entry(pds_ctx ctx, struct cuda_be *be, const struct 
 PDS_INTERN void pds_cuda_csr_entry_free(struct cuda_be *be, struct csr_entry *e);
 PDS_INTERN void pds_cuda_csr_plan_free(struct cuda_be *be, pds_cuda_csr_plan *pl);
 
+/* ---- schedules replayed as CUDA graphs (cuda_graph.c) ------------------------------------------------------------ */
+#define PDS_CUDA_GRAPH_KEY 6
+struct pds_cuda_graph {
+  cudaGraphExec_t exec;
+  const void     *key[PDS_CUDA_GRAPH_KEY]; /* the arrays the launches were captured with (unused ones NULL) */
+};
+/* launch(arg) captured into g once per key and replayed (what: the message if the capture fails) */
+PDS_INTERN int  pds_cuda_graph_run(pds_ctx ctx, struct cuda_be *be, struct pds_cuda_graph *g,
+                                   const void *const key[PDS_CUDA_GRAPH_KEY], cudaError_t (*launch)(void *arg), void *arg,
+                                   const char *what);
+PDS_INTERN void pds_cuda_graph_destroy(struct pds_cuda_graph *g);
+
 /* ---- the Krylov group (cuda_krylov.c) ---------------------------------------------------------------------- */
 /* the step an update kernel runs after its reduction: none (< 0) or a known one (else PDS_ERR_ARG) */
 PDS_INTERN int pds_cuda_check_step(pds_ctx ctx, int step);

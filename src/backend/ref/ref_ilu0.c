@@ -9,7 +9,7 @@
 #include "ref_impl.h"
 
 /* one schedule: the level of each row from its dependencies (backward: the rows after it), then the rows by level */
-static int levels_build(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, struct ilu0_levels *L) {
+int pds_ilu0_levels_build(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, struct ilu0_levels *L) {
   const pds_int n = F->nbrows;
   pds_int      *lev = NULL;
   int           ierr;
@@ -38,12 +38,15 @@ done:
   return ierr;
 }
 
+void pds_ilu0_levels_free(pds_ctx ctx, struct ilu0_levels *L) {
+  pds_free(ctx, PDS_MEM_HOST, &L->off), pds_free(ctx, PDS_MEM_HOST, &L->rows);
+}
+
 static void ilu0_plan_destroy_host(pds_ctx ctx, void *plan) {
   struct ilu0_plan *P = plan;
 
   if (!P) return;
-  pds_free(ctx, PDS_MEM_HOST, &P->fwd.off), pds_free(ctx, PDS_MEM_HOST, &P->fwd.rows);
-  pds_free(ctx, PDS_MEM_HOST, &P->bwd.off), pds_free(ctx, PDS_MEM_HOST, &P->bwd.rows);
+  pds_ilu0_levels_free(ctx, &P->fwd), pds_ilu0_levels_free(ctx, &P->bwd);
   pds_free(ctx, PDS_MEM_HOST, &P);
 }
 
@@ -56,7 +59,7 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
             variant, ctx->backend);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
   P->work = (F->nnzb + (pds_size)F->nbrows) * (pds_size)F->bs * F->bs;
-  if ((ierr = levels_build(ctx, F, 0, &P->fwd)) || (ierr = levels_build(ctx, F, 1, &P->bwd))) {
+  if ((ierr = pds_ilu0_levels_build(ctx, F, 0, &P->fwd)) || (ierr = pds_ilu0_levels_build(ctx, F, 1, &P->bwd))) {
     ilu0_plan_destroy_host(ctx, P);
     return ierr;
   }
