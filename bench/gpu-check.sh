@@ -14,6 +14,9 @@
 #      counts; its JSON lines in bilu.jsonl, its tables in bilu.txt, bench/scripts/plot_bilu.py makes the figures),
 #   5b. what one dependent step costs (bench/gpu/bench_sync: a kernel boundary in a graph, a grid, cluster or block
 #      barrier; a few seconds; sync.jsonl, sync.txt),
+#   5c. ILU(0) of general CSR matrices (bench/gpu/bench_ilu: /gpu/cuda against cuSPARSE csrilu02 + SpSV and /cpu/omp
+#      on poisson7 64^3, 128^3 and the largest shared matrices, validated against /cpu/ref's bits; ilu.jsonl, ilu.txt;
+#      GPU_CHECK_ILU_S, default 60 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -135,7 +138,7 @@ fi
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
     san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; san racecheck "$T/cuda/tc05_small"
-    san racecheck "$T/t302_bilu0"
+    san racecheck "$T/t302_bilu0"; san racecheck "$T/t303_ilu0"
   } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
@@ -161,6 +164,7 @@ wait $SANPID
   san memcheck "$T/equiv/equiv_bsr"; san memcheck "$T/equiv/equiv_pbjacobi"
   san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
   san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; san memcheck "$T/t302_bilu0"
+  san memcheck "$T/t303_ilu0"
   san memcheck "$T/cuda/tc07_bilu0_cusparse"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
@@ -301,6 +305,20 @@ else
 fi
 note "bench_sync" "rc $SYR ($((SECONDS - t0)) s)"
 
+# ---- 5c. ILU(0) of general CSR matrices against cuSPARSE (bench/gpu/bench_ilu) ------------------------------------------
+t0=$SECONDS
+if [ "$SKIP_BENCH" = 1 ]; then
+  ILR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/ilu.txt"
+elif [ -x "$BUILD/bench/bench_ilu" ]; then
+  ILU_LIM=$(left 2); [ "$ILU_LIM" -gt "${GPU_CHECK_ILU_S:-60}" ] && ILU_LIM=${GPU_CHECK_ILU_S:-60}
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$ILU_LIM" "$BUILD/bench/bench_ilu" \
+    -shared "$SHARED" -json "$OUT/ilu.jsonl" > "$OUT/ilu.txt" 2> "$OUT/ilu.log"
+  ILR=$?
+else
+  ILR=127; echo "bench_ilu was not built" > "$OUT/ilu.txt"
+fi
+note "bench_ilu" "rc $ILR ($((SECONDS - t0)) s)$( [ $ILR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_ILU_S)')"
+
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
   t0=$SECONDS
@@ -324,6 +342,9 @@ awk '/^### bench_bilu/{p=1} /^Paper 000.s Table 1/{p=0} p' "$OUT/bilu.txt" 2>/de
 [ "$BLR" -ne 0 ] && tail -5 "$OUT/bilu.log"
 echo "-- bench_sync"
 cat "$OUT/sync.txt" 2>/dev/null
+echo "-- bench_ilu (ILU(0) of CSR matrices)"
+cat "$OUT/ilu.txt" 2>/dev/null | cut -c1-300
+[ "${ILR:-0}" -ne 0 ] && tail -5 "$OUT/ilu.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
@@ -337,6 +358,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
      "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
      "(petsc-peer.txt petsc-peer.log)"

@@ -387,6 +387,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   pds_cuda_fill_f32(&k->f32);
   pds_cuda_fill_stencil7(&k->stencil7);
   pds_cuda_fill_bilu0(&k->bilu0);
+  pds_cuda_fill_ilu0(&k->ilu0);
   return PDS_OK;
 }
 

@@ -190,6 +190,26 @@ typedef struct {
   unsigned long long    *bad;             /* factor: min(p) over singular blocks (set to ~0 before) */
 } pds_cuda_bilu0_launch;
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
+/* ---- ILU(0) of a block-CSR factor (cuda_ilu0.cu; cuda_ilu0.c drives it) ------------------------------------------- */
+#define PDS_CUDA_ILU0_MAXB 8 /* the largest block the kernels take */
+typedef struct {
+  cudaStream_t        stream;
+  int                 kind;            /* 0 factor, 1 forward, 2 backward (a level's rows); 3 gather, 4 scatter */
+  int                 bs;
+  pds_int             nb;              /* permute: block rows */
+  const pds_size     *rowptr;
+  const pds_int      *colidx;
+  const pds_size     *diag;
+  pds_real           *vals;
+  const pds_int      *rows;            /* the schedule (device): the level's rows are rows[begin .. begin + count) */
+  long long           begin, count;
+  pds_real            shift;           /* factor */
+  const pds_real     *b;               /* forward: b; permute: the input */
+  pds_real           *x;               /* the sweeps' x; permute: the output */
+  unsigned long long *bad;             /* factor: min(row) over singular pivots (set to ~0 before) */
+  const pds_int      *perm;            /* permute */
+} pds_cuda_ilu0_launch;
+cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);
 cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */
 cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
                                     float *out);
