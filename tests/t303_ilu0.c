@@ -342,8 +342,12 @@ static void check_errors_and_refactor(pds_ctx ctx) {
   TEST_CALL(pds_precond_ilu0_set_shift(P, 0.5));
   TEST_CALL(pds_precond_setup(P));
   TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_shift(P, NAN), PDS_ERR_ARG, "not finite");
-  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_variant(P, "nonesuch") ? PDS_ERR_ARG : pds_precond_setup(P),
-                  PDS_ERR_UNSUPPORTED, "nonesuch");
+  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_variant(P, "nonesuch") ? PDS_ERR_UNSUPPORTED : pds_precond_setup(P),
+                  PDS_ERR_ARG, "nonesuch");
+  if (strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* a GPU variant on a CPU backend */
+    TEST_CALL(pds_precond_ilu0_set_variant(P, "levels"));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "/gpu/cuda variant");
+  }
   TEST_CALL(pds_precond_ilu0_set_variant(P, "auto"));
   TEST_ASSERT_ERR(ctx, pds_precond_bilu0_set_variant(P, "auto"), PDS_ERR_ARG, "not bilu0");
   /* a shell operator */

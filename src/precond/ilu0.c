@@ -22,6 +22,7 @@ struct ilu0 {
   pds_real               shift;
   /* the operator's pattern the factor is for (host copies: a new operator is compared with them) */
   int                    have;        /* a pattern is analysed */
+  unsigned long          id;          /* the id of the last matrix found to have it (its arrays never change) */
   pds_int                nbrows;
   int                    bs;
   pds_size               nnzb_a;
@@ -101,6 +102,8 @@ struct view {
   const pds_size *rowptr;
   const pds_int  *colidx;
   const pds_real *vals;
+  const pds_real *dvals; /* the same values in backend memory (NULL: none) */
+  unsigned long   id;    /* the matrix's id */
 };
 
 static int operator_view(pds_precond pc, struct view *v) {
@@ -120,14 +123,14 @@ static int operator_view(pds_precond pc, struct view *v) {
     PDS_CALL(pds_mat_csr_host_sync(A));
     h         = pds_mat_host_csr(A);
     v->nbrows = h->nrows, v->bs = 1, v->nnzb = h->nnz, v->rowptr = h->rowptr, v->colidx = h->colidx;
-    v->vals   = h->vals;
+    v->vals = h->vals, v->dvals = ((const struct pds_mat_csr *)A->data)->d.vals, v->id = A->id;
     return PDS_OK;
   }
   if (!strcmp(A->type, "bsr")) {
     const struct pds_bsr *h = pds_mat_host_bsr(A);
 
     v->nbrows = h->nbrows, v->bs = h->bs, v->nnzb = h->nnzb, v->rowptr = h->browptr, v->colidx = h->bcolidx;
-    v->vals   = h->vals;
+    v->vals = h->vals, v->dvals = ((const struct pds_mat_bsr *)A->data)->d.vals, v->id = A->id;
     PDS_CHECK(v->bs <= ILU0_MAX_BS, ctx, PDS_ERR_UNSUPPORTED, "ilu0: blocks of %d x %d; at most %d x %d", v->bs,
               v->bs, ILU0_MAX_BS, ILU0_MAX_BS);
     return PDS_OK;
@@ -135,8 +138,10 @@ static int operator_view(pds_precond pc, struct view *v) {
   return PDS_ERROR(ctx, PDS_ERR_UNSUPPORTED, "ilu0 needs a csr, bsr or stencil7 matrix, not %s", A->type);
 }
 
-/* whether v has the pattern the factor was built for */
+/* whether v has the pattern the factor was built for: the matrix it was last seen in (a matrix never changes), or
+   one whose arrays compare equal */
 static int same_pattern(const struct ilu0 *P, const struct view *v) {
+  if (P->have && v->id == P->id) return 1;
   return P->have && P->nbrows == v->nbrows && P->bs == v->bs && P->nnzb_a == v->nnzb &&
          !memcmp(P->a_rowptr, v->rowptr, ((size_t)v->nbrows + 1) * sizeof *v->rowptr) &&
          !memcmp(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
@@ -311,6 +316,7 @@ static int ilu0_setup(pds_precond pc) {
               P->nbrows, P->nnzb_a);
     PDS_CALL(pattern_build(pc, &v));
   }
+  P->id = v.id;
   { /* A's values into the factor's pattern */
     const size_t b2 = (size_t)v.bs * v.bs;
 
@@ -318,7 +324,9 @@ static int ilu0_setup(pds_precond pc) {
       memset(P->stage, 0, (size_t)P->F.nnzb * b2 * sizeof *P->stage);
       for (pds_size e = 0; e < v.nnzb; e++) memcpy(P->stage + P->fmap[e] * b2, v.vals + e * b2, b2 * sizeof *v.vals);
       PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, P->stage, PDS_MEM_HOST, (size_t)P->F.nnzb * b2 * sizeof(pds_real)));
-    } else
+    } else if (v.dvals) /* backend to backend: no host round trip on a device */
+      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.dvals, PDS_MEM_DEVICE, (size_t)v.nnzb * b2 * sizeof(pds_real)));
+    else
       PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.vals, PDS_MEM_HOST, (size_t)v.nnzb * b2 * sizeof(pds_real)));
   }
   PDS_CALL(ctx->k->ilu0.factor(ctx, P->plan, &P->F, P->shift, &bad));

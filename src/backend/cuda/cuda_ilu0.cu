@@ -144,70 +144,110 @@ template <int N> __device__ bool factor_row(const ilu0_args &f, pds_int i) {
 }
 
 template <int N> __global__ void __launch_bounds__(128) factor_k(ilu0_args f) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long t  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const pds_int   i  = t < f.count ? f.rows[t] : 0; // the schedule: read before the wait
 
   pds_grid_dep();
   if (t >= f.count) return;
-  const pds_int i = f.rows[t];
-
   if (!factor_row<N>(f, i)) atomicMin(f.bad, (unsigned long long)i);
 }
 
+// The sweeps read a row's structure (and, scalar, its first C entries) before pds_grid_dep(): they never change
+// during an application, and the factor's values were written by a setup that ended before it (it reads its
+// singular-pivot flag back); after the wait only x is read. C entries cover the rows of most FV/FE matrices' triangles.
+constexpr int C = 8;
+
 // forward row i: x_i = b_i - sum_{k < i} L_ik x_k (ilu0_forward_row_n)
 template <int N> __global__ void __launch_bounds__(128) forward_k(ilu0_args f) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int   NN = N * N;
+  const long long t  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const bool      on = t < f.count;
+  const pds_int   i  = on ? f.rows[t] : 0;
+  const pds_size  lo = on ? f.rowptr[i] : 0, d = on ? f.diag[i] : 0;
+  pds_int         cc[C];
+  double          cv[C];
 
-  pds_grid_dep();
-  if (t >= f.count) return;
-  constexpr int  NN = N * N;
-  const pds_int  i  = f.rows[t];
-  const pds_size lo = f.rowptr[i], d = f.diag[i];
-
+  if constexpr (N == 1)
 #pragma unroll
-  for (int u = 0; u < N; u++) {
+    for (int q = 0; q < C; q++) cc[q] = lo + q < d ? f.colidx[lo + q] : 0, cv[q] = lo + q < d ? f.vals[lo + q] : 0.0;
+  pds_grid_dep();
+  if (!on) return;
+  if constexpr (N == 1) {
     double s = 0;
 
-    for (pds_size p = lo; p < d; p++) {
-      const double *L = f.vals + p * NN + u * N, *xk = f.x + (size_t)f.colidx[p] * N;
+#pragma unroll
+    for (int q = 0; q < C; q++)
+      if (lo + q < d) s = IA(s, IM(cv[q], f.x[cc[q]]));
+    for (pds_size p = lo + C; p < d; p++) s = IA(s, IM(f.vals[p], f.x[f.colidx[p]]));
+    f.x[i] = IS(f.b[i], s);
+  } else {
+#pragma unroll
+    for (int u = 0; u < N; u++) {
+      double s = 0;
+
+      for (pds_size p = lo; p < d; p++) {
+        const double *L = f.vals + p * NN + u * N, *xk = f.x + (size_t)f.colidx[p] * N;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = IA(s, IM(L[w], xk[w]));
+        for (int w = 0; w < N; w++) s = IA(s, IM(L[w], xk[w]));
+      }
+      f.x[(size_t)i * N + u] = IS(f.b[(size_t)i * N + u], s);
     }
-    f.x[(size_t)i * N + u] = IS(f.b[(size_t)i * N + u], s);
   }
 }
 
 // backward row i: x_i = D_i^-1 (x_i - sum_{j > i} U_ij x_j) (ilu0_backward_row_n)
 template <int N> __global__ void __launch_bounds__(128) backward_k(ilu0_args f) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int   NN = N * N;
+  const long long t  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const bool      on = t < f.count;
+  const pds_int   i  = on ? f.rows[t] : 0;
+  const pds_size  hi = on ? f.rowptr[i + 1] : 0, d = on ? f.diag[i] : 0;
+  pds_int         cc[C];
+  double          cv[C], dv = 0;
 
-  pds_grid_dep();
-  if (t >= f.count) return;
-  constexpr int  NN = N * N;
-  const pds_int  i  = f.rows[t];
-  const pds_size hi = f.rowptr[i + 1], d = f.diag[i];
-  double         z[N];
-
+  if constexpr (N == 1) {
 #pragma unroll
-  for (int u = 0; u < N; u++) {
+    for (int q = 0; q < C; q++)
+      cc[q] = d + 1 + q < hi ? f.colidx[d + 1 + q] : 0, cv[q] = d + 1 + q < hi ? f.vals[d + 1 + q] : 0.0;
+    dv = on ? f.vals[d] : 0.0;
+  }
+  pds_grid_dep();
+  if (!on) return;
+  if constexpr (N == 1) {
     double s = 0;
 
-    for (pds_size p = d + 1; p < hi; p++) {
-      const double *U = f.vals + p * NN + u * N, *xj = f.x + (size_t)f.colidx[p] * N;
+#pragma unroll
+    for (int q = 0; q < C; q++)
+      if (d + 1 + q < hi) s = IA(s, IM(cv[q], f.x[cc[q]]));
+    for (pds_size p = d + 1 + C; p < hi; p++) s = IA(s, IM(f.vals[p], f.x[f.colidx[p]]));
+    const double z = IS(f.x[i], s);
+
+    f.x[i] = IA(0.0, IM(dv, z)); // ilu0_backward_row_n: s = 0 + D z
+  } else {
+    double z[N];
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = IA(s, IM(U[w], xj[w]));
+    for (int u = 0; u < N; u++) {
+      double s = 0;
+
+      for (pds_size p = d + 1; p < hi; p++) {
+        const double *U = f.vals + p * NN + u * N, *xj = f.x + (size_t)f.colidx[p] * N;
+
+#pragma unroll
+        for (int w = 0; w < N; w++) s = IA(s, IM(U[w], xj[w]));
+      }
+      z[u] = IS(f.x[(size_t)i * N + u], s);
     }
-    z[u] = IS(f.x[(size_t)i * N + u], s);
-  }
 #pragma unroll
-  for (int u = 0; u < N; u++) {
-    const double *D = f.vals + d * NN + u * N;
-    double        s = 0;
+    for (int u = 0; u < N; u++) {
+      const double *D = f.vals + d * NN + u * N;
+      double        s = 0;
 
 #pragma unroll
-    for (int w = 0; w < N; w++) s = IA(s, IM(D[w], z[w]));
-    f.x[(size_t)i * N + u] = s;
+      for (int w = 0; w < N; w++) s = IA(s, IM(D[w], z[w]));
+      f.x[(size_t)i * N + u] = s;
+    }
   }
 }
 

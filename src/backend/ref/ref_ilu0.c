@@ -54,7 +54,9 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
   struct ilu0_plan *P = NULL;
   int               ierr;
 
-  PDS_CHECK(!strcmp(variant, "auto"), ctx, PDS_ERR_UNSUPPORTED,
+  PDS_CHECK(strcmp(variant, "levels"), ctx, PDS_ERR_UNSUPPORTED,
+            "ilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", variant, ctx->backend);
+  PDS_CHECK(!strcmp(variant, "auto"), ctx, PDS_ERR_ARG,
             "ilu0 variant '%s' is not one of %s's: auto (natural order on /cpu/ref, level scheduling on /cpu/omp)",
             variant, ctx->backend);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
