@@ -13,6 +13,7 @@
  *   5-point grid against the dense ILU(0) of the red-black permuted matrix; omp = ref bits in every ordering.
  * The same on /gpu/cuda (its results against /cpu/ref's bit for bit), whose blocks are limited to 8 x 8 (a 9 x 9 one
  * is refused there, and checked against the dense reference on the CPU backends). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test.h"
 
 static unsigned long long g_seed = 0x9e3779b97f4a7c15ull;
@@ -239,11 +240,22 @@ static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *or
   TEST_CALL(pds_precond_ilu0_set_ordering(P, ordering));
   TEST_CALL(pds_precond_set_operator(P, A));
   TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_precond_update_values(P, A)); /* a refactorization (on /cpu/omp the second, levels, trial) */
   TEST_CALL(pds_vec_create(ctx, n, &x));
   TEST_CALL(pds_vec_create(ctx, n, &y));
   TEST_CALL(pds_vec_set_values(x, b, PDS_MEM_HOST));
   TEST_CALL(pds_precond_apply(P, x, y));
   TEST_CALL(pds_vec_get_values(y, out, PDS_MEM_HOST));
+  { /* a second application (on /cpu/omp the levels trial): the same bits */
+    double *again = malloc(sizeof *again * (size_t)n);
+
+    TEST_ASSERT(again);
+    TEST_CALL(pds_precond_apply(P, x, y));
+    TEST_CALL(pds_vec_get_values(y, again, PDS_MEM_HOST));
+    if (memcmp(out, again, sizeof *out * (size_t)n)) TEST_FAIL("ilu0 on %s: a second application gave other bits",
+                                                              pds_ctx_get_backend(ctx));
+    free(again);
+  }
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_precond_destroy(&P);
   return out;
 }
@@ -540,13 +552,20 @@ int main(int argc, char **argv) {
     check_against_dense(ctx, &M, 6.0, "bsr 3 x 3, unsorted, diagonals missing, shift 6"), bcsr_free(&M);
     const int small = getenv("PDS_TEST_SMALL") != NULL; /* under compute-sanitizer: smaller matrices */
 
-    for (int o = 0; o < 3; o++) {
-      static const char *const ord[] = {"natural", "rcm", "multicolor"};
+    const int omp   = !strcmp(pds_ctx_get_backend(ctx), "/cpu/omp");
 
-      M = make_grid(small ? 48 : 256, 2, 1), check_ref_bits(ctx, &M, ord[o], "csr 5-point grid"), bcsr_free(&M);
-      M = make_grid(small ? 8 : 24, 3, 4), check_ref_bits(ctx, &M, ord[o], "bsr 4 x 4 7-point grid"), bcsr_free(&M);
-      M = make_random(small ? 3000 : 40000, 1, 150, 3, 9.0, 0, 0), check_ref_bits(ctx, &M, ord[o], "csr random");
-      bcsr_free(&M);
+    /* /cpu/omp: as it chooses (natural order, then levels, timed), and with the levels forced */
+    for (int lev = 0; lev < (omp ? 2 : 1); lev++) {
+      if (lev) setenv("PDS_OMP_ILU0", "levels", 1);
+      for (int o = 0; o < 3; o++) {
+        static const char *const ord[] = {"natural", "rcm", "multicolor"};
+
+        M = make_grid(small ? 48 : 256, 2, 1), check_ref_bits(ctx, &M, ord[o], "csr 5-point grid"), bcsr_free(&M);
+        M = make_grid(small ? 8 : 24, 3, 4), check_ref_bits(ctx, &M, ord[o], "bsr 4 x 4 7-point grid"), bcsr_free(&M);
+        M = make_random(small ? 3000 : 40000, 1, 150, 3, 9.0, 0, 0), check_ref_bits(ctx, &M, ord[o], "csr random");
+        bcsr_free(&M);
+      }
+      if (lev) unsetenv("PDS_OMP_ILU0");
     }
   }
   check_errors_and_refactor(ctx);

@@ -141,6 +141,10 @@ struct ilu0_levels {
 struct ilu0_plan {
   struct ilu0_levels fwd, bwd;
   pds_size           work; /* (blocks + block rows) bs^2: the size a backend's threshold compares */
+  /* /cpu/omp's choice between natural order and the levels, per phase (0 factorization, 1 application): 0 not
+     decided, 1 natural, 2 levels, and the times it measured (seconds, 0: not yet) */
+  int                choice[2];
+  double             t_nat[2], t_lev[2];
 };
 /* the level schedule of a pattern H (host; backward: over the rows after each row), every backend's analysis
    (ref_ilu0.c), and its release */

@@ -1,50 +1,87 @@
-/* src/backend/omp/omp_ilu0.c: /cpu/omp's ILU(0) group (src/precond/ilu0_kernels.h): level scheduling. The rows of
- * one level of the plan's schedule (ref_ilu0.c builds it from the pattern) depend only on rows of earlier levels, so
- * the threads share each level's rows (schedule static) and meet at one barrier per level; the factorization runs
- * the forward schedule (row i needs the rows k < i of its pattern factored), the backward sweep the backward one.
- * A pattern whose levels are too narrow to feed the threads (fewer than ILU0_MIN_PER_LEVEL rows per thread per level
- * on average) or too small (less work than OMP_MIN_WORK) runs ref's natural order: a barrier costs about a
- * microsecond, more than a narrow level's rows. Each row runs ilu0_bodies.h's arithmetic after the rows it depends
- * on, so the factors and the sweeps are bitwise ref's. A singular block: every row is still factored (rows after it
- * may meet non-finite values), and the first singular row in natural order is reported, which is ref's (a row
- * depends only on rows before it). */
+/* src/backend/omp/omp_ilu0.c: /cpu/omp's ILU(0) group (src/precond/ilu0_kernels.h): ref's natural order or level
+ * scheduling, whichever measures faster. Level scheduling: the rows of one level of the plan's schedule (ref_ilu0.c
+ * builds it from the pattern) depend only on rows of earlier levels, so the threads share each level's rows
+ * (schedule static) and meet at one barrier per level; the factorization runs the forward schedule, the backward
+ * sweep the backward one. It pays a barrier per level and visits the rows of a level scattered through memory, where
+ * natural order streams: on this project's 2-core AMD EPYC machine it was 2.2-2.5x slower than natural order on
+ * poisson7 64^3 and 100^3, on the GPU machine's 16-core Xeon about as fast (docs/ilu0.md). So a pattern whose levels
+ * can feed the threads (at least ILU0_MIN_PER_LEVEL rows per thread per level on average, and OMP_MIN_WORK of work)
+ * is run once each way, timed, per phase (the first two factorizations, the first two applications), and the faster
+ * is kept; any other pattern runs natural order. PDS_OMP_ILU0=natural or levels in the environment forces one (tests,
+ * measurements). Both give ref's bits (each row runs ilu0_bodies.h's arithmetic after the rows it depends on), so
+ * the choice changes the time, never the results. A singular block: every row is still factored (rows after it may
+ * meet non-finite values), and the first singular row in natural order is reported, which is ref's (a row depends
+ * only on rows before it). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "../ilu0_bodies.h"
 #include "omp_impl.h"
 
 #define ILU0_MIN_PER_LEVEL 8 /* rows per thread per level, on average, for the levels to be worth their barriers */
 
-/* whether schedule L of plan P feeds the threads (else natural order on the calling thread) */
+/* whether schedule L of plan P can feed the threads */
 static int levels_parallel(const struct ilu0_plan *P, const struct ilu0_levels *L) {
   const int nt = omp_get_max_threads();
 
   return nt > 1 && P->work >= OMP_MIN_WORK && L->nlev > 0 && (pds_size)L->n >= (pds_size)L->nlev * nt * ILU0_MIN_PER_LEVEL;
 }
 
+enum { CH_NONE = 0, CH_NATURAL = 1, CH_LEVELS = 2 };
+
+/* how phase ph runs now: forced by the environment, natural when the levels cannot feed the threads, the choice once
+   made, else natural then levels (the trial); *trial: time this run */
+static int pick(const struct ilu0_plan *P, int ph, int eligible, int *trial) {
+  const char *f = getenv("PDS_OMP_ILU0");
+
+  *trial = 0;
+  if (f && !strcmp(f, "natural")) return CH_NATURAL;
+  if (f && !strcmp(f, "levels")) return omp_get_max_threads() > 1 && P->fwd.nlev > 0 ? CH_LEVELS : CH_NATURAL;
+  if (!eligible) return CH_NATURAL;
+  if (P->choice[ph]) return P->choice[ph];
+  *trial = 1;
+  return P->t_nat[ph] == 0 ? CH_NATURAL : CH_LEVELS;
+}
+
+/* a trial's time: the second one decides */
+static void record(struct ilu0_plan *P, int ph, int ch, double t) {
+  if (ch == CH_NATURAL) P->t_nat[ph] = t > 0 ? t : 1e-12;
+  else {
+    P->t_lev[ph]  = t > 0 ? t : 1e-12;
+    P->choice[ph] = P->t_lev[ph] < P->t_nat[ph] ? CH_LEVELS : CH_NATURAL;
+  }
+}
+
 static int ilu0_plan_describe_omp(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct ilu0_plan *P = plan;
-  const int               f = levels_parallel(P, &P->fwd), b = levels_parallel(P, &P->bwd);
-  char                    how[160];
+  static const char *const ph[2] = {"factorization", "application"};
+  char                     how[240];
+  int                      k = 0;
 
-  snprintf(how, sizeof how, "%s on %d threads", f && b   ? "level scheduling (factorization and both sweeps)"
-                                                : f      ? "level scheduling (factorization, forward sweep; the backward sweep in natural order)"
-                                                : b      ? "level scheduling (backward sweep; the rest in natural order)"
-                                                         : "natural order (the levels too narrow, or the matrix too small, for the threads)",
-           omp_get_max_threads());
+  for (int i = 0; i < 2; i++) {
+    const char *what = !levels_parallel(P, i ? &P->bwd : &P->fwd) && !levels_parallel(P, &P->fwd)
+                           ? "natural order (levels too narrow for the threads)"
+                       : P->choice[i] == CH_LEVELS  ? "levels"
+                       : P->choice[i] == CH_NATURAL ? "natural order"
+                                                    : "to be timed both ways";
+
+    k += snprintf(how + k, sizeof how - (size_t)k, "%s%s %s", i ? "; " : "", ph[i], what);
+    if (P->choice[i] && k < (int)sizeof how)
+      k += snprintf(how + k, sizeof how - (size_t)k, " (natural %.3g ms, levels %.3g ms)", P->t_nat[i] * 1e3,
+                    P->t_lev[i] * 1e3);
+    if (k >= (int)sizeof how) break;
+  }
+  if (k < (int)sizeof how) snprintf(how + k, sizeof how - (size_t)k, ", %d threads", omp_get_max_threads());
   return pds_ilu0_levels_describe(ctx, P, how, buf, len);
 }
 
-static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
-  const struct ilu0_plan  *P = plan;
-  const struct ilu0_levels *L = &P->fwd;
-  pds_size                  first = -1;
+static void factor_natural(const struct pds_ilu0_factor *F, pds_real shift, pds_size *first) {
+  for (pds_int i = 0; i < F->nbrows && *first < 0; i++)
+    if (ilu0_factor_row(F, i, shift)) *first = i;
+}
 
-  (void)ctx;
-  if (!levels_parallel(P, L)) {
-    for (pds_int i = 0; i < F->nbrows && first < 0; i++)
-      if (ilu0_factor_row(F, i, shift)) first = i;
-    *bad = first;
-    return PDS_OK;
-  }
+static void factor_levels(const struct ilu0_levels *L, const struct pds_ilu0_factor *F, pds_real shift,
+                          pds_size *first) {
 #pragma omp parallel
   {
     pds_size mine = -1; /* this thread's first singular row */
@@ -58,38 +95,54 @@ static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
       }
     }
 #pragma omp critical(pds_ilu0_bad)
-    if (mine >= 0 && (first < 0 || mine < first)) first = mine;
+    if (mine >= 0 && (*first < 0 || mine < *first)) *first = mine;
   }
-  *bad = first;
+}
+
+static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
+  struct ilu0_plan *P = plan;
+  int               trial;
+  const int         ch = pick(P, 0, levels_parallel(P, &P->fwd), &trial);
+  const double      t0 = trial ? omp_get_wtime() : 0;
+
+  (void)ctx;
+  *bad = -1;
+  if (ch == CH_LEVELS) factor_levels(&P->fwd, F, shift, bad);
+  else factor_natural(F, shift, bad);
+  if (trial) record(P, 0, ch, omp_get_wtime() - t0);
   return PDS_OK;
 }
 
+/* one sweep over schedule L (0 forward, 1 backward) inside a parallel region */
+static void sweep_levels(const struct ilu0_levels *L, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
+                         pds_real *x) {
+  for (pds_int l = 0; l < L->nlev; l++) {
+#pragma omp for schedule(static)
+    for (pds_int r = L->off[l]; r < L->off[l + 1]; r++) {
+      if (backward) ilu0_backward_row(F, L->rows[r], x);
+      else ilu0_forward_row(F, L->rows[r], b, x);
+    }
+  }
+}
+
 static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
-  const struct ilu0_plan *P = plan;
-  const int               pf = levels_parallel(P, &P->fwd), pb = levels_parallel(P, &P->bwd);
+  struct ilu0_plan *P = plan;
+  int               trial;
+  const int         ch = pick(P, 1, levels_parallel(P, &P->fwd) && levels_parallel(P, &P->bwd), &trial);
+  const double      t0 = trial ? omp_get_wtime() : 0;
 
   (void)ctx;
-  if (!pf)
-    for (pds_int i = 0; i < F->nbrows; i++) ilu0_forward_row(F, i, b, x);
-  if (!pb && !pf)
-    for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
-  if (!pf && !pb) return PDS_OK;
+  if (ch == CH_LEVELS) {
 #pragma omp parallel
-  {
-    if (pf)
-      for (pds_int l = 0; l < P->fwd.nlev; l++) {
-#pragma omp for schedule(static)
-        for (pds_int r = P->fwd.off[l]; r < P->fwd.off[l + 1]; r++) ilu0_forward_row(F, P->fwd.rows[r], b, x);
-      }
-    if (!pb) {
-#pragma omp single
-      for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
-    } else
-      for (pds_int l = 0; l < P->bwd.nlev; l++) {
-#pragma omp for schedule(static)
-        for (pds_int r = P->bwd.off[l]; r < P->bwd.off[l + 1]; r++) ilu0_backward_row(F, P->bwd.rows[r], x);
-      }
+    {
+      sweep_levels(&P->fwd, F, 0, b, x);
+      sweep_levels(&P->bwd, F, 1, b, x);
+    }
+  } else {
+    for (pds_int i = 0; i < F->nbrows; i++) ilu0_forward_row(F, i, b, x);
+    for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
   }
+  if (trial) record(P, 1, ch, omp_get_wtime() - t0);
   return PDS_OK;
 }
 
