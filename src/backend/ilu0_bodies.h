@@ -31,13 +31,7 @@ PDS_INLINE int ilu0_factor_row_n(const struct pds_ilu0_factor *F, pds_int i, pds
     pds_real       *L  = a + p * nn;
     pds_size        r  = p + 1; /* row i's entries after column k: a merge with row k's upper part */
 
-    for (int u = 0; u < n; u++) /* T = A_ik D_k^-1, stored as L_ik */
-      for (int v = 0; v < n; v++) {
-        pds_real s = 0;
-
-        for (int w = 0; w < n; w++) s += L[u * n + w] * Dk[w * n + v];
-        T[u * n + v] = s;
-      }
+    blk_mul(L, Dk, T, 0, n); /* T = A_ik D_k^-1, stored as L_ik */
     for (size_t e = 0; e < nn; e++) L[e] = T[e];
     for (pds_size q = F->diag[k] + 1; q < F->rowptr[k + 1]; q++) { /* A_ij -= L_ik U_kj */
       const pds_int j = F->colidx[q];
@@ -45,16 +39,7 @@ PDS_INLINE int ilu0_factor_row_n(const struct pds_ilu0_factor *F, pds_int i, pds
       while (r < hi && F->colidx[r] < j) r++;
       if (r == hi) break;
       if (F->colidx[r] != j) continue;
-      const pds_real *U = a + q * nn;
-      pds_real       *A = a + r * nn;
-
-      for (int u = 0; u < n; u++)
-        for (int v = 0; v < n; v++) {
-          pds_real s = 0;
-
-          for (int w = 0; w < n; w++) s += T[u * n + w] * U[w * n + v];
-          A[u * n + v] -= s;
-        }
+      blk_mul(T, a + q * nn, a + r * nn, 1, n); /* A_ij -= L_ik U_kj */
     }
   }
   if (n == 1) { /* pds_block_invert's steps for one entry: the same bits */

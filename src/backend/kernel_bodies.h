@@ -236,6 +236,21 @@ PDS_INLINE void bsr_rows_dispatch(const struct pds_bsr *A, pds_real alpha, const
   }
 }
 
+/* n x n row-major blocks: C = A B (sub = 0) or C -= A B (sub = 1), each entry's sum from 0 in w order, rounded as it
+   goes, then stored or subtracted: the block products of the block ILU(0) factorizations (stencil7_bodies.h,
+   ilu0_bodies.h; their CUDA kernels write the same chain). C must not alias A or B. */
+PDS_INLINE void blk_mul(const pds_real *restrict A, const pds_real *restrict B, pds_real *restrict C, int sub,
+                        const int n) {
+  for (int u = 0; u < n; u++)
+    for (int v = 0; v < n; v++) {
+      pds_real s = 0;
+
+      for (int w = 0; w < n; w++) s += A[u * n + w] * B[w * n + v];
+      if (sub) C[u * n + v] -= s;
+      else C[u * n + v] = s;
+    }
+}
+
 /* y_b = inv_b x_b for blocks [b0,b1) */
 PDS_INLINE void blocks_apply_range(int bs, const pds_real *restrict inv, const pds_real *restrict x,
                                    pds_real *restrict y, pds_size b0, pds_size b1) {

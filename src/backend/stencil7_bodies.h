@@ -76,20 +76,8 @@ PDS_INLINE int s7_factor_point_n(const struct pds_stencil7 *A, pds_size p, pds_i
     const pds_size  q  = p + s7_offset(A, a);
     const pds_real *L  = S7_BLK(A, p, a, n), *Dq = dinv + (size_t)q * n * n, *U = S7_BLK(A, q, 6 - a, n);
 
-    for (int u = 0; u < n; u++) /* S = L Dq */
-      for (int v = 0; v < n; v++) {
-        pds_real s = 0;
-
-        for (int w = 0; w < n; w++) s += L[u * n + w] * Dq[w * n + v];
-        S[u * n + v] = s;
-      }
-    for (int u = 0; u < n; u++) /* T -= S U */
-      for (int v = 0; v < n; v++) {
-        pds_real s = 0;
-
-        for (int w = 0; w < n; w++) s += S[u * n + w] * U[w * n + v];
-        T[u * n + v] -= s;
-      }
+    blk_mul(L, Dq, S, 0, n); /* S = L Dq */
+    blk_mul(S, U, T, 1, n);  /* T -= S U */
   }
   if (pds_block_invert(n, T)) return -1;
   memcpy(D, T, (size_t)n * n * sizeof *T);
