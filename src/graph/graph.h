@@ -7,6 +7,10 @@
 
 #include "../sys/sys_impl.h"
 
+/* the graph of a square pattern (rowptr[n + 1], colidx) made symmetric, A + A^T without the diagonal: new *ptr and
+   *adj (host), each list ascending */
+PDS_INTERN int pds_graph_of_pattern(pds_ctx ctx, pds_int n, const pds_size *rowptr, const pds_int *colidx,
+                                    pds_size **ptr, pds_int **adj);
 /* reverse Cuthill-McKee: order[k] = the node numbered k (each connected component from a pseudo-peripheral node,
    George and Liu; neighbours by increasing degree, then index; the whole order reversed) */
 PDS_INTERN int pds_graph_rcm(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, pds_int *order);

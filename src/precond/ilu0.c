@@ -8,8 +8,6 @@
  * of the values and the factorization, no analysis. A zero (singular) pivot is PDS_ERR_ZERO_PIVOT naming the row;
  * pds_precond_ilu0_set_shift(pc, s) factors A + s I instead (a structurally missing diagonal counts as zero). */
 #include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
 
 #include "../graph/graph.h"
 #include "precond_impl.h"
@@ -23,13 +21,10 @@ struct ilu0 {
   /* the operator's pattern the factor is for (host copies: a new operator is compared with them) */
   int                    have;        /* a pattern is analysed */
   unsigned long          id;          /* the id of the last matrix found to have it (its arrays never change) */
-  pds_int                nbrows;
-  int                    bs;
-  pds_size               nnzb_a;
+  pds_size               nnzb_a;      /* A's blocks (F's block rows and block size are A's too) */
   pds_size              *a_rowptr;
   pds_int               *a_colidx;
   pds_size              *fmap;        /* host [nnzb_a]: the factor position of A's block e; NULL: the same positions */
-  pds_size               inserted;    /* diagonal blocks the pattern lacked */
   struct pds_ilu0_factor F;           /* backend memory */
   pds_real              *stage;       /* host [F.nnzb bs^2]: the values scattered into the factor's pattern (fmap) */
   void                  *plan;
@@ -38,6 +33,7 @@ struct ilu0 {
   pds_real              *work;        /* backend [nbrows bs]: the permuted vector of an application */
   pds_int                ncolors;     /* multicolor: the colours */
   pds_mat                bsr;         /* a stencil7 operator's BSR copy */
+  unsigned long          bsr_of;      /* the id of the stencil7 matrix it was made from */
 };
 
 static int ilu0_of(pds_precond pc, struct ilu0 **P) {
@@ -113,8 +109,11 @@ static int operator_view(pds_precond pc, struct view *v) {
   int          nb  = 0;
 
   if (pds_mat_stencil7_grids(A, &nb)) {
-    pds_mat_destroy(&P->bsr);
-    PDS_CALL(pds_mat_stencil7_to_bsr(A, &P->bsr));
+    if (!P->bsr || P->bsr_of != A->id) { /* a matrix never changes: the copy of the same one stays valid */
+      pds_mat_destroy(&P->bsr);
+      PDS_CALL(pds_mat_stencil7_to_bsr(A, &P->bsr));
+      P->bsr_of = A->id;
+    }
     A = P->bsr;
   } else pds_mat_destroy(&P->bsr);
   if (!strcmp(A->type, "csr")) {
@@ -142,44 +141,19 @@ static int operator_view(pds_precond pc, struct view *v) {
    one whose arrays compare equal */
 static int same_pattern(const struct ilu0 *P, const struct view *v) {
   if (P->have && v->id == P->id) return 1;
-  return P->have && P->nbrows == v->nbrows && P->bs == v->bs && P->nnzb_a == v->nnzb &&
+  return P->have && P->F.nbrows == v->nbrows && P->F.bs == v->bs && P->nnzb_a == v->nnzb &&
          !memcmp(P->a_rowptr, v->rowptr, ((size_t)v->nbrows + 1) * sizeof *v->rowptr) &&
          !memcmp(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
 }
 
-static int cmp_int(const void *a, const void *b) {
-  const pds_int x = *(const pds_int *)a, y = *(const pds_int *)b;
-
-  return (x > y) - (x < y);
-}
-
-/* perm (new -> old) of the ordering, from the graph of v's pattern made symmetric (A + A^T, no self loops) */
+/* perm (new -> old) of the ordering, from the graph of v's pattern made symmetric (src/graph/pattern.c) */
 static int ordering_perm(pds_ctx ctx, struct ilu0 *P, const struct view *v, pds_int *perm) {
   const pds_int n   = v->nbrows;
-  pds_size     *ptr = NULL, *fill = NULL, m = 0;
+  pds_size     *ptr = NULL;
   pds_int      *adj = NULL, *col = NULL;
   int           ierr;
 
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &ptr));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &fill));
-  for (pds_int i = 0; i < n; i++)
-    for (pds_size e = v->rowptr[i]; e < v->rowptr[i + 1]; e++)
-      if (v->colidx[e] != i) ptr[i + 1]++, ptr[v->colidx[e] + 1]++;
-  for (pds_int i = 0; i < n; i++) ptr[i + 1] += ptr[i];
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)ptr[n] + 1, &adj));
-  for (pds_int i = 0; i < n; i++) fill[i] = ptr[i];
-  for (pds_int i = 0; i < n; i++)
-    for (pds_size e = v->rowptr[i]; e < v->rowptr[i + 1]; e++)
-      if (v->colidx[e] != i) adj[fill[i]++] = v->colidx[e], adj[fill[v->colidx[e]]++] = i;
-  for (pds_int i = 0; i < n; i++) { /* sort, drop the pairs stored twice, compact */
-    const pds_size lo = ptr[i], hi = ptr[i + 1];
-
-    qsort(adj + lo, (size_t)(hi - lo), sizeof *adj, cmp_int);
-    ptr[i] = m;
-    for (pds_size e = lo; e < hi; e++)
-      if (e == lo || adj[e] != adj[e - 1]) adj[m++] = adj[e];
-  }
-  ptr[n] = m;
+  PDS_CALL_GOTO(ierr, done, pds_graph_of_pattern(ctx, n, v->rowptr, v->colidx, &ptr, &adj));
   if (!strcmp(P->ordering, "rcm")) PDS_CALL_GOTO(ierr, done, pds_graph_rcm(ctx, n, ptr, adj, perm));
   else { /* multicolor: the rows by colour, ascending within one */
     pds_size *start = NULL;
@@ -194,8 +168,7 @@ static int ordering_perm(pds_ctx ctx, struct ilu0 *P, const struct view *v, pds_
   }
   ierr = PDS_OK;
 done:
-  pds_free(ctx, PDS_MEM_HOST, &ptr), pds_free(ctx, PDS_MEM_HOST, &fill), pds_free(ctx, PDS_MEM_HOST, &adj);
-  pds_free(ctx, PDS_MEM_HOST, &col);
+  pds_free(ctx, PDS_MEM_HOST, &ptr), pds_free(ctx, PDS_MEM_HOST, &adj), pds_free(ctx, PDS_MEM_HOST, &col);
   return ierr;
 }
 
@@ -267,7 +240,6 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   }
 #undef MC
   H.rowptr[n] = m, H.nnzb = m;
-  P->inserted = m - v->nnzb;
   if (P->perm) {
     ident = 0;
     PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, P->perm, PDS_MEM_HOST, (size_t)n * sizeof *P->perm,
@@ -277,7 +249,7 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   if (ident) pds_free(ctx, PDS_MEM_HOST, &P->fmap);
   else PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)m * v->bs * v->bs, &P->stage));
   /* the backend's copies and analysis */
-  P->F = H, P->F.rowptr = NULL, P->F.colidx = NULL, P->F.diag = NULL, P->F.vals = NULL;
+  P->F.nbrows = n, P->F.bs = v->bs, P->F.nnzb = m;
   PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.rowptr, PDS_MEM_HOST, ((size_t)n + 1) * sizeof *H.rowptr,
                                           &P->F.rowptr));
   PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.colidx, PDS_MEM_HOST, (size_t)m * sizeof *H.colidx,
@@ -290,7 +262,7 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &P->a_colidx));
   memcpy(P->a_rowptr, v->rowptr, ((size_t)n + 1) * sizeof *v->rowptr);
   memcpy(P->a_colidx, v->colidx, (size_t)v->nnzb * sizeof *v->colidx);
-  P->nbrows = n, P->bs = v->bs, P->nnzb_a = v->nnzb, P->have = 1;
+  P->nnzb_a = v->nnzb, P->have = 1;
 done:
   pds_free(ctx, PDS_MEM_HOST, &H.rowptr), pds_free(ctx, PDS_MEM_HOST, &H.colidx), pds_free(ctx, PDS_MEM_HOST, &H.diag);
   pds_free(ctx, PDS_MEM_HOST, &ord), pds_free(ctx, PDS_MEM_HOST, &iperm);
@@ -313,7 +285,7 @@ static int ilu0_setup(pds_precond pc) {
     PDS_CHECK(!pc->same_pattern || !P->have, ctx, PDS_ERR_ARG,
               "pds_precond_update_values: the matrix's pattern is not the one ilu0 was set up with (%" PDS_INT_FMT
               " block rows, %" PDS_SIZE_FMT " blocks); use pds_precond_set_operator and pds_precond_setup",
-              P->nbrows, P->nnzb_a);
+              P->F.nbrows, P->nnzb_a);
     PDS_CALL(pattern_build(pc, &v));
   }
   P->id = v.id;
@@ -338,7 +310,7 @@ static int ilu0_setup(pds_precond pc) {
                      "s about 1e-3 to 1e-1 of the diagonal's size), reorder the matrix, or use a block size that keeps "
                      "each saddle-point pair in one block",
                      v.bs > 1 ? "block" : "entry", v.bs > 1 ? "block " : "", bad, v.bs > 1 ? "singular" : "zero",
-                     P->inserted > 0 ? " (the matrix lacks some diagonal entries: they count as zero)" : "");
+                     P->F.nnzb > P->nnzb_a ? " (the matrix lacks some diagonal entries: they count as zero)" : "");
   return PDS_OK;
 }
 
@@ -352,9 +324,9 @@ static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
   PDS_CALL(pds_vec_dev_write(y, &ya));
   if (!P->perm) return ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya); /* y = M^-1 x */
   /* M = P^T M' P with M' the ILU(0) of P A P^T: y = P^T M'^-1 P x */
-  PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->bs, P->perm_d, 0, xa, P->work));
+  PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 0, xa, P->work));
   PDS_CALL(ctx->k->ilu0.solve(ctx, P->plan, &P->F, P->work, P->work));
-  return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->bs, P->perm_d, 1, P->work, ya);
+  return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 1, P->work, ya);
 }
 
 static int ilu0_view(pds_precond pc, FILE *f) {
@@ -367,14 +339,15 @@ static int ilu0_view(pds_precond pc, FILE *f) {
     return PDS_OK;
   }
   fprintf(f, "  ILU(0)%s: %" PDS_INT_FMT " %srows, %" PDS_SIZE_FMT " %s in the factor (%" PDS_SIZE_FMT
-          " diagonal%s added), shift %g\n", P->bs > 1 ? " by blocks" : "", P->nbrows, P->bs > 1 ? "block " : "",
-          P->F.nnzb, P->bs > 1 ? "blocks" : "entries", P->inserted, P->inserted == 1 ? "" : "s", P->shift);
+          " diagonal%s added), shift %g\n", P->F.bs > 1 ? " by blocks" : "", P->F.nbrows, P->F.bs > 1 ? "block " : "",
+          P->F.nnzb, P->F.bs > 1 ? "blocks" : "entries", P->F.nnzb - P->nnzb_a, P->F.nnzb - P->nnzb_a == 1 ? "" : "s",
+          P->shift);
   if (P->perm) {
     fprintf(f, "  ordering %s (the factor is of P A P^T)", P->ordering);
     if (P->ncolors) fprintf(f, ", %" PDS_INT_FMT " colour%s", P->ncolors, P->ncolors == 1 ? "" : "s");
     fprintf(f, "\n");
   }
-  if (P->bs > 1) fprintf(f, "  blocks of %d x %d, the diagonal ones stored inverted\n", P->bs, P->bs);
+  if (P->F.bs > 1) fprintf(f, "  blocks of %d x %d, the diagonal ones stored inverted\n", P->F.bs, P->F.bs);
   if (P->plan && ctx->k->ilu0.plan_describe && !ctx->k->ilu0.plan_describe(ctx, P->plan, line, sizeof line))
     fprintf(f, "  %s\n", line);
   return PDS_OK;
