@@ -27,17 +27,22 @@ static int levels_parallel(const struct ilu0_plan *P, const struct ilu0_levels *
   return nt > 1 && P->work >= OMP_MIN_WORK && L->nlev > 0 && (pds_size)L->n >= (pds_size)L->nlev * nt * ILU0_MIN_PER_LEVEL;
 }
 
+/* whether phase ph (0 factorization: the forward schedule; 1 application: both) may run by levels */
+static int eligible(const struct ilu0_plan *P, int ph) {
+  return levels_parallel(P, &P->fwd) && (ph == 0 || levels_parallel(P, &P->bwd));
+}
+
 enum { CH_NONE = 0, CH_NATURAL = 1, CH_LEVELS = 2 };
 
 /* how phase ph runs now: forced by the environment, natural when the levels cannot feed the threads, the choice once
    made, else natural then levels (the trial); *trial: time this run */
-static int pick(const struct ilu0_plan *P, int ph, int eligible, int *trial) {
+static int pick(const struct ilu0_plan *P, int ph, int *trial) {
   const char *f = getenv("PDS_OMP_ILU0");
 
   *trial = 0;
   if (f && !strcmp(f, "natural")) return CH_NATURAL;
   if (f && !strcmp(f, "levels")) return omp_get_max_threads() > 1 && P->fwd.nlev > 0 ? CH_LEVELS : CH_NATURAL;
-  if (!eligible) return CH_NATURAL;
+  if (!eligible(P, ph)) return CH_NATURAL;
   if (P->choice[ph]) return P->choice[ph];
   *trial = 1;
   return P->t_nat[ph] == 0 ? CH_NATURAL : CH_LEVELS;
@@ -59,8 +64,7 @@ static int ilu0_plan_describe_omp(pds_ctx ctx, void *plan, char *buf, size_t len
   int                      k = 0;
 
   for (int i = 0; i < 2; i++) {
-    const char *what = !levels_parallel(P, i ? &P->bwd : &P->fwd) && !levels_parallel(P, &P->fwd)
-                           ? "natural order (levels too narrow for the threads)"
+    const char *what = !eligible(P, i) ? "natural order (levels too narrow for the threads)"
                        : P->choice[i] == CH_LEVELS  ? "levels"
                        : P->choice[i] == CH_NATURAL ? "natural order"
                                                     : "to be timed both ways";
@@ -102,7 +106,7 @@ static void factor_levels(const struct ilu0_levels *L, const struct pds_ilu0_fac
 static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
   struct ilu0_plan *P = plan;
   int               trial;
-  const int         ch = pick(P, 0, levels_parallel(P, &P->fwd), &trial);
+  const int         ch = pick(P, 0, &trial);
   const double      t0 = trial ? omp_get_wtime() : 0;
 
   (void)ctx;
@@ -128,7 +132,7 @@ static void sweep_levels(const struct ilu0_levels *L, const struct pds_ilu0_fact
 static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
   struct ilu0_plan *P = plan;
   int               trial;
-  const int         ch = pick(P, 1, levels_parallel(P, &P->fwd) && levels_parallel(P, &P->bwd), &trial);
+  const int         ch = pick(P, 1, &trial);
   const double      t0 = trial ? omp_get_wtime() : 0;
 
   (void)ctx;
