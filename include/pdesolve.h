@@ -194,9 +194,16 @@ PDS_EXTERN int pds_precond_update_values(pds_precond pc, pds_mat A);
 /* ilu0 (a csr, bsr or stencil7 operator: ILU(0), by blocks on bsr and stencil7, docs/ilu0.md): factor A + shift I
    instead of A (default 0): lets a matrix with zero or missing diagonal entries (saddle points) be factored. */
 PDS_EXTERN int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift);
-/* ilu0: how the backend runs it; "auto" (the default) on every backend (/cpu/ref: natural order; /cpu/omp: level
-   scheduling). Unknown name: an error at setup. */
+/* ilu0: how it runs. Exact (the factor and sweeps of ILU(0)): "auto" (the default: /cpu/ref natural order, /cpu/omp
+   natural order or level scheduling as measured, /gpu/cuda its fastest measured), and /gpu/cuda's "levels" (one
+   launch per level) and "syncfree" (one launch, each row waits on the rows it needs). Approximate, on every backend
+   (docs/ilu0.md): "approx-jacobi" (the exact factor, each triangle applied by Jacobi sweeps) and "approx-chow" (also
+   the factor by Chow-Patel sweeps: no analysis of the pattern). Unknown name: an error at setup. */
 PDS_EXTERN int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant);
+/* ilu0's approximate variants: the Jacobi sweeps per triangle after the first (0 to 1000; 0: x = D^-1 b, block
+   Jacobi; default 3) and approx-chow's Chow-Patel sweeps after its start L = 0, U = A (1 to 1000; default 3); a
+   negative count keeps the current one. */
+PDS_EXTERN int pds_precond_ilu0_set_sweeps(pds_precond pc, int sweeps, int factor_sweeps);
 /* ilu0: the order the factorization takes the (block) rows in: "natural" (the default), "rcm" (reverse
    Cuthill-McKee of A + A^T: a narrow band, often fewer iterations), "multicolor" (greedy colouring of A + A^T, rows
    by colour: few levels, so parallel sweeps, usually more iterations). M = P^T ILU0(P A P^T) P. */

@@ -229,7 +229,9 @@ static void ref_ilu0(const bcsr *A, double shift, const double *b, double *y) {
 }
 
 /* ---- the library's -------------------------------------------------------------------------------------------- */
-static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *ordering, const double *b, pds_size n) {
+/* M^-1 b with ilu0 in the ordering and variant given (sweeps, factor sweeps: negative = the defaults) */
+static double *pc_apply_var(pds_ctx ctx, pds_mat A, double shift, const char *ordering, const char *variant,
+                            int sweeps, int fsweeps, const double *b, pds_size n) {
   pds_precond P;
   pds_vec     x, y;
   double     *out = malloc(sizeof *out * (size_t)n);
@@ -238,6 +240,8 @@ static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *or
   TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
   TEST_CALL(pds_precond_ilu0_set_shift(P, shift));
   TEST_CALL(pds_precond_ilu0_set_ordering(P, ordering));
+  TEST_CALL(pds_precond_ilu0_set_variant(P, variant));
+  TEST_CALL(pds_precond_ilu0_set_sweeps(P, sweeps, fsweeps));
   TEST_CALL(pds_precond_set_operator(P, A));
   TEST_CALL(pds_precond_setup(P));
   TEST_CALL(pds_precond_update_values(P, A)); /* a refactorization (on /cpu/omp the second, levels, trial) */
@@ -252,12 +256,16 @@ static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *or
     TEST_ASSERT(again);
     TEST_CALL(pds_precond_apply(P, x, y));
     TEST_CALL(pds_vec_get_values(y, again, PDS_MEM_HOST));
-    if (memcmp(out, again, sizeof *out * (size_t)n)) TEST_FAIL("ilu0 on %s: a second application gave other bits",
-                                                              pds_ctx_get_backend(ctx));
+    if (memcmp(out, again, sizeof *out * (size_t)n))
+      TEST_FAIL("ilu0 %s on %s: a second application gave other bits", variant, pds_ctx_get_backend(ctx));
     free(again);
   }
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_precond_destroy(&P);
   return out;
+}
+
+static double *pc_apply_ord(pds_ctx ctx, pds_mat A, double shift, const char *ordering, const double *b, pds_size n) {
+  return pc_apply_var(ctx, A, shift, ordering, "auto", -1, -1, b, n);
 }
 
 static double *pc_apply(pds_ctx ctx, pds_mat A, double shift, const double *b, pds_size n) {
@@ -281,25 +289,76 @@ static void check_against_dense(pds_ctx ctx, const bcsr *M, double shift, const 
   free(b), free(yr), free(y), pds_mat_destroy(&A);
 }
 
-static void check_ref_bits(pds_ctx ctx, const bcsr *M, const char *ordering, const char *what) {
-  const pds_size n = (pds_size)M->nb * M->b;
-  pds_ctx        r;
-  pds_mat        A, Ar;
-  double        *b = malloc(sizeof *b * (size_t)n), *y, *yr;
+/* the variants the backend has: the exact ones (/gpu/cuda's own too) and the approximate ones */
+static int backend_variants(pds_ctx ctx, const char *const **names) {
+  static const char *const gpu[] = {"auto", "levels", "syncfree", "approx-jacobi", "approx-chow"};
+  static const char *const cpu[] = {"auto", "approx-jacobi", "approx-chow"};
+
+  if (!strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) return *names = gpu, 5;
+  return *names = cpu, 3;
+}
+
+/* the backend's M^-1 b against /cpu/ref's, bit for bit, in the ordering and every variant (all: the approximate ones
+   too; /cpu/ref runs each variant's own steps: an approximate variant against /cpu/ref's same variant) */
+static void check_ref_bits_v(pds_ctx ctx, const bcsr *M, const char *ordering, int all, const char *what) {
+  const pds_size           n = (pds_size)M->nb * M->b;
+  const char *const       *var;
+  const int                nv = backend_variants(ctx, &var);
+  pds_ctx                  r;
+  pds_mat                  A, Ar;
+  double                  *b = malloc(sizeof *b * (size_t)n), *y, *yr[2];
 
   TEST_ASSERT(b);
   TEST_CALL(pds_ctx_create("/cpu/ref", &r));
   for (pds_size i = 0; i < n; i++) b[i] = rnd();
   A = to_mat(ctx, M), Ar = to_mat(r, M);
-  y = pc_apply_ord(ctx, A, 0, ordering, b, n), yr = pc_apply_ord(r, Ar, 0, ordering, b, n);
-  if (memcmp(y, yr, sizeof *y * (size_t)n)) {
-    pds_size i = 0;
+  yr[0] = pc_apply_ord(r, Ar, 0, ordering, b, n);
+  yr[1] = all ? pc_apply_var(r, Ar, 0, ordering, "approx-chow", -1, -1, b, n) : NULL;
+  for (int v = 0; v < nv; v++) {
+    const int      ap = !strncmp(var[v], "approx", 6);
+    double        *yj = NULL, *want;
 
-    while (y[i] == yr[i]) i++;
-    TEST_FAIL("%s, ordering %s, on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g", what, ordering,
-              pds_ctx_get_backend(ctx), i, y[i], yr[i]);
+    if (ap && !all) continue;
+    if (!strcmp(var[v], "approx-jacobi")) want = yj = pc_apply_var(r, Ar, 0, ordering, var[v], -1, -1, b, n);
+    else want = yr[ap];
+    y = pc_apply_var(ctx, A, 0, ordering, var[v], -1, -1, b, n);
+    if (memcmp(y, want, sizeof *y * (size_t)n)) {
+      pds_size i = 0;
+
+      while (y[i] == want[i]) i++;
+      TEST_FAIL("%s, ordering %s, variant %s, on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref %.17g", what,
+                ordering, var[v], pds_ctx_get_backend(ctx), i, y[i], want[i]);
+    }
+    free(y), free(yj);
   }
-  free(b), free(y), free(yr), pds_mat_destroy(&A), pds_mat_destroy(&Ar), pds_ctx_destroy(&r);
+  free(b), free(yr[0]), free(yr[1]), pds_mat_destroy(&A), pds_mat_destroy(&Ar), pds_ctx_destroy(&r);
+}
+
+static void check_ref_bits(pds_ctx ctx, const bcsr *M, const char *ordering, const char *what) {
+  check_ref_bits_v(ctx, M, ordering, 1, what);
+}
+
+/* the approximate variants converge to the exact one: with as many Jacobi sweeps as block rows (more than the
+   levels), approx-jacobi gives the exact application's bits (each y_i is computed from exact inputs by the exact
+   arithmetic), and so does approx-chow with as many Chow-Patel sweeps too (its fixed point, reached in finitely many
+   sweeps, is the IKJ factor with the same sums); a few sweeps give something near, not equal */
+static void check_approx_limit(pds_ctx ctx, const bcsr *M, const char *ordering, const char *what) {
+  const pds_size n = (pds_size)M->nb * M->b;
+  const int      k = M->nb < 1000 ? M->nb : 1000;
+  pds_mat        A = to_mat(ctx, M);
+  double        *b = malloc(sizeof *b * (size_t)n), *ye, *yj, *yc, *y1, d = 0, m = 0;
+
+  TEST_ASSERT(b);
+  for (pds_size i = 0; i < n; i++) b[i] = rnd();
+  ye = pc_apply_var(ctx, A, 0, ordering, "auto", -1, -1, b, n);
+  yj = pc_apply_var(ctx, A, 0, ordering, "approx-jacobi", k, -1, b, n);
+  yc = pc_apply_var(ctx, A, 0, ordering, "approx-chow", k, k, b, n);
+  y1 = pc_apply_var(ctx, A, 0, ordering, "approx-chow", 1, 1, b, n);
+  if (memcmp(yj, ye, sizeof *ye * (size_t)n)) TEST_FAIL("%s: approx-jacobi, %d sweeps, is not the exact bits", what, k);
+  if (memcmp(yc, ye, sizeof *ye * (size_t)n)) TEST_FAIL("%s: approx-chow, %d sweeps, is not the exact bits", what, k);
+  for (pds_size i = 0; i < n; i++) d = fmax(d, fabs(y1[i] - ye[i])), m = fmax(m, fabs(ye[i]));
+  if (!(d > 1e-6 * m)) TEST_FAIL("%s: approx-chow with 1 sweep is %g from the exact (max %g)", what, d, m);
+  free(b), free(ye), free(yj), free(yc), free(y1), pds_mat_destroy(&A);
 }
 
 static int shell_apply(void *user, pds_vec x, pds_vec y) {
@@ -359,7 +418,17 @@ static void check_errors_and_refactor(pds_ctx ctx) {
   if (strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda")) { /* a GPU variant on a CPU backend */
     TEST_CALL(pds_precond_ilu0_set_variant(P, "levels"));
     TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "/gpu/cuda variant");
+    TEST_CALL(pds_precond_ilu0_set_variant(P, "syncfree"));
+    TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_UNSUPPORTED, "/gpu/cuda variant");
   }
+  /* the approximate variants' sweeps; approx-chow's zero pivot (the shift is 0.5 here: none) */
+  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_sweeps(P, 1001, 3), PDS_ERR_ARG, "Jacobi sweeps");
+  TEST_ASSERT_ERR(ctx, pds_precond_ilu0_set_sweeps(P, 3, 0), PDS_ERR_ARG, "Chow-Patel sweeps");
+  TEST_CALL(pds_precond_ilu0_set_variant(P, "approx-chow"));
+  TEST_CALL(pds_precond_setup(P));
+  TEST_CALL(pds_precond_ilu0_set_shift(P, 0));
+  TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, "row 5 is zero");
+  TEST_CALL(pds_precond_ilu0_set_shift(P, 0.5));
   TEST_CALL(pds_precond_ilu0_set_variant(P, "auto"));
   TEST_ASSERT_ERR(ctx, pds_precond_bilu0_set_variant(P, "auto"), PDS_ERR_ARG, "not bilu0");
   /* a shell operator */
@@ -496,17 +565,19 @@ static void check_gmres(pds_ctx ctx) {
   pds_solver  s;
   pds_precond P;
   pds_vec     b, x;
-  int         its[4];
-  const char *ord[4] = {NULL, "natural", "rcm", "multicolor"};
+  int         its[6];
+  const char *ord[6] = {NULL, "natural", "rcm", "multicolor", "natural", "natural"};
+  const char *var[6] = {NULL, "auto", "auto", "auto", "approx-jacobi", "approx-chow"};
 
   TEST_CALL(pds_vec_create(ctx, M.nb, &b)); TEST_CALL(pds_vec_create(ctx, M.nb, &x));
   TEST_CALL(pds_vec_set(b, 1.0));
-  for (int t = 0; t < 4; t++) {
+  for (int t = 0; t < 6; t++) {
     pds_solver_result res;
 
     TEST_CALL(pds_solver_create(ctx, "gmres", &s));
     TEST_CALL(pds_precond_create(ctx, t ? "ilu0" : "none", &P));
     if (t) TEST_CALL(pds_precond_ilu0_set_ordering(P, ord[t]));
+    if (t) TEST_CALL(pds_precond_ilu0_set_variant(P, var[t]));
     TEST_CALL(pds_solver_set_precond(s, P));
     TEST_CALL(pds_solver_set_operator(s, A));
     TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 2000));
@@ -518,8 +589,10 @@ static void check_gmres(pds_ctx ctx) {
     TEST_ASSERT(test_true_relres(A, b, x) < 1e-9);
     pds_solver_destroy(&s), pds_precond_destroy(&P);
   }
-  if (!(its[1] * 2 < its[0]) || !(its[2] * 2 < its[0]) || !(its[3] < its[0]))
-    TEST_FAIL("GMRES: %d iterations with ilu0 (%d rcm, %d multicolor), %d without", its[1], its[2], its[3], its[0]);
+  if (!(its[1] * 2 < its[0]) || !(its[2] * 2 < its[0]) || !(its[3] < its[0]) || !(its[4] * 2 < its[0]) ||
+      !(its[5] * 2 < its[0]))
+    TEST_FAIL("GMRES: %d iterations with ilu0 (%d rcm, %d multicolor, %d approx-jacobi, %d approx-chow), %d without",
+              its[1], its[2], its[3], its[4], its[5], its[0]);
   pds_vec_destroy(&b), pds_vec_destroy(&x), pds_mat_destroy(&A), bcsr_free(&M);
 }
 
@@ -562,11 +635,19 @@ int main(int argc, char **argv) {
 
         M = make_grid(small ? 48 : 256, 2, 1), check_ref_bits(ctx, &M, ord[o], "csr 5-point grid"), bcsr_free(&M);
         M = make_grid(small ? 8 : 24, 3, 4), check_ref_bits(ctx, &M, ord[o], "bsr 4 x 4 7-point grid"), bcsr_free(&M);
-        M = make_random(small ? 3000 : 40000, 1, 150, 3, 9.0, 0, 0), check_ref_bits(ctx, &M, ord[o], "csr random");
+        M = make_random(small ? 3000 : 40000, 1, 150, 3, 9.0, 0, 0), check_ref_bits_v(ctx, &M, ord[o], 0, "csr random");
         bcsr_free(&M);
       }
       if (lev) unsetenv("PDS_OMP_ILU0");
     }
+  }
+  {
+    bcsr M;
+
+    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "natural", "csr 5-point 20^2"), bcsr_free(&M);
+    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "rcm", "csr 5-point 20^2, rcm"), bcsr_free(&M);
+    M = make_random(300, 1, 17, 2, 6.0, 0, 1), check_approx_limit(ctx, &M, "natural", "csr random"), bcsr_free(&M);
+    M = make_grid(6, 3, 3), check_approx_limit(ctx, &M, "natural", "bsr 3 x 3 7-point 6^3"), bcsr_free(&M);
   }
   check_errors_and_refactor(ctx);
   check_stencil7(ctx);

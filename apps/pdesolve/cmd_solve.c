@@ -13,6 +13,7 @@ static const char *const precision_names[] = {"double", "single", "mixed"};
 static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
 static const char *const ilu0_orderings[] = {"natural", "rcm", "multicolor"};
+static const char *const ilu0_variants[]  = {"auto", "levels", "syncfree", "approx-jacobi", "approx-chow"};
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
@@ -42,6 +43,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
   if (!strcmp(st->pc, "ilu0")) {
     pds_json_real(&j, "pc_ilu0_shift", st->ilu0_shift);
     pds_json_string(&j, "pc_ilu0_ordering", st->ilu0_ordering ? st->ilu0_ordering : "natural");
+    pds_json_string(&j, "pc_ilu0_variant", st->ilu0_variant ? st->ilu0_variant : "auto");
   }
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
@@ -169,6 +171,17 @@ int cmd_solve(pds_options o) {
                                 "the order -pc ilu0 factors in: natural, rcm (reverse Cuthill-McKee), multicolor "
                                 "(fewer levels for parallel sweeps, usually more iterations)", &st.ilu0_ordering, &set));
   if (!set) st.ilu0_ordering = NULL;
+  OPT(o, pds_options_get_choice(o, "-pc_ilu0_variant", "auto", ilu0_variants, NELEM(ilu0_variants),
+                                "how -pc ilu0 runs: auto; levels, syncfree (/gpu/cuda); approx-jacobi, approx-chow "
+                                "(approximate, every backend: Jacobi sweeps for the triangles, Chow-Patel sweeps for "
+                                "the factor; docs/ilu0.md)", &st.ilu0_variant, &set));
+  if (!set) st.ilu0_variant = NULL;
+  OPT(o, pds_options_get_int(o, "-pc_ilu0_sweeps", 3, 0, 1000,
+                             "-pc ilu0 approx-*: Jacobi sweeps per triangle after the first", &st.ilu0_sweeps,
+                             &st.ilu0_sweeps_set));
+  OPT(o, pds_options_get_int(o, "-pc_ilu0_factor_sweeps", 3, 1, 1000,
+                             "-pc ilu0 approx-chow: Chow-Patel sweeps of the factorization", &st.ilu0_fsweeps,
+                             &st.ilu0_fsweeps_set));
   OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
   OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
   OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",
@@ -226,8 +239,13 @@ int cmd_solve(pds_options o) {
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
-  if (strcmp(st.pc, "ilu0") && (st.ilu0_shift_set || st.ilu0_ordering))
-    return fail("flag %s is only used with -pc ilu0", st.ilu0_shift_set ? "-pc_ilu0_shift" : "-pc_ilu0_ordering");
+  if (strcmp(st.pc, "ilu0") &&
+      (st.ilu0_shift_set || st.ilu0_ordering || st.ilu0_variant || st.ilu0_sweeps_set || st.ilu0_fsweeps_set))
+    return fail("flag %s is only used with -pc ilu0", st.ilu0_shift_set  ? "-pc_ilu0_shift"
+                                                      : st.ilu0_ordering ? "-pc_ilu0_ordering"
+                                                      : st.ilu0_variant  ? "-pc_ilu0_variant"
+                                                      : st.ilu0_sweeps_set ? "-pc_ilu0_sweeps"
+                                                                           : "-pc_ilu0_factor_sweeps");
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;

@@ -103,6 +103,9 @@ typedef struct {
   double      ilu0_shift;                    /* -pc ilu0: factor A + shift I */
   const char *ilu0_ordering;                 /* -pc ilu0: NULL (not given), natural, rcm, multicolor */
   bool        ilu0_shift_set;
+  const char *ilu0_variant;                  /* -pc ilu0: NULL (not given) or a variant name */
+  int         ilu0_sweeps, ilu0_fsweeps;     /* -pc ilu0 approx-*: Jacobi and Chow-Patel sweeps */
+  bool        ilu0_sweeps_set, ilu0_fsweeps_set;
 } solve_settings;
 
 typedef struct {

@@ -31,6 +31,11 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
                                                                                   : PDS_PRECISION_DOUBLE));
   if (st->ilu0_shift_set) TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(*pc, st->ilu0_shift));
   if (st->ilu0_ordering) TRY("flag -pc_ilu0_ordering", pds_precond_ilu0_set_ordering(*pc, st->ilu0_ordering));
+  if (st->ilu0_variant) TRY("flag -pc_ilu0_variant", pds_precond_ilu0_set_variant(*pc, st->ilu0_variant));
+  if (st->ilu0_sweeps_set || st->ilu0_fsweeps_set)
+    TRY("flags -pc_ilu0_sweeps, -pc_ilu0_factor_sweeps",
+        pds_precond_ilu0_set_sweeps(*pc, st->ilu0_sweeps_set ? st->ilu0_sweeps : -1,
+                                    st->ilu0_fsweeps_set ? st->ilu0_fsweeps : -1));
   TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
   TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));

@@ -1,10 +1,12 @@
 /* src/backend/ilu0_bodies.h: the per-row arithmetic of ILU(0) on a block-CSR factor (struct pds_ilu0_factor,
  * src/precond/ilu0_kernels.h), as pure functions shared by every CPU backend, so that any order that respects the
- * dependencies gives the same bits: one block row of the factorization (IKJ) and one block row of each sweep.
+ * dependencies gives the same bits: one block row of the factorization (IKJ), of a sweep (exact or Jacobi), and of a
+ * Chow-Patel sweep (the approximate variants; /gpu/cuda's cuda_ilu0.cu writes the same steps with rounded intrinsics).
  * Byte and flop models per block row with m blocks (L: m_L, U: m_U), b = bs, 8-byte reals: factorization reads and
  * writes the row's blocks (16 m b^2) and reads, for each k in L, D_k^-1 and U_k (8 (1 + m_U(k)) b^2), about
  * 2 b^3 (1 + sum_k (1 + hits_k)) + (2/3) b^3 flops; forward sweep 8 m_L b^2 + 16 b + the y_k gathered, 2 m_L b^2
- * flops; backward 8 (m_U + 1) b^2 + 16 b + the x_j gathered, 2 (m_U + 1) b^2 flops. */
+ * flops; backward 8 (m_U + 1) b^2 + 16 b + the x_j gathered, 2 (m_U + 1) b^2 flops; a Chow-Patel sweep: the
+ * factorization's plus A's row read (8 m b^2). */
 #ifndef PDS_ILU0_BODIES_H
 #define PDS_ILU0_BODIES_H
 
@@ -15,6 +17,24 @@
 #include "kernel_bodies.h" /* PDS_INLINE, PDS_DISPATCH_BS */
 
 #define ILU0_MAXB 64 /* the largest block the stack buffers below hold (bs <= 8 unrolls; larger runs the generic loop) */
+
+/* the update of row i (entries up to hi) by its entry p (column k < i): A_ij -= L_ik U_kj for every j > k of row k
+   also in row i, k's U read from u, row i's A from and to a (a merge: both rows' columns ascend) */
+PDS_INLINE void ilu0_row_update(const struct pds_ilu0_factor *F, pds_size p, pds_size hi, const pds_real *Lik,
+                                const pds_real *u, pds_real *a, const int n) {
+  const size_t  nn = (size_t)n * n;
+  const pds_int k  = F->colidx[p];
+  pds_size      r  = p + 1; /* row i's entries after column k */
+
+  for (pds_size q = F->diag[k] + 1; q < F->rowptr[k + 1]; q++) {
+    const pds_int j = F->colidx[q];
+
+    while (r < hi && F->colidx[r] < j) r++;
+    if (r == hi) break;
+    if (F->colidx[r] != j) continue;
+    blk_mul(Lik, u + q * nn, a + r * nn, 1, n);
+  }
+}
 
 /* row i of the factorization; 0, or -1 when D_i is singular. The rows k < i of row i's pattern must be done. */
 PDS_INLINE int ilu0_factor_row_n(const struct pds_ilu0_factor *F, pds_int i, pds_real shift, const int n) {
@@ -29,18 +49,10 @@ PDS_INLINE int ilu0_factor_row_n(const struct pds_ilu0_factor *F, pds_int i, pds
     const pds_int   k  = F->colidx[p];
     const pds_real *Dk = a + F->diag[k] * nn;
     pds_real       *L  = a + p * nn;
-    pds_size        r  = p + 1; /* row i's entries after column k: a merge with row k's upper part */
 
     blk_mul(L, Dk, T, 0, n); /* T = A_ik D_k^-1, stored as L_ik */
     for (size_t e = 0; e < nn; e++) L[e] = T[e];
-    for (pds_size q = F->diag[k] + 1; q < F->rowptr[k + 1]; q++) { /* A_ij -= L_ik U_kj */
-      const pds_int j = F->colidx[q];
-
-      while (r < hi && F->colidx[r] < j) r++;
-      if (r == hi) break;
-      if (F->colidx[r] != j) continue;
-      blk_mul(T, a + q * nn, a + r * nn, 1, n); /* A_ij -= L_ik U_kj */
-    }
+    ilu0_row_update(F, p, hi, T, a, a, n); /* A_ij -= L_ik U_kj */
   }
   if (n == 1) { /* pds_block_invert's steps for one entry: the same bits */
     const pds_real x = a[d];
@@ -55,53 +67,93 @@ static inline int ilu0_factor_row(const struct pds_ilu0_factor *F, pds_int i, pd
   PDS_DISPATCH_BS(F->bs, return, ilu0_factor_row_n, F, i, shift)
 }
 
-/* forward, row i: x_i = b_i - sum_{k < i} L_ik x_k (x_k done; x may be b) */
-PDS_INLINE void ilu0_forward_row_n(const struct pds_ilu0_factor *F, pds_int i, const pds_real *b, pds_real *x,
-                                   const int n) {
+/* row i of a sweep of a triangle, from x (NULL: zero): forward y_i = b_i - sum_{k < i} L_ik x_k, backward
+   y_i = D_i^-1 (b_i - sum_{j > i} U_ij x_j); row i's inputs are read before y_i is written, so y may be x or b.
+   The exact sweeps run it in place, in an order where the x_k it reads are done (ilu0_forward_row, ilu0_backward_row);
+   a Jacobi sweep of the approximate variants reads the previous iterate (every row independent), so once the x it
+   reads are exact, y_i has the exact sweep's bits. */
+PDS_INLINE void ilu0_sweep_row_n(const struct pds_ilu0_factor *F, pds_int i, int backward, const pds_real *b,
+                                  const pds_real *x, pds_real *y, const int n) {
   const size_t   nn = (size_t)n * n;
-  const pds_size lo = F->rowptr[i], d = F->diag[i];
-
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
-
-    for (pds_size p = lo; p < d; p++) {
-      const pds_real *L = F->vals + p * nn + (size_t)u * n, *xk = x + (size_t)F->colidx[p] * n;
-
-      for (int w = 0; w < n; w++) s += L[w] * xk[w];
-    }
-    x[(size_t)i * n + u] = b[(size_t)i * n + u] - s;
-  }
-}
-static inline void ilu0_forward_row(const struct pds_ilu0_factor *F, pds_int i, const pds_real *b, pds_real *x) {
-  PDS_DISPATCH_BS(F->bs, , ilu0_forward_row_n, F, i, b, x)
-}
-
-/* backward, row i: x_i = D_i^-1 (x_i - sum_{j > i} U_ij x_j) (x_j done) */
-PDS_INLINE void ilu0_backward_row_n(const struct pds_ilu0_factor *F, pds_int i, pds_real *x, const int n) {
-  const size_t   nn = (size_t)n * n;
-  const pds_size hi = F->rowptr[i + 1], d = F->diag[i];
+  const pds_size d = F->diag[i], p0 = backward ? d + 1 : F->rowptr[i], p1 = backward ? F->rowptr[i + 1] : d;
   pds_real       z[ILU0_MAXB];
 
   for (int u = 0; u < n; u++) {
     pds_real s = 0;
 
-    for (pds_size p = d + 1; p < hi; p++) {
-      const pds_real *U = F->vals + p * nn + (size_t)u * n, *xj = x + (size_t)F->colidx[p] * n;
+    if (x)
+      for (pds_size p = p0; p < p1; p++) {
+        const pds_real *M = F->vals + p * nn + (size_t)u * n, *xk = x + (size_t)F->colidx[p] * n;
 
-      for (int w = 0; w < n; w++) s += U[w] * xj[w];
-    }
-    z[u] = x[(size_t)i * n + u] - s;
+        for (int w = 0; w < n; w++) s += M[w] * xk[w];
+      }
+    z[u] = b[(size_t)i * n + u] - s;
   }
   for (int u = 0; u < n; u++) {
     const pds_real *D = F->vals + d * nn + (size_t)u * n;
     pds_real        s = 0;
 
+    if (!backward) {
+      y[(size_t)i * n + u] = z[u];
+      continue;
+    }
     for (int w = 0; w < n; w++) s += D[w] * z[w];
-    x[(size_t)i * n + u] = s;
+    y[(size_t)i * n + u] = s;
   }
 }
+static inline void ilu0_sweep_row(const struct pds_ilu0_factor *F, pds_int i, int backward, const pds_real *b,
+                                  const pds_real *x, pds_real *y) {
+  PDS_DISPATCH_BS(F->bs, , ilu0_sweep_row_n, F, i, backward, b, x, y)
+}
+/* the exact sweeps' rows: forward x_i = b_i - sum_{k < i} L_ik x_k (x_k done; x may be b), backward
+   x_i = D_i^-1 (x_i - sum_{j > i} U_ij x_j) (x_j done) */
+static inline void ilu0_forward_row(const struct pds_ilu0_factor *F, pds_int i, const pds_real *b, pds_real *x) {
+  ilu0_sweep_row(F, i, 0, b, x, x);
+}
 static inline void ilu0_backward_row(const struct pds_ilu0_factor *F, pds_int i, pds_real *x) {
-  PDS_DISPATCH_BS(F->bs, , ilu0_backward_row_n, F, i, x)
+  ilu0_sweep_row(F, i, 1, x, x, x);
+}
+
+/* one Chow-Patel sweep, row i: g's blocks of row i from F's (the previous iterate; F->vals NULL: the start L = 0,
+   U = A) and A's values a (both in the factor's pattern): S_ij = A_ij (+ shift I on the diagonal) - sum_{k < min(i,j)}
+   L_ik U_kj, then L_ij = S_ij D_j^-1 (j < i), U_ij = S_ij (j > i), D_i^-1 = S_ii^-1. Its fixed point is the exact
+   ILU(0) factor. The sums run in the IKJ order (k ascending, A_ij -= L_ik U_kj), so the merge is the factorization's.
+   0, or -1 when S_ii is singular. Bytes: the row's blocks read in a and written in g, and for each k in L the old
+   U_k and (for L) the old D_j^-1 read: the exact factorization's row, plus its a. */
+PDS_INLINE int ilu0_chow_row_n(const struct pds_ilu0_factor *F, pds_int i, const pds_real *a, pds_real shift,
+                               pds_real *g, const int n) {
+  const size_t    nn = (size_t)n * n;
+  const pds_size  lo = F->rowptr[i], hi = F->rowptr[i + 1], d = F->diag[i];
+  const pds_real *o  = F->vals;
+  pds_real        T[ILU0_MAXB * ILU0_MAXB];
+
+  for (size_t e = lo * nn; e < hi * nn; e++) g[e] = a[e];
+  if (shift != 0)
+    for (int u = 0; u < n; u++) g[d * nn + (size_t)u * n + u] += shift;
+  if (o) /* k = colidx[p] < i, ascending: S_ij -= L_ik U_kj for j > k in rows i, k */
+    for (pds_size p = lo; p < d; p++) ilu0_row_update(F, p, hi, o + p * nn, o, g, n);
+  for (pds_size p = lo; p < d; p++) { /* L_ij = S_ij D_j^-1 (the start: L = 0) */
+    pds_real *L = g + p * nn;
+
+    if (!o) {
+      for (size_t e = 0; e < nn; e++) L[e] = 0;
+      continue;
+    }
+    blk_mul(L, o + F->diag[F->colidx[p]] * nn, T, 0, n);
+    for (size_t e = 0; e < nn; e++) L[e] = T[e];
+  }
+  if (n == 1) {
+    const pds_real x = g[d];
+
+    if (!(fabs(x) > 0) || !isfinite(x)) return -1;
+    g[d] = 1.0 / x;
+    return 0;
+  }
+  return pds_block_invert(n, g + d * nn) ? -1 : 0;
+}
+static inline int ilu0_chow_row(const struct pds_ilu0_factor *F, pds_int i, const pds_real *a, pds_real shift,
+                                pds_real *g) {
+  PDS_DISPATCH_BS(F->bs, return, ilu0_chow_row_n, F, i, a, shift, g)
 }
 
 /* the permutation of block rows [i0, i1): gather y_i = x_perm[i] or scatter y_perm[i] = x_i */

@@ -6,13 +6,21 @@
  * operator's pattern stays: a new matrix of the same pattern (pds_precond_set_operator then pds_precond_setup, or
  * pds_precond_update_values, which also checks that the pattern is the same) costs a pattern comparison, the copy
  * of the values and the factorization, no analysis. A zero (singular) pivot is PDS_ERR_ZERO_PIVOT naming the row;
- * pds_precond_ilu0_set_shift(pc, s) factors A + s I instead (a structurally missing diagonal counts as zero). */
+ * pds_precond_ilu0_set_shift(pc, s) factors A + s I instead (a structurally missing diagonal counts as zero).
+ * The approximate variants run here, from the group's row-independent steps (ilu0_kernels.h: jacobi, chow), so every
+ * backend has them with the same bits: approx-jacobi factors exactly (the backend's own way, variant auto) and
+ * applies each triangle by a fixed number of Jacobi sweeps; approx-chow also factors by a fixed number of Chow-Patel
+ * sweeps, with no analysis of the pattern at all. */
 #include <math.h>
 
 #include "../graph/graph.h"
 #include "precond_impl.h"
 
 #define ILU0_MAX_BS 64 /* the largest block the kernels take (src/backend/ilu0_bodies.h: ILU0_MAXB) */
+#define ILU0_SWEEPS_DEFAULT 3        /* Jacobi sweeps per triangle of the approximate variants */
+#define ILU0_FACTOR_SWEEPS_DEFAULT 3 /* Chow-Patel sweeps of approx-chow */
+
+enum { EXACT = 0, APPROX_JACOBI = 1, APPROX_CHOW = 2 };
 
 struct ilu0 {
   char                   variant[16]; /* pds_precond_ilu0_set_variant's name */
@@ -32,6 +40,12 @@ struct ilu0 {
   pds_int               *perm_d;      /* backend copy of perm */
   pds_real              *work;        /* backend [nbrows bs]: the permuted vector of an application */
   pds_int                ncolors;     /* multicolor: the colours */
+  int                    approx;      /* EXACT, APPROX_JACOBI, APPROX_CHOW (from variant) */
+  int                    sweeps;      /* Jacobi sweeps per triangle (approximate variants) */
+  int                    fsweeps;     /* Chow-Patel sweeps (approx-chow) */
+  pds_real              *aval;        /* approx-chow, backend [F.nnzb bs^2]: A's values in the factor's pattern */
+  pds_real              *gvals;       /* approx-chow, backend: the other iterate (F.vals and gvals alternate) */
+  pds_real              *jw;          /* approximate variants, backend [3 nbrows bs]: the sweeps' iterates */
   pds_mat                bsr;         /* a stencil7 operator's BSR copy */
   unsigned long          bsr_of;      /* the id of the stencil7 matrix it was made from */
 };
@@ -62,6 +76,8 @@ static void pattern_free(pds_ctx ctx, struct ilu0 *P) {
   pds_free(ctx, PDS_MEM_DEVICE, &P->F.diag), pds_free(ctx, PDS_MEM_DEVICE, &P->F.vals);
   pds_free(ctx, PDS_MEM_HOST, &P->perm), pds_free(ctx, PDS_MEM_DEVICE, &P->perm_d);
   pds_free(ctx, PDS_MEM_DEVICE, &P->work);
+  pds_free(ctx, PDS_MEM_DEVICE, &P->aval), pds_free(ctx, PDS_MEM_DEVICE, &P->gvals);
+  pds_free(ctx, PDS_MEM_DEVICE, &P->jw);
   P->ncolors = 0;
 }
 
@@ -73,6 +89,22 @@ int pds_precond_ilu0_set_variant(pds_precond pc, const char *variant) {
             "ilu0 variant: a name of at most %zu characters", sizeof P->variant - 1);
   if (strcmp(P->variant, variant)) pattern_free(pc->hdr.ctx, P), pc->setup_done = 0; /* a new plan */
   snprintf(P->variant, sizeof P->variant, "%s", variant);
+  P->approx = !strcmp(variant, "approx-jacobi") ? APPROX_JACOBI : !strcmp(variant, "approx-chow") ? APPROX_CHOW : EXACT;
+  return PDS_OK;
+}
+
+int pds_precond_ilu0_set_sweeps(pds_precond pc, int sweeps, int factor_sweeps) {
+  struct ilu0 *P = NULL;
+
+  PDS_CALL(ilu0_of(pc, &P));
+  if (sweeps < 0) sweeps = P->sweeps;
+  if (factor_sweeps < 0) factor_sweeps = P->fsweeps;
+  PDS_CHECK(sweeps <= 1000, pc->hdr.ctx, PDS_ERR_ARG,
+            "ilu0: %d Jacobi sweeps per triangle; 0 (block Jacobi) to 1000", sweeps);
+  PDS_CHECK(factor_sweeps >= 1 && factor_sweeps <= 1000, pc->hdr.ctx, PDS_ERR_ARG,
+            "ilu0: %d Chow-Patel sweeps; 1 to 1000", factor_sweeps);
+  if (P->fsweeps != factor_sweeps && P->approx == APPROX_CHOW) pc->setup_done = 0;
+  P->sweeps = sweeps, P->fsweeps = factor_sweeps;
   return PDS_OK;
 }
 
@@ -257,7 +289,13 @@ static int pattern_build(pds_precond pc, const struct view *v) {
   PDS_CALL_GOTO(ierr, done, pds_dup_array(ctx, PDS_MEM_DEVICE, H.diag, PDS_MEM_HOST, (size_t)n * sizeof *H.diag,
                                           &P->F.diag));
   PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->F.vals));
-  PDS_CALL_GOTO(ierr, done, ctx->k->ilu0.plan_create(ctx, &H, P->variant, &P->plan));
+  if (P->approx == APPROX_CHOW) { /* no analysis: A's values and the second iterate instead */
+    PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->aval));
+    PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->gvals));
+  } else
+    PDS_CALL_GOTO(ierr, done, ctx->k->ilu0.plan_create(ctx, &H, P->approx ? "auto" : P->variant, &P->plan));
+  if (P->approx)
+    PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, 3 * (size_t)n * v->bs * sizeof(pds_real), &P->jw));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &P->a_rowptr));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)v->nnzb + 1, &P->a_colidx));
   memcpy(P->a_rowptr, v->rowptr, ((size_t)n + 1) * sizeof *v->rowptr);
@@ -270,6 +308,50 @@ done:
   return ierr;
 }
 
+/* approx-chow's factorization: the start (L = 0, U = A), then fsweeps Chow-Patel sweeps, F.vals and gvals taking
+   turns as the iterate; the first singular pivot of any sweep is the one reported */
+static int chow_factor(pds_ctx ctx, struct ilu0 *P, pds_size *bad) {
+  struct pds_ilu0_factor O = P->F;
+
+  O.vals = NULL;
+  PDS_CALL(ctx->k->ilu0.chow(ctx, &O, P->aval, P->shift, P->F.vals, bad));
+  for (int s = 0; s < P->fsweeps && *bad < 0; s++) {
+    pds_real *next = P->gvals;
+
+    PDS_CALL(ctx->k->ilu0.chow(ctx, &P->F, P->aval, P->shift, next, bad));
+    P->gvals = P->F.vals, P->F.vals = next;
+  }
+  return PDS_OK;
+}
+
+/* the approximate application x = M^-1 b: forward y^0 = b, y^{s+1} = b - L y^s; backward x^0 = D^-1 y,
+   x^{s+1} = D^-1 (y - U x^s), each `sweeps` times, through the three iterates of jw (x may be b's array: only the
+   forward sweeps read b, and only the last backward one writes x) */
+static int approx_solve(pds_ctx ctx, struct ilu0 *P, const pds_real *b, pds_real *x) {
+  const size_t                   n = (size_t)P->F.nbrows * P->F.bs;
+  const struct pds_ilu0_kernels *k = &ctx->k->ilu0;
+  pds_real                      *w[3] = {P->jw, P->jw + n, P->jw + 2 * n};
+  const pds_real                *y = b;
+  int                            c = 0;
+
+  for (int s = 0; s < P->sweeps; s++, c ^= 1) { /* y^{s+1} into w[c] */
+    PDS_CALL(k->jacobi(ctx, &P->F, 0, b, y, w[c]));
+    y = w[c];
+  }
+  { /* y is b or w[c ^ 1]; the backward iterates take the two others */
+    pds_real *u = y == b ? w[0] : w[c], *v = w[2];
+
+    PDS_CALL(k->jacobi(ctx, &P->F, 1, y, NULL, P->sweeps ? u : x));
+    for (int s = 0; s < P->sweeps; s++) {
+      pds_real *t = s == P->sweeps - 1 ? x : v;
+
+      PDS_CALL(k->jacobi(ctx, &P->F, 1, y, u, t));
+      v = u, u = t;
+    }
+  }
+  return PDS_OK;
+}
+
 static int ilu0_setup(pds_precond pc) {
   struct ilu0 *P   = pc->data;
   pds_ctx      ctx = pc->hdr.ctx;
@@ -279,6 +361,8 @@ static int ilu0_setup(pds_precond pc) {
   PDS_KERNEL(ctx, ilu0.plan_create);
   PDS_KERNEL(ctx, ilu0.factor);
   PDS_KERNEL(ctx, ilu0.solve);
+  if (P->approx) PDS_KERNEL(ctx, ilu0.jacobi);
+  if (P->approx == APPROX_CHOW) PDS_KERNEL(ctx, ilu0.chow);
   if (strcmp(P->ordering, "natural")) PDS_KERNEL(ctx, ilu0.permute);
   PDS_CALL(operator_view(pc, &v));
   if (!same_pattern(P, &v)) {
@@ -289,19 +373,21 @@ static int ilu0_setup(pds_precond pc) {
     PDS_CALL(pattern_build(pc, &v));
   }
   P->id = v.id;
-  { /* A's values into the factor's pattern */
-    const size_t b2 = (size_t)v.bs * v.bs;
+  { /* A's values into the factor's pattern (approx-chow: kept apart, the sweeps read them) */
+    const size_t b2  = (size_t)v.bs * v.bs;
+    pds_real    *dst = P->approx == APPROX_CHOW ? P->aval : P->F.vals;
 
     if (P->fmap) {
       memset(P->stage, 0, (size_t)P->F.nnzb * b2 * sizeof *P->stage);
       for (pds_size e = 0; e < v.nnzb; e++) memcpy(P->stage + P->fmap[e] * b2, v.vals + e * b2, b2 * sizeof *v.vals);
-      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, P->stage, PDS_MEM_HOST, (size_t)P->F.nnzb * b2 * sizeof(pds_real)));
+      PDS_CALL(pds_memcpy(ctx, dst, PDS_MEM_DEVICE, P->stage, PDS_MEM_HOST, (size_t)P->F.nnzb * b2 * sizeof(pds_real)));
     } else if (v.dvals) /* backend to backend: no host round trip on a device */
-      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.dvals, PDS_MEM_DEVICE, (size_t)v.nnzb * b2 * sizeof(pds_real)));
+      PDS_CALL(pds_memcpy(ctx, dst, PDS_MEM_DEVICE, v.dvals, PDS_MEM_DEVICE, (size_t)v.nnzb * b2 * sizeof(pds_real)));
     else
-      PDS_CALL(pds_memcpy(ctx, P->F.vals, PDS_MEM_DEVICE, v.vals, PDS_MEM_HOST, (size_t)v.nnzb * b2 * sizeof(pds_real)));
+      PDS_CALL(pds_memcpy(ctx, dst, PDS_MEM_DEVICE, v.vals, PDS_MEM_HOST, (size_t)v.nnzb * b2 * sizeof(pds_real)));
   }
-  PDS_CALL(ctx->k->ilu0.factor(ctx, P->plan, &P->F, P->shift, &bad));
+  if (P->approx == APPROX_CHOW) PDS_CALL(chow_factor(ctx, P, &bad));
+  else PDS_CALL(ctx->k->ilu0.factor(ctx, P->plan, &P->F, P->shift, &bad));
   if (bad >= 0 && P->perm) bad = P->perm[bad]; /* A's row */
   if (bad >= 0)
     return PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT,
@@ -322,10 +408,12 @@ static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  if (!P->perm) return ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya); /* y = M^-1 x */
+  if (!P->perm) /* y = M^-1 x */
+    return P->approx ? approx_solve(ctx, P, xa, ya) : ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya);
   /* M = P^T M' P with M' the ILU(0) of P A P^T: y = P^T M'^-1 P x */
   PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 0, xa, P->work));
-  PDS_CALL(ctx->k->ilu0.solve(ctx, P->plan, &P->F, P->work, P->work));
+  if (P->approx) PDS_CALL(approx_solve(ctx, P, P->work, P->work));
+  else PDS_CALL(ctx->k->ilu0.solve(ctx, P->plan, &P->F, P->work, P->work));
   return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 1, P->work, ya);
 }
 
@@ -348,6 +436,12 @@ static int ilu0_view(pds_precond pc, FILE *f) {
     fprintf(f, "\n");
   }
   if (P->F.bs > 1) fprintf(f, "  blocks of %d x %d, the diagonal ones stored inverted\n", P->F.bs, P->F.bs);
+  if (P->approx == APPROX_CHOW)
+    fprintf(f, "  variant approx-chow (approximate): %d Chow-Patel sweeps of the factorization, no analysis\n",
+            P->fsweeps);
+  if (P->approx)
+    fprintf(f, "  variant %s (approximate): each triangle applied by %d Jacobi sweep%s after the first\n", P->variant,
+            P->sweeps, P->sweeps == 1 ? "" : "s");
   if (P->plan && ctx->k->ilu0.plan_describe && !ctx->k->ilu0.plan_describe(ctx, P->plan, line, sizeof line))
     fprintf(f, "  %s\n", line);
   return PDS_OK;
@@ -366,6 +460,7 @@ int pds_precond_create_ilu0(pds_precond pc) {
   PDS_CALL(PDS_NEW(pc->hdr.ctx, 1, &P));
   snprintf(P->variant, sizeof P->variant, "auto");
   snprintf(P->ordering, sizeof P->ordering, "natural");
+  P->sweeps = ILU0_SWEEPS_DEFAULT, P->fsweeps = ILU0_FACTOR_SWEEPS_DEFAULT;
   pc->data        = P;
   pc->ops.setup   = ilu0_setup;
   pc->ops.apply   = ilu0_apply;

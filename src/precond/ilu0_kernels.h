@@ -38,6 +38,14 @@ struct pds_ilu0_kernels {
   int (*plan_describe)(pds_ctx, void *plan, char *buf, size_t len);
   int (*factor)(pds_ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad);
   int (*solve)(pds_ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x);
+  /* the approximate variants (every block row independent of the others in one call; src/backend/ilu0_bodies.h has
+     the arithmetic): one Jacobi sweep of a triangle from the iterate x (NULL: zero), forward (backward 0)
+     y_i = b_i - sum_{k < i} L_ik x_k or backward y_i = D_i^-1 (b_i - sum_{j > i} U_ij x_j), y distinct from b and
+     x (y may be b when x is NULL); one Chow-Patel sweep of the factorization: g (F's pattern) from the iterate F (F->vals NULL: the start L = 0,
+     U = A) and A's values a in the factor's pattern, *bad = the first block row whose S_ii is singular, else -1 */
+  int (*jacobi)(pds_ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b, const pds_real *x,
+                pds_real *y);
+  int (*chow)(pds_ctx, const struct pds_ilu0_factor *F, const pds_real *a, pds_real shift, pds_real *g, pds_size *bad);
   /* the reorderings' vector permutation by blocks of bs: gather y_i = x_perm[i] (scatter = 0) or scatter
      y_perm[i] = x_i (scatter = 1), i < nb (x and y distinct) */
   int (*permute)(pds_ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y);

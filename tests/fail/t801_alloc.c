@@ -1,5 +1,5 @@
 /* tests/fail/t801_alloc.c: allocation-failure sweep (CSparse-style): the k-th allocation of a whole pipeline
- * (generate, convert, precondition (jacobi, pbjacobi, none, ilu0 in each ordering), solve with every method, in single
+ * (generate, convert, precondition (jacobi, pbjacobi, none, ilu0 in each ordering and approximate variant), solve with every method, in single
  * and mixed precision too) fails for k = 0, 1, 2, ...; every call must return
  * PDS_ERR_MEM with a message and release what it made (the sanitizer build checks for leaks). Also: objects of
  * different contexts are refused. */
@@ -20,7 +20,9 @@ static int pipeline(pds_ctx ctx, const char *solver, const char *pc, int use_bsr
   if ((ierr = pds_vec_set(x, 0.0))) goto done;
   if ((ierr = pds_solver_create(ctx, solver, &s))) goto done;
   if ((ierr = pds_precond_create(ctx, strncmp(pc, "ilu0", 4) ? pc : "ilu0", &P))) goto done;
-  if (!strncmp(pc, "ilu0-", 5) && (ierr = pds_precond_ilu0_set_ordering(P, pc + 5))) goto done; /* ilu0-rcm, ... */
+  if (!strncmp(pc, "ilu0-approx", 11)) { /* ilu0-approx-jacobi, ilu0-approx-chow */
+    if ((ierr = pds_precond_ilu0_set_variant(P, pc + 5))) goto done;
+  } else if (!strncmp(pc, "ilu0-", 5) && (ierr = pds_precond_ilu0_set_ordering(P, pc + 5))) goto done; /* ilu0-rcm */
   if ((ierr = pds_precond_set_block_size(P, use_bsr ? 0 : 2))) goto done;
   if ((ierr = pds_solver_set_operator(s, B ? B : p.A))) goto done;
   if ((ierr = pds_solver_set_precond(s, P))) goto done;
@@ -41,10 +43,11 @@ done:
 int main(int argc, char **argv) {
   pds_ctx     ctx = test_init(argc, argv), other;
   const char *solvers[] = {"cg", "bicgstab", "gmres", "fgmres", "richardson"};
-  const char *pcs[]     = {"jacobi", "pbjacobi", "none", "ilu0", "ilu0-rcm", "ilu0-multicolor"};
+  const char *pcs[]     = {"jacobi",          "pbjacobi",           "none",          "ilu0",
+                           "ilu0-rcm",        "ilu0-multicolor",    "ilu0-approx-jacobi", "ilu0-approx-chow"};
 
   for (int si = 0; si < 5; si++)
-    for (int pi = 0; pi < 6; pi++)
+    for (int pi = 0; pi < 8; pi++)
       for (int use_bsr = 0; use_bsr < 4; use_bsr++) {
         /* use_bsr 2 and 3: csr in single and mixed precision (cg, bicgstab, richardson with jacobi or none) */
         pds_precision prec = use_bsr == 2 ? PDS_PRECISION_SINGLE : use_bsr == 3 ? PDS_PRECISION_MIXED
@@ -52,7 +55,7 @@ int main(int argc, char **argv) {
         int           k, ierr = PDS_ERR_MEM;
 
         if (prec && (si == 2 || si == 3 || pi == 1 || pi >= 3)) continue;
-        if (pi >= 4 && si != 1) continue; /* the orderings: one method is enough */
+        if (pi >= 4 && si != 1) continue; /* the orderings and variants: one method is enough */
         for (k = 0; k < 1000; k++) {
           pds_ctx_set_alloc_fail(ctx, k);
           ierr = pipeline(ctx, solvers[si], pcs[pi], use_bsr == 1, prec);

@@ -40,7 +40,7 @@ struct bilu0_plan {
   int4                *psched;         /* syncfree: device, plane-major padded to whole warps */
   long long            nwarps;         /* syncfree: warps of psched */
   unsigned            *flags;          /* syncfree: device [np] */
-  pds_cuda_bilu0_sync *sync;           /* syncfree: device */
+  pds_cuda_sync_state *sync;           /* syncfree: device */
   int                  single;
   float               *fvals;          /* single: device [np][7][n][n] */
   int                  recycle_grid;   /* recycle: the blocks of the last launch */

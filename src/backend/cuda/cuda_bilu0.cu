@@ -663,7 +663,7 @@ __global__ void __launch_bounds__(256) tiles_k(const int4 *__restrict__ tiles, l
 // warps hold.
 template <int N, int G, int PH, class T>
 __global__ void __launch_bounds__(256) syncfree_k(const int4 *__restrict__ psched, long long nwarps,
-                                                  unsigned *flags, pds_cuda_bilu0_sync *st, fac_args f) {
+                                                  unsigned *flags, pds_cuda_sync_state *st, fac_args f) {
   const int lane = threadIdx.x & 31, u = lane % G;
   unsigned  stamp, tk;
 

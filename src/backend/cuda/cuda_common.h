@@ -162,9 +162,9 @@ cudaError_t pds_cuda_s7_to_entry_major(cudaStream_t s, pds_size np, int n, const
 /* ---- block ILU(0) (cuda_bilu0.cu, which describes the kinds and schedules; cuda_bilu0.c drives them) ---------- */
 enum { PDS_CUDA_BILU0_SQUARE = 0, PDS_CUDA_BILU0_LANES, PDS_CUDA_BILU0_BLOCK, PDS_CUDA_BILU0_SYNCFREE,
        PDS_CUDA_BILU0_RECYCLE, PDS_CUDA_BILU0_TILES };
-typedef struct { /* the sync-free kernels' device state: the launch's stamp, tickets taken, warps ended */
+typedef struct { /* the sync-free kernels' device state (bilu0, ilu0): the launch's stamp, tickets taken, warps ended */
   unsigned stamp, ticket, done;
-} pds_cuda_bilu0_sync;
+} pds_cuda_sync_state;
 typedef struct {
   cudaStream_t           stream;
   int                    kind, phase, n;  /* phase 0 factor, 1 forward, 2 backward (block, recycle: 1 = both) */
@@ -181,7 +181,7 @@ typedef struct {
                                              largest I J; 0: they read x from memory */
   int                   *grid_out;        /* recycle: the blocks launched (or NULL) */
   unsigned              *flags;           /* syncfree: [points] */
-  pds_cuda_bilu0_sync   *sync;            /* syncfree */
+  pds_cuda_sync_state   *sync;            /* syncfree */
   const pds_real        *vals;            /* the matrix, [points][7][n][n] */
   pds_real              *dinv;            /* the inverted factored diagonals, [points][n][n] */
   const float           *fvals;           /* the sweeps' float factors (arm 3 the inverse), or NULL */
@@ -192,21 +192,34 @@ typedef struct {
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
 /* ---- ILU(0) of a block-CSR factor (cuda_ilu0.cu; cuda_ilu0.c drives it) ------------------------------------------- */
 #define PDS_CUDA_ILU0_MAXB 8 /* the largest block the kernels take */
+enum { /* pds_cuda_ilu0_launch's kinds */
+  PDS_CUDA_ILU0_FACTOR = 0, PDS_CUDA_ILU0_FORWARD, PDS_CUDA_ILU0_BACKWARD, /* levels: one level's rows */
+  PDS_CUDA_ILU0_GATHER, PDS_CUDA_ILU0_SCATTER,                             /* the orderings' permutation */
+  PDS_CUDA_ILU0_JACOBI_FORWARD, PDS_CUDA_ILU0_JACOBI_BACKWARD, PDS_CUDA_ILU0_CHOW, /* approximate: every row */
+  PDS_CUDA_ILU0_SF_FACTOR, PDS_CUDA_ILU0_SF_FORWARD, PDS_CUDA_ILU0_SF_BACKWARD     /* syncfree: one launch */
+};
 typedef struct {
   cudaStream_t        stream;
-  int                 kind;            /* 0 factor, 1 forward, 2 backward (a level's rows); 3 gather, 4 scatter */
+  int                 kind;            /* PDS_CUDA_ILU0_* */
   int                 bs;
-  pds_int             nb;              /* permute: block rows */
+  pds_int             nb;              /* block rows */
   const pds_size     *rowptr;
   const pds_int      *colidx;
   const pds_size     *diag;
-  pds_real           *vals;
-  const pds_int      *rows;            /* the schedule (device): the level's rows are rows[begin .. begin + count) */
+  pds_real           *vals;            /* the factor (chow: the previous iterate, NULL at the start) */
+  const pds_int      *rows;            /* levels: the schedule (rows[begin .. begin + count) is the level's);
+                                          syncfree: the padded schedule, count warps of 32 entries (-1: padding) */
   long long           begin, count;
-  pds_real            shift;           /* factor */
-  const pds_real     *b;               /* forward: b; permute: the input */
-  pds_real           *x;               /* the sweeps' x; permute: the output */
-  unsigned long long *bad;             /* factor: min(row) over singular pivots (set to ~0 before) */
+  int                 nsm;             /* syncfree: the device's SMs (the grid is what can be resident) */
+  unsigned           *flags;           /* syncfree: [nb] */
+  pds_cuda_sync_state *sync;           /* syncfree */
+  pds_real            shift;           /* factor, chow */
+  const pds_real     *b;               /* forward, jacobi: b; permute: the input */
+  const pds_real     *xr;              /* jacobi: the iterate read (NULL: zero) */
+  pds_real           *x;               /* the sweeps' x, jacobi's y; permute: the output */
+  const pds_real     *aval;            /* chow: A's values in the factor's pattern */
+  pds_real           *gvals;           /* chow: the new iterate */
+  unsigned long long *bad;             /* factor, chow: min(row) over singular pivots (set to ~0 before) */
   const pds_int      *perm;            /* permute */
 } pds_cuda_ilu0_launch;
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);

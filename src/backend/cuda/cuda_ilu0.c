@@ -1,97 +1,155 @@
 /* src/backend/cuda/cuda_ilu0.c: /gpu/cuda's ILU(0) group (src/precond/ilu0_kernels.h; kernels in cuda_ilu0.cu).
- *   levels (auto)  the pattern's level schedules (pds_ilu0_levels_build, made on the host once per pattern): one
- *                  launch per level, a thread per block row; the factorization launches its levels from the host
- *                  (a setup: its shift is a kernel argument), an application replays its two sweeps' launches as one
- *                  CUDA graph (cuda_graph.c), captured for the factor's and the vectors' arrays.
- * Blocks up to PDS_CUDA_ILU0_MAXB x PDS_CUDA_ILU0_MAXB. Every result is /cpu/ref's bits. */
+ *   levels    the pattern's level schedules (pds_ilu0_levels_build, made on the host once per pattern): one launch
+ *             per level, a thread per block row;
+ *   syncfree  the same schedules padded to whole warps: one launch per phase, each row waiting on the flags of the
+ *             rows it reads (no barrier), as many warps as can be resident;
+ *   auto      (the default) syncfree (bench/gpu/bench_ilu measures both).
+ * The factorization launches from the host (a setup: its shift is a kernel argument); an application replays its
+ * two sweeps' launches as one CUDA graph (cuda_graph.c), captured for the factor's and the vectors' arrays. The
+ * approximate variants' steps (jacobi, chow) are a launch each over every row. Blocks up to PDS_CUDA_ILU0_MAXB x
+ * PDS_CUDA_ILU0_MAXB. Every result is /cpu/ref's bits. */
 #include <string.h>
 
 #include "../ilu0_bodies.h" /* struct ilu0_plan, the level schedules */
 #include "cuda_impl.h"
 
 struct cuda_ilu0_plan {
-  struct ilu0_plan      host;    /* the schedules (host), what -view reports */
-  pds_int              *rows_d;  /* device: the forward schedule's rows, then the backward one's */
-  struct pds_cuda_graph graph;   /* the application's sweeps */
+  struct ilu0_plan      host;     /* the schedules (host), what -view reports */
+  int                   syncfree; /* the variant */
+  pds_int              *rows_d;   /* device, levels: the forward schedule's rows, then the backward one's;
+                                     syncfree: the padded forward schedule (wf warps), then the backward one (wb) */
+  long long             wf, wb;
+  unsigned             *flags;    /* syncfree: [nbrows] */
+  pds_cuda_sync_state  *sync;     /* syncfree */
+  struct pds_cuda_graph graph;    /* the application's sweeps */
 };
 
 static void ilu0_plan_destroy_cuda(pds_ctx ctx, void *plan) {
   struct cuda_ilu0_plan *P = plan;
+  struct cuda_be        *be;
 
   if (!P) return;
+  be = pds_cuda_enter(ctx);
   pds_cuda_graph_destroy(&P->graph);
-  pds_cuda_raw_free(pds_cuda_enter(ctx), P->rows_d);
+  pds_cuda_raw_free(be, P->rows_d), pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync);
   pds_ilu0_levels_free(ctx, &P->host.fwd), pds_ilu0_levels_free(ctx, &P->host.bwd);
   pds_free(ctx, PDS_MEM_HOST, &P);
+}
+
+/* schedule L padded to whole warps at out (NULL: only counted); its warps */
+static long long pad_levels(const struct ilu0_levels *L, pds_int *out) {
+  long long w = 0;
+
+  for (pds_int l = 0; l < L->nlev; l++) {
+    const pds_int c = L->off[l + 1] - L->off[l], cw = (c + 31) / 32;
+
+    if (out)
+      for (pds_int t = 0; t < cw * 32; t++) out[w * 32 + t] = t < c ? L->rows[L->off[l] + t] : -1;
+    w += cw;
+  }
+  return w;
 }
 
 static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, const char *variant, void **plan) {
   struct cuda_be        *be = pds_cuda_enter(ctx);
   struct cuda_ilu0_plan *P  = NULL;
-  const size_t           n  = (size_t)H->nbrows;
+  pds_int               *h  = NULL;
+  size_t                 m;
   int                    ierr;
 
-  PDS_CHECK(!strcmp(variant, "auto") || !strcmp(variant, "levels"), ctx, PDS_ERR_ARG,
-            "ilu0 variant '%s' is not one of /gpu/cuda's: auto, levels", variant);
+  PDS_CHECK(!strcmp(variant, "auto") || !strcmp(variant, "levels") || !strcmp(variant, "syncfree"), ctx, PDS_ERR_ARG,
+            "ilu0 variant '%s' is not one of /gpu/cuda's: auto, levels, syncfree, approx-jacobi, approx-chow", variant);
   PDS_CHECK(H->bs <= PDS_CUDA_ILU0_MAXB, ctx, PDS_ERR_UNSUPPORTED,
             "ilu0 on /gpu/cuda takes blocks of up to %d x %d, not %d x %d (the CPU backends take up to 64 x 64)",
             PDS_CUDA_ILU0_MAXB, PDS_CUDA_ILU0_MAXB, H->bs, H->bs);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
+  P->syncfree  = strcmp(variant, "levels") != 0;
   P->host.work = (H->nnzb + (pds_size)H->nbrows) * (pds_size)H->bs * H->bs;
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 0, &P->host.fwd));
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 1, &P->host.bwd));
-  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, 2 * n * sizeof *P->rows_d + 1, (void **)&P->rows_d));
-  if (n) {
-    cudaError_t e = cudaMemcpyAsync(P->rows_d, P->host.fwd.rows, n * sizeof *P->rows_d, cudaMemcpyHostToDevice,
-                                    be->stream);
+  if (P->syncfree) {
+    P->wf = pad_levels(&P->host.fwd, NULL), P->wb = pad_levels(&P->host.bwd, NULL);
+    m     = (size_t)(P->wf + P->wb) * 32;
+    PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
+    pad_levels(&P->host.fwd, h), pad_levels(&P->host.bwd, h + P->wf * 32);
+  } else {
+    m = 2 * (size_t)H->nbrows;
+    PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
+    if (H->nbrows) memcpy(h, P->host.fwd.rows, (size_t)H->nbrows * sizeof *h);
+    if (H->nbrows) memcpy(h + H->nbrows, P->host.bwd.rows, (size_t)H->nbrows * sizeof *h);
+  }
+  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, m * sizeof *P->rows_d + 1, (void **)&P->rows_d));
+  if (P->syncfree) {
+    PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, (size_t)H->nbrows * sizeof *P->flags + 1,
+                                                 (void **)&P->flags));
+    PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, sizeof *P->sync, (void **)&P->sync));
+  }
+  {
+    cudaError_t e = m ? cudaMemcpyAsync(P->rows_d, h, m * sizeof *h, cudaMemcpyHostToDevice, be->stream)
+                      : cudaSuccess;
 
-    if (e == cudaSuccess)
-      e = cudaMemcpyAsync(P->rows_d + n, P->host.bwd.rows, n * sizeof *P->rows_d, cudaMemcpyHostToDevice, be->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(be->stream); /* the host arrays may change after */
+    if (e == cudaSuccess && P->flags)
+      e = cudaMemsetAsync(P->flags, 0, (size_t)H->nbrows * sizeof *P->flags + 1, be->stream);
+    if (e == cudaSuccess && P->sync) e = cudaMemsetAsync(P->sync, 0, sizeof *P->sync, be->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(be->stream); /* h is freed below */
     if (e != cudaSuccess) {
-      ierr = pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "upload of the ilu0 level schedules");
+      ierr = pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "upload of the ilu0 schedules");
       goto fail;
     }
   }
+  pds_free(ctx, PDS_MEM_HOST, &h);
   *plan = P;
   return PDS_OK;
 fail:
+  pds_free(ctx, PDS_MEM_HOST, &h);
   ilu0_plan_destroy_cuda(ctx, P);
   return ierr;
 }
 
 static int ilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
-  return pds_ilu0_levels_describe(ctx, &((struct cuda_ilu0_plan *)plan)->host,
-                                  "variant levels (one launch per level, a thread per block row; the sweeps in a CUDA "
-                                  "graph)", buf, len);
+  const struct cuda_ilu0_plan *P = plan;
+
+  return pds_ilu0_levels_describe(ctx, &P->host,
+                                  P->syncfree ? "variant syncfree (one launch per phase, each row waits on the rows "
+                                                "it reads; a thread per block row)"
+                                              : "variant levels (one launch per level, a thread per block row; the "
+                                                "sweeps in a CUDA graph)",
+                                  buf, len);
 }
 
 static void launch_init(pds_cuda_ilu0_launch *L, struct cuda_be *be, const struct pds_ilu0_factor *F) {
   memset(L, 0, sizeof *L);
-  L->stream = be->stream, L->bs = F->bs, L->nb = F->nbrows;
+  L->stream = be->stream, L->bs = F->bs, L->nb = F->nbrows, L->nsm = be->nsm;
   L->rowptr = F->rowptr, L->colidx = F->colidx, L->diag = F->diag, L->vals = F->vals;
 }
 
-/* the launches of one schedule's levels (kind 0, 1 or 2), rows from rows_d + offset */
-static cudaError_t levels(pds_cuda_ilu0_launch *L, const struct ilu0_levels *S, const pds_int *rows, int kind) {
-  cudaError_t e = cudaSuccess;
+/* one phase (0 factor, 1 forward, 2 backward) of plan P: its levels' launches, or its syncfree launch */
+static cudaError_t phase(pds_cuda_ilu0_launch *L, const struct cuda_ilu0_plan *P, int ph) {
+  static const int         lk[3] = {PDS_CUDA_ILU0_FACTOR, PDS_CUDA_ILU0_FORWARD, PDS_CUDA_ILU0_BACKWARD};
+  static const int         sk[3] = {PDS_CUDA_ILU0_SF_FACTOR, PDS_CUDA_ILU0_SF_FORWARD, PDS_CUDA_ILU0_SF_BACKWARD};
+  const struct ilu0_levels *S    = ph == 2 ? &P->host.bwd : &P->host.fwd;
+  cudaError_t              e     = cudaSuccess;
 
-  L->kind = kind, L->rows = rows;
+  if (P->syncfree) {
+    L->kind = sk[ph], L->rows = P->rows_d + (ph == 2 ? P->wf * 32 : 0), L->begin = 0;
+    L->count = ph == 2 ? P->wb : P->wf, L->flags = P->flags, L->sync = P->sync;
+    return pds_cuda_ilu0(L);
+  }
+  L->kind = lk[ph], L->rows = P->rows_d + (ph == 2 ? S->n : 0);
   for (pds_int l = 0; l < S->nlev && e == cudaSuccess; l++)
     L->begin = S->off[l], L->count = S->off[l + 1] - S->off[l], e = pds_cuda_ilu0(L);
   return e;
 }
 
 static int ilu0_factor_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
-  struct cuda_be        *be = pds_cuda_enter(ctx);
-  struct cuda_ilu0_plan *P  = plan;
-  pds_cuda_ilu0_launch   L;
-  unsigned long long     b = 0;
+  struct cuda_be       *be = pds_cuda_enter(ctx);
+  pds_cuda_ilu0_launch  L;
+  unsigned long long    b = 0;
 
   launch_init(&L, be, F);
   L.shift = shift, L.bad = be->dstat;
   PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->dstat, 0xff, sizeof *be->dstat, be->stream));
-  PDS_CUDA_CALL(ctx, levels(&L, &P->host.fwd, P->rows_d, 0));
+  PDS_CUDA_CALL(ctx, phase(&L, plan, 0));
   PDS_CALL(pds_cuda_fetch_stats(ctx, be, 1, &b));
   *bad = b == ~0ull ? -1 : (pds_size)b;
   return PDS_OK;
@@ -104,9 +162,9 @@ struct sweeps_arg {
 
 static cudaError_t sweeps(void *arg) {
   const struct sweeps_arg *a = arg;
-  cudaError_t              e = levels(a->L, &a->P->host.fwd, a->P->rows_d, 1);
+  cudaError_t              e = phase(a->L, a->P, 1);
 
-  return e == cudaSuccess ? levels(a->L, &a->P->host.bwd, a->P->rows_d + a->P->host.bwd.n, 2) : e;
+  return e == cudaSuccess ? phase(a->L, a->P, 2) : e;
 }
 
 static int ilu0_solve_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
@@ -118,7 +176,34 @@ static int ilu0_solve_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
 
   launch_init(&L, be, F);
   L.b = b, L.x = x;
-  return pds_cuda_graph_run(ctx, be, &P->graph, key, sweeps, &a, "capture of the ilu0 level launches");
+  return pds_cuda_graph_run(ctx, be, &P->graph, key, sweeps, &a, "capture of the ilu0 sweeps");
+}
+
+static int ilu0_jacobi_cuda(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
+                            const pds_real *x, pds_real *y) {
+  struct cuda_be      *be = pds_cuda_enter(ctx);
+  pds_cuda_ilu0_launch L;
+
+  launch_init(&L, be, F);
+  L.kind = backward ? PDS_CUDA_ILU0_JACOBI_BACKWARD : PDS_CUDA_ILU0_JACOBI_FORWARD, L.count = F->nbrows;
+  L.b = b, L.xr = x, L.x = y;
+  PDS_CUDA_CALL(ctx, pds_cuda_ilu0(&L));
+  return PDS_OK;
+}
+
+static int ilu0_chow_cuda(pds_ctx ctx, const struct pds_ilu0_factor *F, const pds_real *a, pds_real shift, pds_real *g,
+                          pds_size *bad) {
+  struct cuda_be      *be = pds_cuda_enter(ctx);
+  pds_cuda_ilu0_launch L;
+  unsigned long long   b = 0;
+
+  launch_init(&L, be, F);
+  L.kind = PDS_CUDA_ILU0_CHOW, L.count = F->nbrows, L.shift = shift, L.aval = a, L.gvals = g, L.bad = be->dstat;
+  PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->dstat, 0xff, sizeof *be->dstat, be->stream));
+  PDS_CUDA_CALL(ctx, pds_cuda_ilu0(&L));
+  PDS_CALL(pds_cuda_fetch_stats(ctx, be, 1, &b));
+  *bad = b == ~0ull ? -1 : (pds_size)b;
+  return PDS_OK;
 }
 
 static int ilu0_permute_cuda(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
@@ -127,7 +212,7 @@ static int ilu0_permute_cuda(pds_ctx ctx, pds_int nb, int bs, const pds_int *per
   pds_cuda_ilu0_launch L;
 
   memset(&L, 0, sizeof L);
-  L.stream = be->stream, L.kind = scatter ? 4 : 3, L.nb = nb, L.bs = bs, L.perm = perm, L.b = x, L.x = y;
+  L.stream = be->stream, L.kind = scatter ? PDS_CUDA_ILU0_SCATTER : PDS_CUDA_ILU0_GATHER, L.nb = nb, L.bs = bs, L.perm = perm, L.b = x, L.x = y;
   PDS_CUDA_CALL(ctx, pds_cuda_ilu0(&L));
   return PDS_OK;
 }
@@ -138,5 +223,7 @@ void pds_cuda_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->plan_describe = ilu0_plan_describe_cuda;
   g->factor        = ilu0_factor_cuda;
   g->solve         = ilu0_solve_cuda;
+  g->jacobi        = ilu0_jacobi_cuda;
+  g->chow          = ilu0_chow_cuda;
   g->permute       = ilu0_permute_cuda;
 }

@@ -150,6 +150,35 @@ static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
   return PDS_OK;
 }
 
+/* the approximate variants' sweeps: every row independent, split among the threads */
+static int ilu0_jacobi_omp(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
+                           const pds_real *x, pds_real *y) {
+  (void)ctx;
+  OMP_PARTS((pds_size)F->nbrows, i0, i1, {
+    for (pds_size i = i0; i < i1; i++) ilu0_sweep_row(F, (pds_int)i, backward, b, x, y);
+  });
+  return PDS_OK;
+}
+
+static int ilu0_chow_omp(pds_ctx ctx, const struct pds_ilu0_factor *F, const pds_real *a, pds_real shift, pds_real *g,
+                         pds_size *bad) {
+  pds_size first = -1;
+
+  (void)ctx;
+#pragma omp parallel
+  {
+    pds_size mine = -1;
+
+#pragma omp for schedule(static)
+    for (pds_int i = 0; i < F->nbrows; i++)
+      if (ilu0_chow_row(F, i, a, shift, g) && mine < 0) mine = i;
+#pragma omp critical(pds_ilu0_bad)
+    if (mine >= 0 && (first < 0 || mine < first)) first = mine;
+  }
+  *bad = first;
+  return PDS_OK;
+}
+
 static int ilu0_permute_omp(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
                             pds_real *y) {
   (void)ctx;
@@ -160,6 +189,8 @@ static int ilu0_permute_omp(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm
 void pds_omp_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->factor  = ilu0_factor_omp;
   g->solve   = ilu0_solve_omp;
+  g->jacobi  = ilu0_jacobi_omp;
+  g->chow    = ilu0_chow_omp;
   g->permute = ilu0_permute_omp;
   g->plan_describe = ilu0_plan_describe_omp;
 }

@@ -54,11 +54,11 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
   struct ilu0_plan *P = NULL;
   int               ierr;
 
-  PDS_CHECK(strcmp(variant, "levels"), ctx, PDS_ERR_UNSUPPORTED,
+  PDS_CHECK(strcmp(variant, "levels") && strcmp(variant, "syncfree"), ctx, PDS_ERR_UNSUPPORTED,
             "ilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", variant, ctx->backend);
   PDS_CHECK(!strcmp(variant, "auto"), ctx, PDS_ERR_ARG,
-            "ilu0 variant '%s' is not one of %s's: auto (natural order on /cpu/ref, level scheduling on /cpu/omp)",
-            variant, ctx->backend);
+            "ilu0 variant '%s' is not one of %s's: auto (natural order on /cpu/ref, natural or level scheduling on "
+            "/cpu/omp), approx-jacobi, approx-chow", variant, ctx->backend);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
   P->work = (F->nnzb + (pds_size)F->nbrows) * (pds_size)F->bs * F->bs;
   if ((ierr = pds_ilu0_levels_build(ctx, F, 0, &P->fwd)) || (ierr = pds_ilu0_levels_build(ctx, F, 1, &P->bwd))) {
@@ -100,6 +100,22 @@ static int ilu0_solve_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
   return PDS_OK;
 }
 
+static int ilu0_jacobi_ref(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
+                           const pds_real *x, pds_real *y) {
+  (void)ctx;
+  for (pds_int i = 0; i < F->nbrows; i++) ilu0_sweep_row(F, i, backward, b, x, y);
+  return PDS_OK;
+}
+
+static int ilu0_chow_ref(pds_ctx ctx, const struct pds_ilu0_factor *F, const pds_real *a, pds_real shift, pds_real *g,
+                         pds_size *bad) {
+  (void)ctx;
+  *bad = -1;
+  for (pds_int i = 0; i < F->nbrows; i++)
+    if (ilu0_chow_row(F, i, a, shift, g) && *bad < 0) *bad = i;
+  return PDS_OK;
+}
+
 static int ilu0_permute_ref(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
                             pds_real *y) {
   (void)ctx;
@@ -113,5 +129,7 @@ void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->plan_describe = ilu0_plan_describe_host;
   g->factor        = ilu0_factor_ref;
   g->solve         = ilu0_solve_ref;
+  g->jacobi        = ilu0_jacobi_ref;
+  g->chow          = ilu0_chow_ref;
   g->permute       = ilu0_permute_ref;
 }
