@@ -8,110 +8,18 @@
  * flat grid) and random diagonally dominant ones (n = 3, n = 2, n = 8), after a first setup and after a refactorization
  * with new values on the same grid. Needs a GPU: registered with label cuda only; run with another backend it does
  * nothing. */
-#define DISABLE_CUSPARSE_DEPRECATED /* bsrilu02 / bsrsv2 are deprecated since CUDA 12; still cuSPARSE's BSR ILU(0) */
-#include <cuda_runtime.h>
-#include <cusparse.h>
-
-#include "test.h"
-
-#define CK(call)                                                                                         \
-  do {                                                                                                   \
-    cudaError_t e_ = (call);                                                                             \
-    if (e_ != cudaSuccess) TEST_FAIL("%s: %s", #call, cudaGetErrorString(e_));                           \
-  } while (0)
-#define CKS(call)                                                                                        \
-  do {                                                                                                   \
-    cusparseStatus_t e_ = (call);                                                                        \
-    if (e_ != CUSPARSE_STATUS_SUCCESS) TEST_FAIL("%s: %s", #call, cusparseGetErrorString(e_));           \
-  } while (0)
+#include "cusparse_ilu.h" /* cuSPARSE's ILU(0): cusparse_ilu_apply, sp, CK, CKS */
 
 static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
-static cusparseHandle_t  sp;
 
 /* y = M^-1 x by cuSPARSE: bsrilu02 of A's BSR form, then the L and U solves (host arrays in and out) */
-static void cusparse_ilu_apply(pds_mat A, const double *x, double *y) {
-  pds_mat            B;
-  const pds_size    *brp;
-  const pds_int     *bci;
-  const pds_real    *bv;
-  pds_int            nr;
-  int                bs, mb, nnzb, pos, sm, sl, su;
-  int               *rp, *drp, *dci;
-  double            *dv, *dx, *dt, *dy;
-  void              *buf;
-  const double       one = 1.0;
-  cusparseMatDescr_t dM, dL, dU;
-  bsrilu02Info_t     iM;
-  bsrsv2Info_t       iL, iU;
-  const cusparseDirection_t dir = CUSPARSE_DIRECTION_ROW;
-  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const cusparseSolvePolicy_t pol = CUSPARSE_SOLVE_POLICY_USE_LEVEL;
+static void cusparse_bsr_apply(pds_mat A, const double *x, double *y) {
+  pds_mat B;
+  int     pos;
 
   TEST_CALL(pds_mat_convert_to_bsr(A, 0, &B));
-  TEST_CALL(pds_mat_bsr_get_arrays(B, &brp, &bci, &bv));
-  TEST_CALL(pds_mat_get_block_size(B, &bs));
-  TEST_CALL(pds_mat_get_size(B, &nr, NULL));
-  mb = nr / bs, nnzb = (int)brp[mb];
-  rp = malloc(sizeof *rp * (size_t)(mb + 1));
-  TEST_ASSERT(rp);
-  for (int i = 0; i <= mb; i++) rp[i] = (int)brp[i]; /* cuSPARSE's legacy BSR takes 32-bit row offsets */
-  CK(cudaMalloc((void **)&drp, sizeof(int) * (size_t)(mb + 1)));
-  CK(cudaMalloc((void **)&dci, sizeof(int) * (size_t)nnzb));
-  CK(cudaMalloc((void **)&dv, sizeof(double) * (size_t)nnzb * bs * bs));
-  CK(cudaMalloc((void **)&dx, sizeof(double) * (size_t)nr));
-  CK(cudaMalloc((void **)&dt, sizeof(double) * (size_t)nr));
-  CK(cudaMalloc((void **)&dy, sizeof(double) * (size_t)nr));
-  CK(cudaMemcpy(drp, rp, sizeof(int) * (size_t)(mb + 1), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dci, bci, sizeof(int) * (size_t)nnzb, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dv, bv, sizeof(double) * (size_t)nnzb * bs * bs, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dx, x, sizeof(double) * (size_t)nr, cudaMemcpyHostToDevice));
-  CKS(cusparseCreateMatDescr(&dM));
-  CKS(cusparseSetMatIndexBase(dM, CUSPARSE_INDEX_BASE_ZERO));
-  CKS(cusparseSetMatType(dM, CUSPARSE_MATRIX_TYPE_GENERAL));
-  CKS(cusparseCreateMatDescr(&dL));
-  CKS(cusparseSetMatIndexBase(dL, CUSPARSE_INDEX_BASE_ZERO));
-  CKS(cusparseSetMatType(dL, CUSPARSE_MATRIX_TYPE_GENERAL));
-  CKS(cusparseSetMatFillMode(dL, CUSPARSE_FILL_MODE_LOWER));
-  CKS(cusparseSetMatDiagType(dL, CUSPARSE_DIAG_TYPE_UNIT));
-  CKS(cusparseCreateMatDescr(&dU));
-  CKS(cusparseSetMatIndexBase(dU, CUSPARSE_INDEX_BASE_ZERO));
-  CKS(cusparseSetMatType(dU, CUSPARSE_MATRIX_TYPE_GENERAL));
-  CKS(cusparseSetMatFillMode(dU, CUSPARSE_FILL_MODE_UPPER));
-  CKS(cusparseSetMatDiagType(dU, CUSPARSE_DIAG_TYPE_NON_UNIT));
-  CKS(cusparseCreateBsrilu02Info(&iM));
-  CKS(cusparseCreateBsrsv2Info(&iL));
-  CKS(cusparseCreateBsrsv2Info(&iU));
-  CKS(cusparseDbsrilu02_bufferSize(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, &sm));
-  CKS(cusparseDbsrsv2_bufferSize(sp, dir, op, mb, nnzb, dL, dv, drp, dci, bs, iL, &sl));
-  CKS(cusparseDbsrsv2_bufferSize(sp, dir, op, mb, nnzb, dU, dv, drp, dci, bs, iU, &su));
-  if (sl > sm) sm = sl;
-  if (su > sm) sm = su;
-  CK(cudaMalloc(&buf, (size_t)sm + 256));
-  CKS(cusparseDbsrilu02_analysis(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, pol, buf));
-  if (cusparseXbsrilu02_zeroPivot(sp, iM, &pos) == CUSPARSE_STATUS_ZERO_PIVOT)
-    TEST_FAIL("bsrilu02: structural zero pivot at block %d", pos);
-  CKS(cusparseDbsrsv2_analysis(sp, dir, op, mb, nnzb, dL, dv, drp, dci, bs, iL, pol, buf));
-  CKS(cusparseDbsrsv2_analysis(sp, dir, op, mb, nnzb, dU, dv, drp, dci, bs, iU, pol, buf));
-  CKS(cusparseDbsrilu02(sp, dir, mb, nnzb, dM, dv, drp, dci, bs, iM, pol, buf));
-  if (cusparseXbsrilu02_zeroPivot(sp, iM, &pos) == CUSPARSE_STATUS_ZERO_PIVOT)
-    TEST_FAIL("bsrilu02: numerical zero pivot at block %d", pos);
-  CKS(cusparseDbsrsv2_solve(sp, dir, op, mb, nnzb, &one, dL, dv, drp, dci, bs, iL, dx, dt, pol, buf));
-  CKS(cusparseDbsrsv2_solve(sp, dir, op, mb, nnzb, &one, dU, dv, drp, dci, bs, iU, dt, dy, pol, buf));
-  CK(cudaMemcpy(y, dy, sizeof(double) * (size_t)nr, cudaMemcpyDeviceToHost));
-  CKS(cusparseDestroyBsrilu02Info(iM));
-  CKS(cusparseDestroyBsrsv2Info(iL));
-  CKS(cusparseDestroyBsrsv2Info(iU));
-  CKS(cusparseDestroyMatDescr(dM));
-  CKS(cusparseDestroyMatDescr(dL));
-  CKS(cusparseDestroyMatDescr(dU));
-  CK(cudaFree(buf));
-  CK(cudaFree(drp));
-  CK(cudaFree(dci));
-  CK(cudaFree(dv));
-  CK(cudaFree(dx));
-  CK(cudaFree(dt));
-  CK(cudaFree(dy));
-  free(rp);
+  pos = cusparse_ilu_apply(B, x, y);
+  if (pos >= 0) TEST_FAIL("bsrilu02: zero pivot at block %d", pos);
   TEST_CALL(pds_mat_destroy(&B));
 }
 
@@ -141,7 +49,7 @@ static void check(pds_ctx ctx, pds_mat A, pds_mat A2, const char *what) {
   TEST_CALL(pds_vec_duplicate(x, &y));
   TEST_CALL(pds_vec_set_random(x, 11));
   TEST_CALL(pds_vec_get_values(x, xh, PDS_MEM_HOST));
-  cusparse_ilu_apply(A, xh, yc);
+  cusparse_bsr_apply(A, xh, yc);
   if (A2) {
     yc2 = malloc(sizeof *yc2 * (size_t)n);
     TEST_ASSERT(yc2);

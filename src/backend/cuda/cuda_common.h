@@ -210,7 +210,8 @@ typedef struct {
   const pds_int      *rows;            /* levels: the schedule (rows[begin .. begin + count) is the level's);
                                           syncfree: the padded schedule, count warps of 32 entries (-1: padding) */
   long long           begin, count;
-  int                 nsm;             /* syncfree: the device's SMs (the grid is what can be resident) */
+  int                 nsm;             /* syncfree: the device's SMs */
+  long long           window;          /* syncfree: the warps to launch (at most what can be resident) */
   unsigned           *flags;           /* syncfree: [nb] */
   pds_cuda_sync_state *sync;           /* syncfree */
   pds_real            shift;           /* factor, chow */

@@ -3,7 +3,12 @@
  *             per level, a thread per block row;
  *   syncfree  the same schedules padded to whole warps: one launch per phase, each row waiting on the flags of the
  *             rows it reads (no barrier), as many warps as can be resident;
- *   auto      (the default) syncfree (bench/gpu/bench_ilu measures both).
+ *   auto      (the default) each phase the way it measured faster on the H100 (bench/gpu/bench_ilu, docs/ilu0.md):
+ *             the sweeps by levels (syncfree's flag round trips cost more than a kernel boundary with programmatic
+ *             dependent launch: 2-3x slower everywhere measured); the factorization by levels where they are wide
+ *             (at least SF_FACTOR_ROWS rows a level on average: poisson7, the 7-point block matrices, 1.1-1.7x
+ *             faster) and syncfree where they are narrow (s1rmq4m1, utm1700a: 2-4x faster, whose rows are long and
+ *             levels many).
  * The factorization launches from the host (a setup: its shift is a kernel argument); an application replays its
  * two sweeps' launches as one CUDA graph (cuda_graph.c), captured for the factor's and the vectors' arrays. The
  * approximate variants' steps (jacobi, chow) are a launch each over every row. Blocks up to PDS_CUDA_ILU0_MAXB x
@@ -13,12 +18,17 @@
 #include "../ilu0_bodies.h" /* struct ilu0_plan, the level schedules */
 #include "cuda_impl.h"
 
+#define SF_FACTOR_ROWS 256 /* auto: narrower levels (rows a level, on average) factor syncfree */
+#define SF_WINDOW_LEVELS 4 /* syncfree: launch about this many levels' warps (cuda_ilu0.cu: sf_grid);
+                              PDS_CUDA_ILU0_WINDOW in the environment sets another (measurements) */
+
 struct cuda_ilu0_plan {
   struct ilu0_plan      host;     /* the schedules (host), what -view reports */
-  int                   syncfree; /* the variant */
-  pds_int              *rows_d;   /* device, levels: the forward schedule's rows, then the backward one's;
-                                     syncfree: the padded forward schedule (wf warps), then the backward one (wb) */
+  int                   sf[3];    /* phase 0 factor, 1 forward, 2 backward: syncfree (1) or levels (0) */
+  pds_int              *rows_d;   /* device: the forward schedule's rows, the backward one's (n each), then the padded
+                                     forward schedule (wf warps of 32), the padded backward one (wb) */
   long long             wf, wb;
+  int                   window;   /* syncfree: the levels' warps to launch */
   unsigned             *flags;    /* syncfree: [nbrows] */
   pds_cuda_sync_state  *sync;     /* syncfree */
   struct pds_cuda_graph graph;    /* the application's sweeps */
@@ -63,34 +73,32 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
             "ilu0 on /gpu/cuda takes blocks of up to %d x %d, not %d x %d (the CPU backends take up to 64 x 64)",
             PDS_CUDA_ILU0_MAXB, PDS_CUDA_ILU0_MAXB, H->bs, H->bs);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
-  P->syncfree  = strcmp(variant, "levels") != 0;
+  P->sf[1] = P->sf[2] = !strcmp(variant, "syncfree");
+  {
+    const char *w = getenv("PDS_CUDA_ILU0_WINDOW");
+
+    P->window = w && atoi(w) > 0 ? atoi(w) : SF_WINDOW_LEVELS;
+  }
   P->host.work = (H->nnzb + (pds_size)H->nbrows) * (pds_size)H->bs * H->bs;
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 0, &P->host.fwd));
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 1, &P->host.bwd));
-  if (P->syncfree) {
-    P->wf = pad_levels(&P->host.fwd, NULL), P->wb = pad_levels(&P->host.bwd, NULL);
-    m     = (size_t)(P->wf + P->wb) * 32;
-    PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
-    pad_levels(&P->host.fwd, h), pad_levels(&P->host.bwd, h + P->wf * 32);
-  } else {
-    m = 2 * (size_t)H->nbrows;
-    PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
-    if (H->nbrows) memcpy(h, P->host.fwd.rows, (size_t)H->nbrows * sizeof *h);
-    if (H->nbrows) memcpy(h + H->nbrows, P->host.bwd.rows, (size_t)H->nbrows * sizeof *h);
-  }
+  P->sf[0] = !strcmp(variant, "syncfree") ||
+             (!strcmp(variant, "auto") && (long long)P->host.fwd.n < (long long)SF_FACTOR_ROWS * P->host.fwd.nlev);
+  P->wf = pad_levels(&P->host.fwd, NULL), P->wb = pad_levels(&P->host.bwd, NULL);
+  m     = 2 * (size_t)H->nbrows + (size_t)(P->wf + P->wb) * 32;
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
+  if (H->nbrows) memcpy(h, P->host.fwd.rows, (size_t)H->nbrows * sizeof *h);
+  if (H->nbrows) memcpy(h + H->nbrows, P->host.bwd.rows, (size_t)H->nbrows * sizeof *h);
+  pad_levels(&P->host.fwd, h + 2 * (size_t)H->nbrows), pad_levels(&P->host.bwd, h + 2 * (size_t)H->nbrows + P->wf * 32);
   PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, m * sizeof *P->rows_d + 1, (void **)&P->rows_d));
-  if (P->syncfree) {
-    PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, (size_t)H->nbrows * sizeof *P->flags + 1,
-                                                 (void **)&P->flags));
-    PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, sizeof *P->sync, (void **)&P->sync));
-  }
+  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, (size_t)H->nbrows * sizeof *P->flags + 1, (void **)&P->flags));
+  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, sizeof *P->sync, (void **)&P->sync));
   {
     cudaError_t e = m ? cudaMemcpyAsync(P->rows_d, h, m * sizeof *h, cudaMemcpyHostToDevice, be->stream)
                       : cudaSuccess;
 
-    if (e == cudaSuccess && P->flags)
-      e = cudaMemsetAsync(P->flags, 0, (size_t)H->nbrows * sizeof *P->flags + 1, be->stream);
-    if (e == cudaSuccess && P->sync) e = cudaMemsetAsync(P->sync, 0, sizeof *P->sync, be->stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(P->flags, 0, (size_t)H->nbrows * sizeof *P->flags + 1, be->stream);
+    if (e == cudaSuccess) e = cudaMemsetAsync(P->sync, 0, sizeof *P->sync, be->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(be->stream); /* h is freed below */
     if (e != cudaSuccess) {
       ierr = pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "upload of the ilu0 schedules");
@@ -109,12 +117,12 @@ fail:
 static int ilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct cuda_ilu0_plan *P = plan;
 
-  return pds_ilu0_levels_describe(ctx, &P->host,
-                                  P->syncfree ? "variant syncfree (one launch per phase, each row waits on the rows "
-                                                "it reads; a thread per block row)"
-                                              : "variant levels (one launch per level, a thread per block row; the "
-                                                "sweeps in a CUDA graph)",
-                                  buf, len);
+  char how[200];
+
+  snprintf(how, sizeof how, "factorization %s, sweeps %s (syncfree: one launch per phase, each row waits on the rows "
+           "it reads; levels: one launch per level, the sweeps in a CUDA graph; a thread per block row)",
+           P->sf[0] ? "syncfree" : "levels", P->sf[1] ? "syncfree" : "levels");
+  return pds_ilu0_levels_describe(ctx, &P->host, how, buf, len);
 }
 
 static void launch_init(pds_cuda_ilu0_launch *L, struct cuda_be *be, const struct pds_ilu0_factor *F) {
@@ -130,9 +138,10 @@ static cudaError_t phase(pds_cuda_ilu0_launch *L, const struct cuda_ilu0_plan *P
   const struct ilu0_levels *S    = ph == 2 ? &P->host.bwd : &P->host.fwd;
   cudaError_t              e     = cudaSuccess;
 
-  if (P->syncfree) {
-    L->kind = sk[ph], L->rows = P->rows_d + (ph == 2 ? P->wf * 32 : 0), L->begin = 0;
+  if (P->sf[ph]) {
+    L->kind = sk[ph], L->rows = P->rows_d + 2 * (size_t)P->host.fwd.n + (ph == 2 ? P->wf * 32 : 0), L->begin = 0;
     L->count = ph == 2 ? P->wb : P->wf, L->flags = P->flags, L->sync = P->sync;
+    L->window = P->window * L->count / (S->nlev > 0 ? S->nlev : 1);
     return pds_cuda_ilu0(L);
   }
   L->kind = lk[ph], L->rows = P->rows_d + (ph == 2 ? S->n : 0);

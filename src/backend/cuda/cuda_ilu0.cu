@@ -337,7 +337,7 @@ struct flag_wait {
   __device__ void operator()(pds_int k) const {
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> fl(flags[k]);
 
-    while (fl.load(cuda::memory_order_acquire) != stamp) __nanosleep(20);
+    for (unsigned ns = 16; fl.load(cuda::memory_order_acquire) != stamp; ns = ns < 128 ? 2 * ns : ns) __nanosleep(ns);
   }
 };
 
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, 
       pre_load<N, PH == 2>(f, on, on ? i : 0, r);
       if (on) sweep_row<N, PH == 2>(f, i, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
     }
-    __threadfence();
+    // each thread publishes its own row: the release orders its writes (x_i, or row i's blocks) before the flag
     if (on) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[i]).store(stamp, cuda::memory_order_release);
   }
   if (lane == 0 && atomicAdd(&st->done, 1u) == gridDim.x * (blockDim.x / 32) - 1) { // every warp has ended
@@ -390,23 +390,26 @@ __global__ void permute_k(long long nb, int bs, const pds_int *__restrict__ perm
   else y[t] = x[(long long)perm[i] * bs + u];
 }
 
-// the resident grid of a syncfree kernel: its blocks per SM (registers bound them) times the SMs, at most what the
-// tickets need
-template <class K> cudaError_t resident(K kernel, int nsm, long long warps, unsigned *grid) {
+// the grid of a syncfree kernel: the window's warps (a few levels' worth: more warps would only spin on later levels,
+// and their polling takes the memory system from the rows that can run), at least a block per SM, at most what can be
+// resident (its blocks per SM, registers bound them, times the SMs) and what the tickets need
+template <class K> cudaError_t sf_grid(K kernel, int nsm, long long window, long long warps, unsigned *grid) {
   int         per = 0;
   cudaError_t e   = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, 128, 0);
-  long long   g   = (warps + 3) / 4;
+  long long   g   = (window + 3) / 4;
 
   if (e != cudaSuccess) return e;
   if (per < 1) per = 1;
+  if (g < nsm) g = nsm;
   if (g > (long long)per * nsm) g = (long long)per * nsm;
+  if (g > (warps + 3) / 4) g = (warps + 3) / 4;
   *grid = (unsigned)(g > 0 ? g : 1);
   return cudaSuccess;
 }
 
 template <int N, int PH> cudaError_t launch_sf(const pds_cuda_ilu0_launch &L, const ilu0_args &f) {
   unsigned    grid = 1;
-  cudaError_t e    = resident(syncfree_k<N, PH>, L.nsm, L.count, &grid);
+  cudaError_t e    = sf_grid(syncfree_k<N, PH>, L.nsm, L.window, L.count, &grid);
 
   if (e != cudaSuccess) return e;
   syncfree_k<N, PH><<<grid, 128, 0, L.stream>>>(f, L.flags, L.sync);
