@@ -53,7 +53,7 @@ static void check(pds_ctx ctx, pds_mat A, pds_mat A2, const char *what) {
   if (A2) {
     yc2 = malloc(sizeof *yc2 * (size_t)n);
     TEST_ASSERT(yc2);
-    cusparse_ilu_apply(A2, xh, yc2);
+    cusparse_bsr_apply(A2, xh, yc2);
   }
   for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
     pds_precond pc;
