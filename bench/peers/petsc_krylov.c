@@ -29,7 +29,6 @@
 #include <sched.h>
 #endif
 #include <math.h>
-#include <petscksp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,10 @@
 #endif
 
 #include "bench_poisson.h"
-#include "pdesolve.h"
+#include "peers/peer_util.h"
+#include "pdesolve.h" /* before PETSc's headers: their <complex.h> defines I, a parameter name of pdesolve.h */
+
+#include <petscksp.h>
 
 #define MAXV 64 /* GMRES's multi-vector kernels: at most this many vectors */
 
@@ -129,27 +131,6 @@ static double copy_once(double *a, double *b, size_t n) {
   for (size_t i = 0; i < n; i++) b[i] = a[i];
   MPI_Barrier(PETSC_COMM_WORLD);
   return MPI_Wtime() - t0;
-}
-
-/* the processor's name from /proc/cpuinfo (Linux), for the JSON lines */
-static void cpu_name(char *s, size_t len) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  char  line[256];
-
-  snprintf(s, len, "unknown");
-  if (!f) return;
-  while (fgets(line, sizeof line, f))
-    if (!strncmp(line, "model name", 10)) {
-      char *c = strchr(line, ':');
-
-      if (c) {
-        c += 1 + (c[1] == ' ');
-        c[strcspn(c, "\n\"\\")] = 0;
-        snprintf(s, len, "%s", c);
-      }
-      break;
-    }
-  fclose(f);
 }
 
 /* ---- the contenders ----------------------------------------------------------------------------------------- */

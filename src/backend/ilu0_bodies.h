@@ -69,7 +69,7 @@ static inline int ilu0_factor_row(const struct pds_ilu0_factor *F, pds_int i, pd
 
 /* row i of a sweep of a triangle, from x (NULL: zero): forward y_i = b_i - sum_{k < i} L_ik x_k, backward
    y_i = D_i^-1 (b_i - sum_{j > i} U_ij x_j); row i's inputs are read before y_i is written, so y may be x or b.
-   The exact sweeps run it in place, in an order where the x_k it reads are done (ilu0_forward_row, ilu0_backward_row);
+   The exact sweeps run it in place (forward: b, x, x; backward: x, x, x), in an order where the x_k it reads are done;
    a Jacobi sweep of the approximate variants reads the previous iterate (every row independent), so once the x it
    reads are exact, y_i has the exact sweep's bits. */
 PDS_INLINE void ilu0_sweep_row_n(const struct pds_ilu0_factor *F, pds_int i, int backward, const pds_real *b,
@@ -101,17 +101,19 @@ PDS_INLINE void ilu0_sweep_row_n(const struct pds_ilu0_factor *F, pds_int i, int
     y[(size_t)i * n + u] = s;
   }
 }
-static inline void ilu0_sweep_row(const struct pds_ilu0_factor *F, pds_int i, int backward, const pds_real *b,
-                                  const pds_real *x, pds_real *y) {
-  PDS_DISPATCH_BS(F->bs, , ilu0_sweep_row_n, F, i, backward, b, x, y)
+/* the rows rows[r0 .. r1) of a sweep (rows NULL: r itself, forward, or nbrows - 1 - r, backward: natural order),
+   the block size dispatched once for them all; the exact sweeps pass (b, x, x) forward and (x, x, x) backward */
+PDS_INLINE void ilu0_sweep_list_n(const struct pds_ilu0_factor *F, int backward, const pds_int *rows, pds_int r0,
+                                  pds_int r1, const pds_real *b, const pds_real *x, pds_real *y, const int n) {
+  for (pds_int r = r0; r < r1; r++) {
+    const pds_int i = rows ? rows[r] : backward ? F->nbrows - 1 - r : r;
+
+    ilu0_sweep_row_n(F, i, backward, b, x, y, n);
+  }
 }
-/* the exact sweeps' rows: forward x_i = b_i - sum_{k < i} L_ik x_k (x_k done; x may be b), backward
-   x_i = D_i^-1 (x_i - sum_{j > i} U_ij x_j) (x_j done) */
-static inline void ilu0_forward_row(const struct pds_ilu0_factor *F, pds_int i, const pds_real *b, pds_real *x) {
-  ilu0_sweep_row(F, i, 0, b, x, x);
-}
-static inline void ilu0_backward_row(const struct pds_ilu0_factor *F, pds_int i, pds_real *x) {
-  ilu0_sweep_row(F, i, 1, x, x, x);
+static inline void ilu0_sweep_list(const struct pds_ilu0_factor *F, int backward, const pds_int *rows, pds_int r0,
+                                   pds_int r1, const pds_real *b, const pds_real *x, pds_real *y) {
+  PDS_DISPATCH_BS(F->bs, , ilu0_sweep_list_n, F, backward, rows, r0, r1, b, x, y)
 }
 
 /* one Chow-Patel sweep, row i: g's blocks of row i from F's (the previous iterate; F->vals NULL: the start L = 0,

@@ -120,12 +120,14 @@ static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
 /* one sweep over schedule L (0 forward, 1 backward) inside a parallel region */
 static void sweep_levels(const struct ilu0_levels *L, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
                          pds_real *x) {
-  for (pds_int l = 0; l < L->nlev; l++) {
-#pragma omp for schedule(static)
-    for (pds_int r = L->off[l]; r < L->off[l + 1]; r++) {
-      if (backward) ilu0_backward_row(F, L->rows[r], x);
-      else ilu0_forward_row(F, L->rows[r], b, x);
-    }
+  const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+
+  for (pds_int l = 0; l < L->nlev; l++) { /* each thread its static part of the level, then the level's barrier */
+    pds_size i0, i1;
+
+    static_range((pds_size)(L->off[l + 1] - L->off[l]), t, nt, &i0, &i1);
+    ilu0_sweep_list(F, backward, L->rows + L->off[l], (pds_int)i0, (pds_int)i1, backward ? x : b, x, x);
+#pragma omp barrier
   }
 }
 
@@ -143,8 +145,8 @@ static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
       sweep_levels(&P->bwd, F, 1, b, x);
     }
   } else {
-    for (pds_int i = 0; i < F->nbrows; i++) ilu0_forward_row(F, i, b, x);
-    for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
+    ilu0_sweep_list(F, 0, NULL, 0, F->nbrows, b, x, x);
+    ilu0_sweep_list(F, 1, NULL, 0, F->nbrows, x, x, x);
   }
   if (trial) record(P, 1, ch, omp_get_wtime() - t0);
   return PDS_OK;
@@ -155,7 +157,7 @@ static int ilu0_jacobi_omp(pds_ctx ctx, const struct pds_ilu0_factor *F, int bac
                            const pds_real *x, pds_real *y) {
   (void)ctx;
   OMP_PARTS((pds_size)F->nbrows, i0, i1, {
-    for (pds_size i = i0; i < i1; i++) ilu0_sweep_row(F, (pds_int)i, backward, b, x, y);
+    ilu0_sweep_list(F, backward, NULL, (pds_int)i0, (pds_int)i1, b, x, y);
   });
   return PDS_OK;
 }

@@ -95,15 +95,15 @@ static int ilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
 
 static int ilu0_solve_ref(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, const pds_real *b, pds_real *x) {
   (void)ctx, (void)plan;
-  for (pds_int i = 0; i < F->nbrows; i++) ilu0_forward_row(F, i, b, x);
-  for (pds_int i = F->nbrows - 1; i >= 0; i--) ilu0_backward_row(F, i, x);
+  ilu0_sweep_list(F, 0, NULL, 0, F->nbrows, b, x, x);
+  ilu0_sweep_list(F, 1, NULL, 0, F->nbrows, x, x, x);
   return PDS_OK;
 }
 
 static int ilu0_jacobi_ref(pds_ctx ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
                            const pds_real *x, pds_real *y) {
   (void)ctx;
-  for (pds_int i = 0; i < F->nbrows; i++) ilu0_sweep_row(F, i, backward, b, x, y);
+  ilu0_sweep_list(F, backward, NULL, 0, F->nbrows, b, x, y);
   return PDS_OK;
 }
 
