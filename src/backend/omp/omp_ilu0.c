@@ -79,13 +79,15 @@ static int ilu0_plan_describe_omp(pds_ctx ctx, void *plan, char *buf, size_t len
   return pds_ilu0_levels_describe(ctx, P, how, buf, len);
 }
 
-static void factor_natural(const struct pds_ilu0_factor *F, pds_real shift, pds_size *first) {
+/* the factorization row by row, each row copied into the sweeps' layout (struct ilu0_plan: lo, up) while in cache */
+static void factor_natural(const struct ilu0_plan *P, const struct pds_ilu0_factor *F, pds_real shift, pds_size *first) {
   for (pds_int i = 0; i < F->nbrows && *first < 0; i++)
     if (ilu0_factor_row(F, i, shift)) *first = i;
+    else pds_ilu0_split_fill(P, F, i, i + 1);
 }
 
-static void factor_levels(const struct ilu0_levels *L, const struct pds_ilu0_factor *F, pds_real shift,
-                          pds_size *first) {
+static void factor_levels(const struct ilu0_plan *P, const struct ilu0_levels *L, const struct pds_ilu0_factor *F,
+                          pds_real shift, pds_size *first) {
 #pragma omp parallel
   {
     pds_size mine = -1; /* this thread's first singular row */
@@ -95,7 +97,9 @@ static void factor_levels(const struct ilu0_levels *L, const struct pds_ilu0_fac
       for (pds_int r = L->off[l]; r < L->off[l + 1]; r++) {
         const pds_int i = L->rows[r];
 
-        if (ilu0_factor_row(F, i, shift) && (mine < 0 || i < mine)) mine = i;
+        if (ilu0_factor_row(F, i, shift)) {
+          if (mine < 0 || i < mine) mine = i;
+        } else pds_ilu0_split_fill(P, F, i, i + 1);
       }
     }
 #pragma omp critical(pds_ilu0_bad)
@@ -111,13 +115,13 @@ static int ilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
 
   (void)ctx;
   *bad = -1;
-  if (ch == CH_LEVELS) factor_levels(&P->fwd, F, shift, bad);
-  else factor_natural(F, shift, bad);
+  if (ch == CH_LEVELS) factor_levels(P, &P->fwd, F, shift, bad);
+  else factor_natural(P, F, shift, bad);
   if (trial) record(P, 0, ch, omp_get_wtime() - t0);
   return PDS_OK;
 }
 
-/* one sweep over schedule L (0 forward, 1 backward) inside a parallel region */
+/* one sweep over schedule L (0 forward, 1 backward) of the factor view F inside a parallel region */
 static void sweep_levels(const struct ilu0_levels *L, const struct pds_ilu0_factor *F, int backward, const pds_real *b,
                          pds_real *x) {
   const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -137,16 +141,16 @@ static int ilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_ilu0_factor 
   const int         ch = pick(P, 1, &trial);
   const double      t0 = trial ? omp_get_wtime() : 0;
 
-  (void)ctx;
+  (void)ctx, (void)F; /* the factor's sweep copy, P->lo and P->up */
   if (ch == CH_LEVELS) {
 #pragma omp parallel
     {
-      sweep_levels(&P->fwd, F, 0, b, x);
-      sweep_levels(&P->bwd, F, 1, b, x);
+      sweep_levels(&P->fwd, &P->lo, 0, b, x);
+      sweep_levels(&P->bwd, &P->up, 1, b, x);
     }
   } else {
-    ilu0_sweep_list(F, 0, NULL, 0, F->nbrows, b, x, x);
-    ilu0_sweep_list(F, 1, NULL, 0, F->nbrows, x, x, x);
+    ilu0_sweep_list(&P->lo, 0, NULL, 0, P->lo.nbrows, b, x, x);
+    ilu0_sweep_list(&P->up, 1, NULL, 0, P->up.nbrows, x, x, x);
   }
   if (trial) record(P, 1, ch, omp_get_wtime() - t0);
   return PDS_OK;
