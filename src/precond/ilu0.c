@@ -400,6 +400,11 @@ static int ilu0_setup(pds_precond pc) {
   return PDS_OK;
 }
 
+/* x = M'^-1 b with the factor's own rows (x may be b): the variant's sweeps */
+static int factor_solve(pds_ctx ctx, struct ilu0 *P, const pds_real *b, pds_real *x) {
+  return P->approx ? approx_solve(ctx, P, b, x) : ctx->k->ilu0.solve(ctx, P->plan, &P->F, b, x);
+}
+
 static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
   struct ilu0    *P   = pc->data;
   pds_ctx         ctx = pc->hdr.ctx;
@@ -408,12 +413,10 @@ static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
 
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  if (!P->perm) /* y = M^-1 x */
-    return P->approx ? approx_solve(ctx, P, xa, ya) : ctx->k->ilu0.solve(ctx, P->plan, &P->F, xa, ya);
+  if (!P->perm) return factor_solve(ctx, P, xa, ya); /* y = M^-1 x */
   /* M = P^T M' P with M' the ILU(0) of P A P^T: y = P^T M'^-1 P x */
   PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 0, xa, P->work));
-  if (P->approx) PDS_CALL(approx_solve(ctx, P, P->work, P->work));
-  else PDS_CALL(ctx->k->ilu0.solve(ctx, P->plan, &P->F, P->work, P->work));
+  PDS_CALL(factor_solve(ctx, P, P->work, P->work));
   return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 1, P->work, ya);
 }
 
