@@ -3,12 +3,14 @@
  * generic cusparseSpSV with L unit lower and U non-unit upper on the factored values) or a bsr one (cusparseDbsrilu02
  * then cusparseDbsrsv2, row-major blocks: CUSPARSE_DIRECTION_ROW, pds_mat_convert_to_bsr's layout), host arrays in
  * and out, and returns the zero pivot cuSPARSE found (y then not set), or -1. Failures of the CUDA or cuSPARSE calls
- * fail the test (CK, CKS). The including test defines the handle `sp` (cusparseCreate in its main). Header-only,
+ * fail the test (CK, CKS). expect_near_cusparse applies a preconditioner and holds its result against cuSPARSE's. The including test defines the handle `sp` (cusparseCreate in its main). Header-only,
  * static functions: one copy per test executable. */
 #ifndef PDS_TEST_CUSPARSE_ILU_H
 #define PDS_TEST_CUSPARSE_ILU_H
 
 #define DISABLE_CUSPARSE_DEPRECATED /* csrilu02, bsrilu02 / bsrsv2 are deprecated since CUDA 12; still cuSPARSE's ILU(0) */
+#include <math.h>
+
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -207,6 +209,32 @@ static int cusparse_ilu_apply(pds_mat A, const double *x, double *y) {
   CK(cudaFree(d.y));
   free(rp);
   return pos;
+}
+
+/* max |a - b| / max |b| (NaN sticks) */
+static double rel_diff(const double *a, const double *b, pds_int n) {
+  double e = 0, m = 0;
+
+  for (pds_int i = 0; i < n; i++) {
+    const double d = fabs(a[i] - b[i]);
+
+    if (!(d <= e)) e = d;
+    if (fabs(b[i]) > m) m = fabs(b[i]);
+  }
+  return m > 0 ? e / m : e;
+}
+
+/* y = pc x on the device, read into yh and held against cuSPARSE's want to tol relative (rel_diff); what, variant
+   and when ("" or ", refactored ...") name the case in the failure */
+static void expect_near_cusparse(pds_precond pc, pds_vec x, pds_vec y, double *yh, const double *want, pds_int n,
+                                 double tol, const char *what, const char *variant, const char *when) {
+  double d;
+
+  TEST_CALL(pds_precond_apply(pc, x, y));
+  TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
+  d = rel_diff(yh, want, n);
+  if (!(d <= tol))
+    TEST_FAIL("%s, variant %s%s: M^-1 x differs from cuSPARSE's ILU(0) by %.3e relative", what, variant, when, d);
 }
 
 #endif

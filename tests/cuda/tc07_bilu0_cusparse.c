@@ -23,19 +23,6 @@ static void cusparse_bsr_apply(pds_mat A, const double *x, double *y) {
   TEST_CALL(pds_mat_destroy(&B));
 }
 
-/* max |a - b| / max |b| */
-static double rel_diff(const double *a, const double *b, pds_int n) {
-  double e = 0, m = 0;
-
-  for (pds_int i = 0; i < n; i++) {
-    const double d = fabs(a[i] - b[i]);
-
-    if (!(d <= e)) e = d;
-    if (fabs(b[i]) > m) m = fabs(b[i]);
-  }
-  return m > 0 ? e / m : e;
-}
-
 /* bilu0 on ctx (every variant; a second setup on the values of A2, same grid, when A2 is given) against cuSPARSE */
 static void check(pds_ctx ctx, pds_mat A, pds_mat A2, const char *what) {
   pds_int  n;
@@ -57,26 +44,16 @@ static void check(pds_ctx ctx, pds_mat A, pds_mat A2, const char *what) {
   }
   for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
     pds_precond pc;
-    double      d;
 
     TEST_CALL(pds_precond_create(ctx, "bilu0", &pc));
     TEST_CALL(pds_precond_bilu0_set_variant(pc, variants[v]));
     TEST_CALL(pds_precond_set_operator(pc, A));
     TEST_CALL(pds_precond_setup(pc));
-    TEST_CALL(pds_precond_apply(pc, x, y));
-    TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
-    d = rel_diff(yh, yc, n);
-    if (!(d <= 1e-12))
-      TEST_FAIL("%s, variant %s: M^-1 x differs from cuSPARSE bsrilu02 + bsrsv2 by %.3e relative", what, variants[v], d);
+    expect_near_cusparse(pc, x, y, yh, yc, n, 1e-12, what, variants[v], "");
     if (A2) { /* refactorization: a new operator with the same grid */
       TEST_CALL(pds_precond_set_operator(pc, A2));
       TEST_CALL(pds_precond_setup(pc));
-      TEST_CALL(pds_precond_apply(pc, x, y));
-      TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
-      d = rel_diff(yh, yc2, n);
-      if (!(d <= 1e-12))
-        TEST_FAIL("%s, variant %s, refactored with new values: M^-1 x differs from cuSPARSE by %.3e relative", what,
-                  variants[v], d);
+      expect_near_cusparse(pc, x, y, yh, yc2, n, 1e-12, what, variants[v], ", refactored with new values");
     }
     TEST_CALL(pds_precond_destroy(&pc));
   }

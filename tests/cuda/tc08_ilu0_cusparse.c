@@ -27,19 +27,6 @@ static double urand(void) { /* uniform in [0, 1) (splitmix64) */
   return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
 }
 
-/* max |a - b| / max |b| */
-static double rel_diff(const double *a, const double *b, pds_int n) {
-  double e = 0, m = 0;
-
-  for (pds_int i = 0; i < n; i++) {
-    const double dd = fabs(a[i] - b[i]);
-
-    if (!(dd <= e)) e = dd;
-    if (fabs(b[i]) > m) m = fabs(b[i]);
-  }
-  return m > 0 ? e / m : e;
-}
-
 /* A csr or bsr matrix of A's pattern, its values times 1 + 0.1 r (the next Newton or time step's matrix) */
 static pds_mat scaled_copy(pds_ctx ctx, pds_mat A) {
   const int       bsr = !strcmp(pds_mat_get_type(A), "bsr");
@@ -91,7 +78,6 @@ static void check(pds_ctx ctx, pds_mat A, pds_mat A2, int approx, const char *wh
   if (cusparse_ilu_apply(A2, xh, yc2) >= 0) TEST_FAIL("%s, new values: cuSPARSE finds a zero pivot", what);
   for (size_t k = 0; k < nvar; k++) {
     pds_precond pc;
-    double      d;
 
     TEST_CALL(pds_precond_create(ctx, "ilu0", &pc));
     TEST_CALL(pds_precond_ilu0_set_variant(pc, variants[k]));
@@ -99,18 +85,9 @@ static void check(pds_ctx ctx, pds_mat A, pds_mat A2, int approx, const char *wh
     if (k >= NEXACT) TEST_CALL(pds_precond_ilu0_set_sweeps(pc, 1000, 1000));
     TEST_CALL(pds_precond_set_operator(pc, A));
     TEST_CALL(pds_precond_setup(pc));
-    TEST_CALL(pds_precond_apply(pc, x, y));
-    TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
-    d = rel_diff(yh, yc, n);
-    if (!(d <= 1e-10))
-      TEST_FAIL("%s, variant %s: M^-1 x differs from cuSPARSE's ILU(0) by %.3e relative", what, variants[k], d);
+    expect_near_cusparse(pc, x, y, yh, yc, n, 1e-10, what, variants[k], "");
     TEST_CALL(pds_precond_update_values(pc, A2)); /* the same pattern: the analysis is kept, the values refactored */
-    TEST_CALL(pds_precond_apply(pc, x, y));
-    TEST_CALL(pds_vec_get_values(y, yh, PDS_MEM_HOST));
-    d = rel_diff(yh, yc2, n);
-    if (!(d <= 1e-10))
-      TEST_FAIL("%s, variant %s, refactored with new values: M^-1 x differs from cuSPARSE's by %.3e relative", what,
-                variants[k], d);
+    expect_near_cusparse(pc, x, y, yh, yc2, n, 1e-10, what, variants[k], ", refactored with new values");
     TEST_CALL(pds_precond_destroy(&pc));
   }
   TEST_CALL(pds_vec_destroy(&x));
