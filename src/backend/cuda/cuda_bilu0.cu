@@ -26,6 +26,7 @@
 
 #include <cuda/atomic>
 
+#include "cuda_lanes.cuh"
 #include "cuda_launch.cuh"
 #include "cuda_stencil7.cuh"
 
@@ -33,7 +34,9 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr unsigned FULL = 0xffffffffu;
+using pds_lanes::FULL;
+using pds_lanes::lanes_of;
+using pds_lanes::load_row;
 
 // a value another block (or SM) wrote during this kernel: read it from L2, never a stale L1 line
 template <bool CG, class T> __device__ __forceinline__ T ld(const T *p) {
@@ -43,31 +46,6 @@ template <bool CG, class T> __device__ __forceinline__ T ld(const T *p) {
 
 // the neighbour of entry e along arm a
 __device__ __forceinline__ long long nb_of(const int4 &e, int a) { return (long long)e.x + s7_off(a, e.y, e.z); }
-
-// a lane's row of n values (16- or 8-byte loads where n is even: every row then starts on such a boundary)
-template <int N, class T> __device__ __forceinline__ void load_row(T (&d)[N], const T *src) {
-  if constexpr (N % 2 == 0 && sizeof(T) == 8) {
-#pragma unroll
-    for (int i = 0; i < N / 2; i++) {
-      const double2 v = reinterpret_cast<const double2 *>(src)[i];
-
-      d[2 * i] = v.x, d[2 * i + 1] = v.y;
-    }
-  } else if constexpr (N % 2 == 0 && sizeof(T) == 4) {
-#pragma unroll
-    for (int i = 0; i < N / 2; i++) {
-      const float2 v = reinterpret_cast<const float2 *>(src)[i];
-
-      d[2 * i] = v.x, d[2 * i + 1] = v.y;
-    }
-  } else {
-#pragma unroll
-    for (int v = 0; v < N; v++) d[v] = src[v];
-  }
-}
-
-// G: lanes per point of the lanes body (the power of two >= n)
-constexpr int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
 
 // ---- the "lanes" body --------------------------------------------------------------------------------------------
 // lane u (< G) of the group of point e; on: the group has a point (every lane of the warp calls, for the shuffles)
@@ -137,56 +115,8 @@ __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pr
       if (in) a[v] = S7_SUB(a[v], s);
     }
   }
-  bool ok = true;
-  int  piv[N];
+  const bool ok = pds_lanes::gj_invert<N, G>(r.a, u);
 
-#pragma unroll
-  for (int k = 0; k < N; k++) {
-    int    r    = k;
-    double amax = fabs(__shfl_sync(FULL, a[k], k, G));
-
-#pragma unroll
-    for (int i = k + 1; i < N; i++) {
-      const double c = fabs(__shfl_sync(FULL, a[k], i, G));
-
-      if (c > amax) amax = c, r = i;
-    }
-    ok     = ok && amax > 0 && isfinite(amax);
-    piv[k] = r;
-    {
-      const int src = u == k ? r : u == r ? k : u; // rows k and r change places
-
-#pragma unroll
-      for (int j = 0; j < N; j++) a[j] = __shfl_sync(FULL, a[j], src, G);
-    }
-    const double inv = 1.0 / __shfl_sync(FULL, a[k], k, G);
-
-    if (u == k) {
-      a[k] = 1.0;
-#pragma unroll
-      for (int j = 0; j < N; j++) a[j] = S7_MUL(a[j], inv);
-    }
-    double pr[N];
-
-#pragma unroll
-    for (int j = 0; j < N; j++) pr[j] = __shfl_sync(FULL, a[j], k, G);
-    if (u != k) {
-      const double f = a[k];
-
-      a[k] = 0.0;
-#pragma unroll
-      for (int j = 0; j < N; j++) a[j] = S7_SUB(a[j], S7_MUL(f, pr[j]));
-    }
-  }
-#pragma unroll
-  for (int k = N - 1; k >= 0; k--) // the row interchanges undone as column interchanges, last first
-#pragma unroll
-    for (int q = k + 1; q < N; q++) {
-      const double t = a[k], w = a[q];
-
-      a[k] = piv[k] == q ? w : t;
-      a[q] = piv[k] == q ? t : w;
-    }
   if (on && u == 0 && !ok) atomicMin(bad, (unsigned long long)e.x);
   if (row)
 #pragma unroll
