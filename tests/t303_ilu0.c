@@ -44,7 +44,7 @@ static bcsr make_random(int nb, int b, int stride, int extra, double dom, int no
   pds_size m = 0;
 
   for (int i = 0; i < nb; i++) {
-    int cols[64], nc = 0;
+    int cols[160], nc = 0; /* extra <= 150 */
     int cand[4] = {i - stride, i - 1, i + 1, i + stride};
 
     if (!(nodiag_every > 0 && (i + 1) % nodiag_every == 0)) cols[nc++] = i;
@@ -642,9 +642,51 @@ int main(int argc, char **argv) {
     }
   }
   {
+    /* every block size of the specialised kernels (/gpu/cuda: a block row per group of 2, 4 or 8 lanes), rows with
+       more blocks in a triangle than the sweeps read ahead (3); and long scalar rows (about 90 a row, more than a
+       warp's 32: /gpu/cuda runs them a warp per row), then each kind of row with the other way forced
+       (PDS_CUDA_ILU0_WARP_ROWS, PDS_CUDA_ILU0_WARP_SWEEPS: the same bits either way) */
+    const int small = getenv("PDS_TEST_SMALL") != NULL;
+    bcsr      M;
+
+    for (int b = 2; b <= 8; b++) {
+      char what[64];
+
+      if (b == 4) continue; /* the grid above */
+      snprintf(what, sizeof what, "bsr %d x %d random, 3 extra blocks a row", b, b);
+      M = make_random(small ? 60 : 400, b, 9, 3, 4.0 * b, 0, 0), check_ref_bits(ctx, &M, "natural", what);
+      bcsr_free(&M);
+    }
+    M = make_random(small ? 1500 : 6000, 1, 40, 90, 30.0, 0, 0);
+    check_ref_bits(ctx, &M, "natural", "csr random, long rows");
+    setenv("PDS_CUDA_ILU0_WARP_ROWS", "0", 1), setenv("PDS_CUDA_ILU0_WARP_SWEEPS", "0", 1);
+    check_ref_bits_v(ctx, &M, "natural", 0, "csr random, long rows, a thread per row"), bcsr_free(&M);
+    setenv("PDS_CUDA_ILU0_WARP_ROWS", "1", 1), setenv("PDS_CUDA_ILU0_WARP_SWEEPS", "1", 1);
+    M = make_grid(small ? 40 : 128, 2, 1), check_ref_bits_v(ctx, &M, "rcm", 0, "csr 5-point grid, a warp per row");
+    bcsr_free(&M);
+    M = make_random(300, 1, 17, 2, 6.0, 7, 1);
+    check_against_dense(ctx, &M, 4.0, "csr, diagonals missing, shift 4, a warp per row"), bcsr_free(&M);
+    unsetenv("PDS_CUDA_ILU0_WARP_ROWS"), unsetenv("PDS_CUDA_ILU0_WARP_SWEEPS");
+    /* a singular diagonal block (a zero row) in the first block row (nothing updates it) of a 5 x 5 bsr matrix */
+    {
+      pds_mat     A;
+      pds_precond P;
+
+      M = make_random(50, 5, 7, 2, 20.0, 0, 0);
+      for (pds_size p = M.rp[0]; p < M.rp[1]; p++)
+        if (M.ci[p] == 0)
+          for (int v = 0; v < 5; v++) M.v[p * 25 + 2 * 5 + v] = 0; /* row 2: stays zero in every elimination step */
+      A = to_mat(ctx, &M);
+      TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
+      TEST_CALL(pds_precond_set_operator(P, A));
+      TEST_ASSERT_ERR(ctx, pds_precond_setup(P), PDS_ERR_ZERO_PIVOT, "block row 0 is singular");
+      pds_precond_destroy(&P), pds_mat_destroy(&A), bcsr_free(&M);
+    }
+  }
+  {
     bcsr M;
 
-    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "natural", "csr 5-point 20^2"), bcsr_free(&M);
+    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "natural", "csr 5-point 20^2");
     M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "rcm", "csr 5-point 20^2, rcm"), bcsr_free(&M);
     M = make_random(300, 1, 17, 2, 6.0, 0, 1), check_approx_limit(ctx, &M, "natural", "csr random"), bcsr_free(&M);
     M = make_grid(6, 3, 3), check_approx_limit(ctx, &M, "natural", "bsr 3 x 3 7-point 6^3"), bcsr_free(&M);

@@ -222,6 +222,8 @@ typedef struct {
   pds_real           *gvals;           /* chow: the new iterate */
   unsigned long long *bad;             /* factor, chow: min(row) over singular pivots (set to ~0 before) */
   const pds_int      *perm;            /* permute */
+  int                 warp_rows;       /* factor, forward, backward (levels or syncfree; bs 1): a warp per row,
+                                          not a thread (syncfree: rows is the unpadded schedule, a ticket a row) */
 } pds_cuda_ilu0_launch;
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);
 cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */

@@ -1,14 +1,17 @@
 /* src/backend/cuda/cuda_ilu0.c: /gpu/cuda's ILU(0) group (src/precond/ilu0_kernels.h; kernels in cuda_ilu0.cu).
  *   levels    the pattern's level schedules (pds_ilu0_levels_build, made on the host once per pattern): one launch
- *             per level, a thread per block row;
- *   syncfree  the same schedules padded to whole warps: one launch per phase, each row waiting on the flags of the
- *             rows it reads (no barrier), as many warps as can be resident;
+ *             per level;
+ *   syncfree  one launch per phase, each row waiting on the flags of the rows it reads (no barrier), as many warps
+ *             as can be resident, taking tickets in the schedules' order;
  *   auto      (the default) each phase the way it measured faster on the H100 (bench/gpu/bench_ilu, docs/ilu0.md):
  *             the sweeps by levels (syncfree's flag round trips cost more than a kernel boundary with programmatic
- *             dependent launch: 2-3x slower everywhere measured); the factorization by levels where they are wide
- *             (at least SF_FACTOR_ROWS rows a level on average: poisson7, the 7-point block matrices, 1.1-1.7x
- *             faster) and syncfree where they are narrow (s1rmq4m1, utm1700a: 2-4x faster, whose rows are long and
- *             levels many).
+ *             dependent launch: 1.4-3.7x slower everywhere measured); the factorization by levels where levels are
+ *             wide (at least SF_FACTOR_ROWS rows a level on average: poisson7 64^3, 1380 rows a level, 1.3x faster)
+ *             and syncfree where they are narrow (FEM grids 5 and 6, the long-row shared matrices: 1.6-11x faster:
+ *             one launch instead of hundreds to thousands).
+ * Who runs a row: a block row (bs >= 2) a group of lanes, lane u on row u of its blocks; a scalar row a warp in the
+ * factorization (its updates spread over the lanes) and in the sweeps where rows are long or levels narrow
+ * (WARP_SWEEP_NNZ), else a thread.
  * The factorization launches from the host (a setup: its shift is a kernel argument); an application replays its
  * two sweeps' launches as one CUDA graph (cuda_graph.c), captured for the factor's and the vectors' arrays. The
  * approximate variants' steps (jacobi, chow) are a launch each over every row. Blocks up to PDS_CUDA_ILU0_MAXB x
@@ -18,7 +21,16 @@
 #include "../ilu0_bodies.h" /* struct ilu0_plan, the level schedules */
 #include "cuda_impl.h"
 
-#define SF_FACTOR_ROWS 256 /* auto: narrower levels (rows a level, on average) factor syncfree */
+#define SF_FACTOR_ROWS 700 /* auto: narrower levels (rows a level, on average) factor syncfree */
+#define WARP_SWEEP_NNZ 16 /* bs 1: the sweeps run a warp per row (cuda_ilu0.cu: warp_sweep_row) where rows are this
+                             long on average (nnz / n) or levels narrower than SF_FACTOR_ROWS (the lanes' loads of a
+                             row at once shorten a level's chain, where the level is too narrow to fill the device
+                             anyway), else a thread per row; the factorization always runs a warp per row
+                             (warp_factor_row). Measured on the H100 (docs/ilu0.md): a warp per row 1.5-1.9x faster
+                             on the long-row shared matrices, 1.10x on FEM grid 5 (7 a row, 185 rows a level), a
+                             thread per row 1.13x faster on poisson7 64^3 (7 a row, 1380 a level).
+                             PDS_CUDA_ILU0_WARP_ROWS=0/1 and PDS_CUDA_ILU0_WARP_SWEEPS=0/1 in the environment force
+                             either way (measurements, tests) */
 #define SF_WINDOW_LEVELS 4 /* syncfree: launch about this many levels' warps (cuda_ilu0.cu: sf_grid);
                               PDS_CUDA_ILU0_WINDOW in the environment sets another (measurements) */
 
@@ -29,6 +41,9 @@ struct cuda_ilu0_plan {
                                      forward schedule (wf warps of 32), the padded backward one (wb) */
   long long             wf, wb;
   int                   window;   /* syncfree: the levels' warps to launch */
+  int                   warp_rows;   /* the factorization (bs 1): a warp per row */
+  int                   warp_sweeps; /* the sweeps (bs 1): a warp per row */
+  int                   bs;
   unsigned             *flags;    /* syncfree: [nbrows] */
   pds_cuda_sync_state  *sync;     /* syncfree */
   struct pds_cuda_graph graph;    /* the application's sweeps */
@@ -65,7 +80,7 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
   struct cuda_ilu0_plan *P  = NULL;
   pds_int               *h  = NULL;
   size_t                 m;
-  int                    ierr;
+  int                    ierr, narrow;
 
   PDS_CHECK(!strcmp(variant, "auto") || !strcmp(variant, "levels") || !strcmp(variant, "syncfree"), ctx, PDS_ERR_ARG,
             "ilu0 variant '%s' is not one of /gpu/cuda's: auto, levels, syncfree, approx-jacobi, approx-chow", variant);
@@ -79,11 +94,19 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
 
     P->window = w && atoi(w) > 0 ? atoi(w) : SF_WINDOW_LEVELS;
   }
+  P->bs        = H->bs;
   P->host.work = (H->nnzb + (pds_size)H->nbrows) * (pds_size)H->bs * H->bs;
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 0, &P->host.fwd));
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 1, &P->host.bwd));
-  P->sf[0] = !strcmp(variant, "syncfree") ||
-             (!strcmp(variant, "auto") && (long long)P->host.fwd.n < (long long)SF_FACTOR_ROWS * P->host.fwd.nlev);
+  narrow = (long long)P->host.fwd.n < (long long)SF_FACTOR_ROWS * P->host.fwd.nlev;
+  {
+    const char *w = getenv("PDS_CUDA_ILU0_WARP_ROWS"), *ws = getenv("PDS_CUDA_ILU0_WARP_SWEEPS");
+
+    P->warp_rows   = H->bs == 1 && (w && *w ? atoi(w) != 0 : 1);
+    P->warp_sweeps = H->bs == 1 && (ws && *ws ? atoi(ws) != 0
+                                              : narrow || H->nnzb >= (pds_size)WARP_SWEEP_NNZ * H->nbrows);
+  }
+  P->sf[0] = !strcmp(variant, "syncfree") || (!strcmp(variant, "auto") && narrow);
   P->wf = pad_levels(&P->host.fwd, NULL), P->wb = pad_levels(&P->host.bwd, NULL);
   m     = 2 * (size_t)H->nbrows + (size_t)(P->wf + P->wb) * 32;
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
@@ -117,11 +140,14 @@ fail:
 static int ilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct cuda_ilu0_plan *P = plan;
 
-  char how[200];
+  char how[400];
 
-  snprintf(how, sizeof how, "factorization %s, sweeps %s (syncfree: one launch per phase, each row waits on the rows "
-           "it reads; levels: one launch per level, the sweeps in a CUDA graph; a thread per block row)",
-           P->sf[0] ? "syncfree" : "levels", P->sf[1] ? "syncfree" : "levels");
+  snprintf(how, sizeof how, "factorization %s (%s), sweeps %s (syncfree: one launch per phase, each row waits on "
+           "the rows it reads; levels: one launch per level, the sweeps in a CUDA graph; %s)",
+           P->sf[0] ? "syncfree" : "levels", P->warp_rows ? "a warp per row" : "a row per thread or lane group",
+           P->sf[1] ? "syncfree" : "levels",
+           P->bs > 1 ? "a block row per group of lanes, a lane per row of its blocks"
+           : P->warp_sweeps ? "a warp per row" : "a thread per row");
   return pds_ilu0_levels_describe(ctx, &P->host, how, buf, len);
 }
 
@@ -139,8 +165,12 @@ static cudaError_t phase(pds_cuda_ilu0_launch *L, const struct cuda_ilu0_plan *P
   cudaError_t              e     = cudaSuccess;
 
   if (P->sf[ph]) {
-    L->kind = sk[ph], L->rows = P->rows_d + 2 * (size_t)P->host.fwd.n + (ph == 2 ? P->wf * 32 : 0), L->begin = 0;
-    L->count = ph == 2 ? P->wb : P->wf, L->flags = P->flags, L->sync = P->sync;
+    if (L->warp_rows) /* a warp per row: a ticket is a row of the unpadded schedule */
+      L->rows = P->rows_d + (ph == 2 ? S->n : 0), L->count = S->n;
+    else
+      L->rows  = P->rows_d + 2 * (size_t)P->host.fwd.n + (ph == 2 ? P->wf * 32 : 0),
+      L->count = ph == 2 ? P->wb : P->wf;
+    L->kind = sk[ph], L->begin = 0, L->flags = P->flags, L->sync = P->sync;
     L->window = P->window * L->count / (S->nlev > 0 ? S->nlev : 1);
     return pds_cuda_ilu0(L);
   }
@@ -156,7 +186,7 @@ static int ilu0_factor_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_facto
   unsigned long long    b = 0;
 
   launch_init(&L, be, F);
-  L.shift = shift, L.bad = be->dstat;
+  L.shift = shift, L.bad = be->dstat, L.warp_rows = ((const struct cuda_ilu0_plan *)plan)->warp_rows;
   PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->dstat, 0xff, sizeof *be->dstat, be->stream));
   PDS_CUDA_CALL(ctx, phase(&L, plan, 0));
   PDS_CALL(pds_cuda_fetch_stats(ctx, be, 1, &b));
@@ -184,7 +214,7 @@ static int ilu0_solve_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_factor
   const void            *key[PDS_CUDA_GRAPH_KEY] = {F->vals, F->rowptr, F->colidx, F->diag, b, x};
 
   launch_init(&L, be, F);
-  L.b = b, L.x = x;
+  L.b = b, L.x = x, L.warp_rows = P->warp_sweeps;
   return pds_cuda_graph_run(ctx, be, &P->graph, key, sweeps, &a, "capture of the ilu0 sweeps");
 }
 

@@ -1,8 +1,10 @@
 // src/backend/cuda/cuda_ilu0.cu: ILU(0) of a block-CSR factor on /gpu/cuda (the group's semantics in
-// src/precond/ilu0_kernels.h, the host side in cuda_ilu0.c). A thread per block row runs src/backend/ilu0_bodies.h's
-// arithmetic in its order with each product and sum rounded on its own (__dmul_rn, __dadd_rn, __dsub_rn; the CPU
-// compilers of this project do not contract), the diagonal blocks inverted by pds_block_invert's Gauss-Jordan steps:
-// /cpu/ref's bits, whatever runs the rows:
+// src/precond/ilu0_kernels.h, the host side in cuda_ilu0.c). A row runs src/backend/ilu0_bodies.h's arithmetic in
+// its order with each product and sum rounded on its own (__dmul_rn, __dadd_rn, __dsub_rn; the CPU compilers of this
+// project do not contract), the diagonal blocks inverted by pds_block_invert's Gauss-Jordan steps: /cpu/ref's bits,
+// whatever runs the rows. A scalar row is one thread's; a block row (bs >= 2) is G lanes' (the lanes body below,
+// G = the power of two >= bs, cuda_lanes.cuh), lane u on row u of every block, so a block's loads are coalesced.
+// Which rows run when:
 // - levels: one launch per level of the pattern's level schedule. A level's rows depend only on rows of earlier
 //   levels, finished by the launches before (programmatic dependent launch: a level's kernel is resident before the
 //   one before has ended and waits in pds_grid_dep() before it reads anything that changes).
@@ -14,12 +16,12 @@
 // Byte model of an application (8-byte reals, b x b blocks): every block of the factor read once, 8 nnzb b^2, plus
 // the vectors (b read, x written, the neighbours' x gathered through the caches): the bytes of one product with A.
 // Flops: 2 nnzb b^2. A Jacobi sweep reads its triangle's blocks and the vectors: about half of that. A Chow-Patel
-// sweep: the factorization's bytes (ilu0_bodies.h) plus A's values read once. Each row's blocks are read by one
-// thread (uncoalesced for b > 1).
+// sweep: the factorization's bytes (ilu0_bodies.h) plus A's values read once.
 #include <string.h>
 
 #include <cuda/atomic>
 
+#include "cuda_lanes.cuh"
 #include "cuda_launch.cuh"
 
 #define IM(a, b) __dmul_rn((a), (b))
@@ -48,288 +50,504 @@ struct no_wait {
   __device__ void operator()(pds_int) const {}
 };
 
-// in place: a becomes a^-1; pds_block_invert's steps (partial pivoting, row interchanges undone as column ones)
-template <int N> __device__ __forceinline__ bool gj_invert(double (&a)[N * N]) {
-  int piv[N];
+// ---- the scalar body (bs = 1): a thread per row ---------------------------------------------------------------
 
-#pragma unroll
-  for (int k = 0; k < N; k++) {
-    int    r    = k;
-    double amax = fabs(a[k * N + k]);
+// the inversion of the factored diagonal entry in place (pds_block_invert's steps for one entry); false when singular
+__device__ __forceinline__ bool invert_diag(double *a) {
+  const double x = a[0];
 
-#pragma unroll
-    for (int i = k + 1; i < N; i++)
-      if (fabs(a[i * N + k]) > amax) amax = fabs(a[i * N + k]), r = i;
-    if (!(amax > 0) || !isfinite(amax)) return false;
-    piv[k] = r;
-    if (r != k)
-#pragma unroll
-      for (int j = 0; j < N; j++) {
-        const double t = a[k * N + j];
-
-        a[k * N + j] = a[r * N + j], a[r * N + j] = t;
-      }
-    const double inv = 1.0 / a[k * N + k];
-
-    a[k * N + k] = 1.0;
-#pragma unroll
-    for (int j = 0; j < N; j++) a[k * N + j] = IM(a[k * N + j], inv);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      if (i == k) continue;
-      const double f = a[i * N + k];
-
-      a[i * N + k] = 0.0;
-#pragma unroll
-      for (int j = 0; j < N; j++) a[i * N + j] = IS(a[i * N + j], IM(f, a[k * N + j]));
-    }
-  }
-#pragma unroll
-  for (int k = N - 1; k >= 0; k--)
-    if (piv[k] != k)
-#pragma unroll
-      for (int i = 0; i < N; i++) {
-        const double t = a[i * N + k];
-
-        a[i * N + k] = a[i * N + piv[k]], a[i * N + piv[k]] = t;
-      }
+  if (!(fabs(x) > 0) || !isfinite(x)) return false;
+  a[0] = 1.0 / x;
   return true;
 }
 
-// blk_mul (src/backend/kernel_bodies.h) on the device: C = A B (SUB false) or C -= A B, each entry's sum over w in
-// order from 0, rounded step by step
-template <int N, bool SUB> __device__ __forceinline__ void blk_mul_d(const double *A, const double *B, double *C) {
-#pragma unroll
-  for (int u = 0; u < N; u++)
-#pragma unroll
-    for (int v = 0; v < N; v++) {
-      double s = 0;
-
-#pragma unroll
-      for (int w = 0; w < N; w++) s = IA(s, IM(A[u * N + w], B[w * N + v]));
-      C[u * N + v] = SUB ? IS(C[u * N + v], s) : s;
-    }
-}
-
-// the inversion of the factored diagonal block at a + d NN in place; false when singular
-template <int N> __device__ __forceinline__ bool invert_diag(double *a) {
-  if constexpr (N == 1) {
-    const double x = a[0];
-
-    if (!(fabs(x) > 0) || !isfinite(x)) return false;
-    a[0] = 1.0 / x;
-    return true;
-  } else {
-    double T[N * N];
-
-#pragma unroll
-    for (int e = 0; e < N * N; e++) T[e] = a[e];
-    if (!gj_invert<N>(T)) return false;
-#pragma unroll
-    for (int e = 0; e < N * N; e++) a[e] = T[e];
-    return true;
-  }
-}
-
-// ilu0_row_update: A_ij -= L_ik U_kj for the j > k of row k also in row i (entry p, column k; row i ends at hi)
-template <int N> __device__ __forceinline__ void row_update(const ilu0_args &f, pds_size p, pds_size hi,
-                                                            const double *Lik, const double *u, double *a) {
-  constexpr int NN = N * N;
-  const pds_int k  = f.colidx[p];
-  pds_size      r  = p + 1;
+// ilu0_row_update's merge: op(q, r) for each entry q of row k after its diagonal whose column j is also in row i,
+// at entry r (row i's entry p is column k; row i ends at hi), j ascending
+template <class OP> __device__ __forceinline__ void row_merge(const ilu0_args &f, pds_size p, pds_size hi, OP op) {
+  const pds_int k = f.colidx[p];
+  pds_size      r = p + 1;
 
   for (pds_size q = f.diag[k] + 1; q < f.rowptr[k + 1]; q++) {
     const pds_int j = f.colidx[q];
 
     while (r < hi && f.colidx[r] < j) r++;
     if (r == hi) break;
-    if (f.colidx[r] != j) continue;
-    blk_mul_d<N, true>(Lik, u + q * NN, a + r * NN);
+    if (f.colidx[r] == j) op(q, r);
   }
+}
+
+// ilu0_row_update: a_ij -= l_ik u_kj for the j > k of row k also in row i
+__device__ __forceinline__ void row_update(const ilu0_args &f, pds_size p, pds_size hi, double lik, const double *u,
+                                           double *a) {
+  row_merge(f, p, hi, [&](pds_size q, pds_size r) { a[r] = IS(a[r], IA(0.0, IM(lik, u[q]))); }); // blk_mul: from 0
 }
 
 // row i of the factorization (ilu0_factor_row_n); wait(k) before row k is read
-template <int N, class W> __device__ bool factor_row(const ilu0_args &f, pds_int i, W wait) {
-  constexpr int  NN = N * N;
+template <class W> __device__ bool factor_row(const ilu0_args &f, pds_int i, W wait) {
   const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i];
   double        *a  = f.vals;
-  double         T[NN];
 
-  if (f.shift != 0)
-#pragma unroll
-    for (int u = 0; u < N; u++) a[d * NN + u * N + u] = IA(a[d * NN + u * N + u], f.shift);
+  if (f.shift != 0) a[d] = IA(a[d], f.shift);
   for (pds_size p = lo; p < d; p++) {
     const pds_int k = f.colidx[p];
-    double       *L = a + p * NN;
 
     wait(k);
-    blk_mul_d<N, false>(L, a + f.diag[k] * NN, T);
-#pragma unroll
-    for (int e = 0; e < NN; e++) L[e] = T[e];
-    row_update<N>(f, p, hi, T, a, a);
+    const double t = IA(0.0, IM(a[p], a[f.diag[k]]));
+
+    a[p] = t;
+    row_update(f, p, hi, t, a, a);
   }
-  return invert_diag<N>(a + d * NN);
+  return invert_diag(a + d);
+}
+
+// row i of the factorization by a warp (bs 1, long rows): the updates of one entry p (a_ij -= l_ik u_kj over the
+// j of row k) touch distinct a_ij, so the lanes share row k's entries, each finding its j in row i by bisection
+// (ilu0_row_update's merge finds the same entry); the entries p run in order, the warp meeting between them, so every
+// a_ij takes its updates in /cpu/ref's order: its bits. Every lane waits on row k itself (its own acquire).
+template <class W> __device__ bool warp_factor_row(const ilu0_args &f, pds_int i, int lane, W wait) {
+  const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i];
+  double        *a  = f.vals;
+  bool           ok = true;
+
+  if (lane == 0 && f.shift != 0) a[d] = IA(a[d], f.shift);
+  for (pds_size p = lo; p < d; p++) {
+    const pds_int k = f.colidx[p];
+
+    wait(k);
+    __syncwarp(); // a[p]: the lanes' updates of the entries before are in
+    const double t = IA(0.0, IM(a[p], a[f.diag[k]]));
+
+    __syncwarp(); // every lane has read a[p]
+    if (lane == 0) a[p] = t;
+    for (pds_size q = f.diag[k] + 1 + lane; q < f.rowptr[k + 1]; q += 32) {
+      const pds_int j = f.colidx[q];
+      pds_size      l = p + 1, h = hi; // colidx[l .. h) ascending: the first entry >= j
+
+      while (l < h) {
+        const pds_size m = l + (h - l) / 2;
+
+        if (f.colidx[m] < j) l = m + 1;
+        else h = m;
+      }
+      if (l < hi && f.colidx[l] == j) a[l] = IS(a[l], IA(0.0, IM(t, a[q])));
+    }
+  }
+  __syncwarp();
+  if (lane == 0) ok = invert_diag(a + d);
+  return __shfl_sync(0xffffffffu, ok, 0);
+}
+
+// row i of a sweep by a warp (bs 1, long rows): the lanes read the triangle's entries and their x_k and form the
+// products 32 at a time, each rounded alone as /cpu/ref rounds it; every lane then adds them in ref's order from the
+// shuffles (a chain of adds, not of loads). Lane l's first entry (p0 + l) and its value are read ahead, before the
+// row's inputs are ready (warp_pre_load); wait(k) before x_k is read (by the lane that reads it).
+struct warp_pre {
+  pds_size p0, p1, d;
+  pds_int  k;
+  double   v, dv;
+};
+
+template <bool BWD> __device__ __forceinline__ void warp_pre_load(const ilu0_args &f, bool on, pds_int i, int lane,
+                                                                  warp_pre &r) {
+  r.d = on ? f.diag[i] : 0, r.p0 = on ? (BWD ? r.d + 1 : f.rowptr[i]) : 0, r.p1 = on ? (BWD ? f.rowptr[i + 1] : r.d) : 0;
+  const bool in = r.p0 + lane < r.p1;
+
+  r.k = in ? f.colidx[r.p0 + lane] : 0, r.v = in ? f.vals[r.p0 + lane] : 0.0;
+  r.dv = BWD && on ? f.vals[r.d] : 0.0;
+}
+
+template <bool BWD, class W>
+__device__ __forceinline__ void warp_sweep_row(const ilu0_args &f, pds_int i, int lane, const warp_pre &r,
+                                               const double *rhs, const double *xr, double *y, W wait) {
+  double s = 0;
+
+  if (xr)
+    for (pds_size b = r.p0; b < r.p1; b += 32) {
+      const pds_size p  = b + lane;
+      const bool     in = p < r.p1;
+      const pds_int  k  = !in ? 0 : b == r.p0 ? r.k : f.colidx[p];
+      double         m  = 0;
+
+      if (in) {
+        wait(k);
+        m = IM(b == r.p0 ? r.v : f.vals[p], xr[k]);
+      }
+      const int cnt = r.p1 - b < 32 ? (int)(r.p1 - b) : 32;
+
+      for (int j = 0; j < cnt; j++) s = IA(s, __shfl_sync(0xffffffffu, m, j));
+    }
+  const double z = IS(rhs[i], s);
+
+  if (lane == 0) y[i] = BWD ? IA(0.0, IM(r.dv, z)) : z; // ilu0_sweep_row_n: s = 0 + D z
 }
 
 // row i of a Chow-Patel sweep (ilu0_chow_row_n): gvals from vals (NULL: the start) and aval
-template <int N> __device__ bool chow_row(const ilu0_args &f, pds_int i) {
-  constexpr int   NN = N * N;
-  const pds_size  lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i];
-  const double   *o = f.vals, *a = f.aval;
-  double         *g = f.gvals;
-  double          T[NN];
+__device__ bool chow_row(const ilu0_args &f, pds_int i) {
+  const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i];
+  const double  *o = f.vals, *a = f.aval;
+  double        *g = f.gvals;
 
-  for (pds_size e = lo * NN; e < hi * NN; e++) g[e] = a[e];
-  if (f.shift != 0)
-#pragma unroll
-    for (int u = 0; u < N; u++) g[d * NN + u * N + u] = IA(g[d * NN + u * N + u], f.shift);
+  for (pds_size e = lo; e < hi; e++) g[e] = a[e];
+  if (f.shift != 0) g[d] = IA(g[d], f.shift);
   if (o)
-    for (pds_size p = lo; p < d; p++) row_update<N>(f, p, hi, o + p * NN, o, g);
-  for (pds_size p = lo; p < d; p++) {
-    double *L = g + p * NN;
-
-    if (!o) {
-#pragma unroll
-      for (int e = 0; e < NN; e++) L[e] = 0.0;
-      continue;
-    }
-    blk_mul_d<N, false>(L, o + f.diag[f.colidx[p]] * NN, T);
-#pragma unroll
-    for (int e = 0; e < NN; e++) L[e] = T[e];
-  }
-  return invert_diag<N>(g + d * NN);
+    for (pds_size p = lo; p < d; p++) row_update(f, p, hi, o[p], o, g);
+  for (pds_size p = lo; p < d; p++) g[p] = o ? IA(0.0, IM(g[p], o[f.diag[f.colidx[p]]])) : 0.0;
+  return invert_diag(g + d);
 }
 
-// A row's structure (and, scalar, its first C entries) read before its inputs are ready: they never change during
-// an application (the factor's values were written by a setup that ended before: it reads its singular-pivot flag
+// A row's structure and its first C entries read before its inputs are ready: they never change during an
+// application (the factor's values were written by a setup that ended before: it reads its singular-pivot flag
 // back). C entries cover the rows of most FV/FE matrices' triangles.
 constexpr int C = 8;
 
-template <int N> struct row_pre {
+struct row_pre {
   pds_size p0, p1, d;
   pds_int  cc[C];
   double   cv[C], dv;
 };
 
 // the triangle of row i: forward (BWD false) the entries before the diagonal, backward those after it
-template <int N, bool BWD> __device__ __forceinline__ void pre_load(const ilu0_args &f, bool on, pds_int i,
-                                                                    row_pre<N> &r) {
+template <bool BWD> __device__ __forceinline__ void pre_load(const ilu0_args &f, bool on, pds_int i, row_pre &r) {
   r.d = on ? f.diag[i] : 0, r.p0 = on ? (BWD ? r.d + 1 : f.rowptr[i]) : 0, r.p1 = on ? (BWD ? f.rowptr[i + 1] : r.d) : 0;
-  r.dv = 0;
-  if constexpr (N == 1) {
 #pragma unroll
-    for (int q = 0; q < C; q++) {
-      const bool in = r.p0 + q < r.p1;
+  for (int q = 0; q < C; q++) {
+    const bool in = r.p0 + q < r.p1;
 
-      r.cc[q] = in ? f.colidx[r.p0 + q] : 0, r.cv[q] = in ? f.vals[r.p0 + q] : 0.0;
+    r.cc[q] = in ? f.colidx[r.p0 + q] : 0, r.cv[q] = in ? f.vals[r.p0 + q] : 0.0;
+  }
+  r.dv = BWD && on ? f.vals[r.d] : 0.0;
+}
+
+// row i of a sweep (ilu0_sweep_row_n): z = rhs_i - sum m x_k over the triangle (xr NULL: no sum), then y_i = z
+// (forward) or d_i^-1 z (backward); wait(k) before x_k is read
+template <bool BWD, class W>
+__device__ __forceinline__ void sweep_row(const ilu0_args &f, pds_int i, const row_pre &r, const double *rhs,
+                                          const double *xr, double *y, W wait) {
+  if constexpr (W::active) {
+#pragma unroll
+    for (int q = 0; q < C; q++)
+      if (r.p0 + q < r.p1) wait(r.cc[q]);
+    for (pds_size p = r.p0 + C; p < r.p1; p++) wait(f.colidx[p]);
+  }
+  double s = 0;
+
+  if (xr) {
+#pragma unroll
+    for (int q = 0; q < C; q++)
+      if (r.p0 + q < r.p1) s = IA(s, IM(r.cv[q], xr[r.cc[q]]));
+    for (pds_size p = r.p0 + C; p < r.p1; p++) s = IA(s, IM(f.vals[p], xr[f.colidx[p]]));
+  }
+  const double z = IS(rhs[i], s);
+
+  y[i] = BWD ? IA(0.0, IM(r.dv, z)) : z; // ilu0_sweep_row_n: s = 0 + D z
+}
+
+// ---- the lanes body (bs >= 2): a block row per group of G lanes (cuda_lanes.cuh), lane u < bs on row u ----------
+// Every product of the factorization and the sweeps needs only row u of its left operand, and the right operand's
+// blocks (D_k^-1, U_kj of an earlier row, x_k) are read whole by every lane of the group: the same addresses, one
+// transaction. So lane u runs row u of ilu0_bodies.h's arithmetic alone, in its order, and the group's loads of a
+// block are contiguous (coalesced) where a thread per block row reads 8 b^2 bytes from its own lines. Only the
+// inversion of the diagonal block (gj_invert) and the backward sweep's D_i^-1 z exchange values between the lanes.
+// Every lane of the warp calls a lanes function (the shuffles); on: the group has a row.
+using pds_lanes::load_row;
+
+// ilu0_row_update, row u: A_ij(u, :) -= L_ik(u, :) U_kj for the j > k of row k also in row i (entry p, column k)
+template <int N> __device__ __forceinline__ void lane_row_update(const ilu0_args &f, pds_size p, pds_size hi,
+                                                                 const double (&L)[N], int u, const double *usrc,
+                                                                 double *a) {
+  constexpr int NN = N * N;
+
+  row_merge(f, p, hi, [&](pds_size q, pds_size r) {
+    const double *U = usrc + q * NN;
+    double       *A = a + r * NN + u * N;
+
+#pragma unroll
+    for (int v = 0; v < N; v++) {
+      double s = 0;
+
+#pragma unroll
+      for (int w = 0; w < N; w++) s = IA(s, IM(L[w], U[w * N + v]));
+      A[v] = IS(A[v], s);
     }
-    if (BWD && on) r.dv = f.vals[r.d];
+  });
+}
+
+// T = L D (row u of blk_mul: each entry's sum over w from 0, rounded step by step)
+template <int N> __device__ __forceinline__ void lane_mul(const double (&L)[N], const double *D, double (&T)[N]) {
+#pragma unroll
+  for (int v = 0; v < N; v++) {
+    double s = 0;
+
+#pragma unroll
+    for (int w = 0; w < N; w++) s = IA(s, IM(L[w], D[w * N + v]));
+    T[v] = s;
   }
 }
 
-// row i of a sweep (ilu0_sweep_row_n): z = rhs_i - sum M x_k over the
-// triangle (xr NULL: no sum), then y_i = z (forward) or D_i^-1 z (backward); wait(k) before x_k is read
-template <int N, bool BWD, class W>
-__device__ __forceinline__ void sweep_row(const ilu0_args &f, pds_int i, const row_pre<N> &r, const double *rhs,
-                                          const double *xr, double *y, W wait) {
+// the diagonal block at a + d NN (row u in lane u) inverted in place by the group; false when singular
+template <int N, int G> __device__ __forceinline__ bool lane_invert(bool row, double *a, pds_size d, int u) {
+  double r[N];
+
+  if (row) load_row<N, double>(r, a + d * N * N + u * N);
+  else
+#pragma unroll
+    for (int v = 0; v < N; v++) r[v] = 0.0;
+  const bool ok = pds_lanes::gj_invert<N, G>(r, u);
+
+  if (row)
+#pragma unroll
+    for (int v = 0; v < N; v++) a[d * N * N + u * N + v] = r[v];
+  return ok;
+}
+
+// row i of the factorization (ilu0_factor_row_n); wait(k) before row k is read; the group's verdict
+template <int N, int G, class W> __device__ bool lane_factor_row(const ilu0_args &f, bool on, pds_int i, int u, W wait) {
+  constexpr int NN  = N * N;
+  const bool    row = on && u < N;
+  double       *a   = f.vals;
+  pds_size      d   = 0;
+
+  if (row) {
+    const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1];
+
+    d = f.diag[i];
+    if (f.shift != 0) a[d * NN + u * N + u] = IA(a[d * NN + u * N + u], f.shift);
+    for (pds_size p = lo; p < d; p++) {
+      const pds_int k = f.colidx[p];
+      double        L[N], T[N];
+
+      wait(k);
+      load_row<N, double>(L, a + p * NN + u * N);
+      lane_mul<N>(L, a + f.diag[k] * NN, T);
+#pragma unroll
+      for (int v = 0; v < N; v++) a[p * NN + u * N + v] = T[v];
+      lane_row_update<N>(f, p, hi, T, u, a, a);
+    }
+  }
+  return lane_invert<N, G>(row, a, d, u);
+}
+
+// row i of a Chow-Patel sweep (ilu0_chow_row_n), row u
+template <int N, int G> __device__ bool lane_chow_row(const ilu0_args &f, bool on, pds_int i, int u) {
+  constexpr int   NN  = N * N;
+  const bool      row = on && u < N;
+  const double   *o = f.vals, *a = f.aval;
+  double         *g = f.gvals;
+  pds_size        d = 0;
+
+  if (row) {
+    const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1];
+
+    d = f.diag[i];
+    for (pds_size p = lo; p < hi; p++)
+#pragma unroll
+      for (int v = 0; v < N; v++) g[p * NN + u * N + v] = a[p * NN + u * N + v];
+    if (f.shift != 0) g[d * NN + u * N + u] = IA(g[d * NN + u * N + u], f.shift);
+    if (o)
+      for (pds_size p = lo; p < d; p++) {
+        double L[N];
+
+        load_row<N, double>(L, o + p * NN + u * N);
+        lane_row_update<N>(f, p, hi, L, u, o, g);
+      }
+    for (pds_size p = lo; p < d; p++) {
+      double L[N], T[N];
+
+      if (!o) {
+#pragma unroll
+        for (int v = 0; v < N; v++) g[p * NN + u * N + v] = 0.0;
+        continue;
+      }
+      load_row<N, double>(L, g + p * NN + u * N);
+      lane_mul<N>(L, o + f.diag[f.colidx[p]] * NN, T);
+#pragma unroll
+      for (int v = 0; v < N; v++) g[p * NN + u * N + v] = T[v];
+    }
+  }
+  return lane_invert<N, G>(row, g, d, u);
+}
+
+// A row's structure, its first CL blocks' row u and (backward) row u of D_i^-1, read before its inputs are ready
+// (the factor never changes during an application). CL = 3 covers a 7-point pattern's triangles.
+constexpr int CL = 3;
+
+template <int N> struct lane_pre {
+  pds_size p0, p1, d;
+  pds_int  cc[CL];
+  double   m[CL][N], dr[N];
+};
+
+template <int N, bool BWD> __device__ __forceinline__ void lane_pre_load(const ilu0_args &f, bool row, pds_int i,
+                                                                         int u, lane_pre<N> &r) {
   constexpr int NN = N * N;
 
-  if constexpr (W::active) {
-    if constexpr (N == 1) {
+  r.d = row ? f.diag[i] : 0, r.p0 = row ? (BWD ? r.d + 1 : f.rowptr[i]) : 0;
+  r.p1 = row ? (BWD ? f.rowptr[i + 1] : r.d) : 0;
 #pragma unroll
-      for (int q = 0; q < C; q++)
-        if (r.p0 + q < r.p1) wait(r.cc[q]);
-      for (pds_size p = r.p0 + C; p < r.p1; p++) wait(f.colidx[p]);
-    } else
-      for (pds_size p = r.p0; p < r.p1; p++) wait(f.colidx[p]);
+  for (int q = 0; q < CL; q++) {
+    const bool in = r.p0 + q < r.p1;
+
+    r.cc[q] = in ? f.colidx[r.p0 + q] : 0;
+    if (in) load_row<N, double>(r.m[q], f.vals + (r.p0 + q) * NN + u * N);
   }
-  if constexpr (N == 1) {
+  if (BWD && row) load_row<N, double>(r.dr, f.vals + r.d * NN + u * N);
+  else
+#pragma unroll
+    for (int v = 0; v < N; v++) r.dr[v] = 0.0;
+}
+
+// row i of a sweep (ilu0_sweep_row_n), row u: z_u = rhs_i(u) - sum M(u, :) x_k over the triangle (xr NULL: no sum),
+// then y_i(u) = z_u (forward) or (D_i^-1 z)_u (backward, z from the group's lanes); wait(k) before x_k is read
+template <int N, int G, bool BWD, class W>
+__device__ __forceinline__ void lane_sweep_row(const ilu0_args &f, bool row, pds_int i, int u, const lane_pre<N> &r,
+                                               const double *rhs, const double *xr, double *y, W wait) {
+  constexpr int NN = N * N;
+  double        z  = 0;
+
+  if (row) {
     double s = 0;
 
+    if constexpr (W::active) {
+#pragma unroll
+      for (int q = 0; q < CL; q++)
+        if (r.p0 + q < r.p1) wait(r.cc[q]);
+      for (pds_size p = r.p0 + CL; p < r.p1; p++) wait(f.colidx[p]);
+    }
     if (xr) {
 #pragma unroll
-      for (int q = 0; q < C; q++)
-        if (r.p0 + q < r.p1) s = IA(s, IM(r.cv[q], xr[r.cc[q]]));
-      for (pds_size p = r.p0 + C; p < r.p1; p++) s = IA(s, IM(f.vals[p], xr[f.colidx[p]]));
-    }
-    const double z = IS(rhs[i], s);
-
-    y[i] = BWD ? IA(0.0, IM(r.dv, z)) : z; // ilu0_sweep_row_n: s = 0 + D z
-  } else {
-    double z[N];
+      for (int q = 0; q < CL; q++)
+        if (r.p0 + q < r.p1) {
+          const double *xk = xr + (size_t)r.cc[q] * N;
 
 #pragma unroll
-    for (int u = 0; u < N; u++) {
-      double s = 0;
-
-      if (xr)
-        for (pds_size p = r.p0; p < r.p1; p++) {
-          const double *M = f.vals + p * NN + u * N, *xk = xr + (size_t)f.colidx[p] * N;
-
-#pragma unroll
-          for (int w = 0; w < N; w++) s = IA(s, IM(M[w], xk[w]));
+          for (int w = 0; w < N; w++) s = IA(s, IM(r.m[q][w], xk[w]));
         }
-      z[u] = IS(rhs[(size_t)i * N + u], s);
-    }
-#pragma unroll
-    for (int u = 0; u < N; u++) {
-      if constexpr (!BWD) {
-        y[(size_t)i * N + u] = z[u];
-      } else {
-        const double *D = f.vals + r.d * NN + u * N;
-        double        s = 0;
+      for (pds_size p = r.p0 + CL; p < r.p1; p++) {
+        double        M[N];
+        const double *xk = xr + (size_t)f.colidx[p] * N;
 
+        load_row<N, double>(M, f.vals + p * NN + u * N);
 #pragma unroll
-        for (int w = 0; w < N; w++) s = IA(s, IM(D[w], z[w]));
-        y[(size_t)i * N + u] = s;
+        for (int w = 0; w < N; w++) s = IA(s, IM(M[w], xk[w]));
       }
     }
+    z = IS(rhs[(size_t)i * N + u], s);
   }
+  if constexpr (BWD) {
+    double q = 0;
+
+#pragma unroll
+    for (int w = 0; w < N; w++) {
+      const double zw = __shfl_sync(pds_lanes::FULL, z, w, G);
+
+      q = IA(q, IM(r.dr[w], zw));
+    }
+    z = q;
+  }
+  if (row) y[(size_t)i * N + u] = z;
 }
 
 // ---- levels: a level's rows, a thread each ----
+// G lanes per block row (1: a thread); a warp whose first group has no row has none
+template <int N> constexpr int G_of = pds_lanes::lanes_of(N);
+
+__device__ __forceinline__ bool warp_off(long long t, int G, long long count) { return (t & ~31LL) / G >= count; }
+
 template <int N> __global__ void __launch_bounds__(128) factor_k(ilu0_args f) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const pds_int   i = t < f.count ? f.rows[t] : 0; // the schedule: read before the wait
+  constexpr int   G = G_of<N>;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, g = t / G;
+  const int       u = (int)(t % G);
+  const bool      on = g < f.count;
+  const pds_int   i = on ? f.rows[g] : 0; // the schedule: read before the wait
 
   pds_grid_dep();
-  if (t >= f.count) return;
-  if (!factor_row<N>(f, i, no_wait{})) atomicMin(f.bad, (unsigned long long)i);
+  if constexpr (N == 1) {
+    if (!on) return;
+    if (!factor_row(f, i, no_wait{})) atomicMin(f.bad, (unsigned long long)i);
+  } else {
+    if (warp_off(t, G, f.count)) return;
+    if (!lane_factor_row<N, G>(f, on, i, u, no_wait{}) && on && u == 0) atomicMin(f.bad, (unsigned long long)i);
+  }
+}
+
+// bs 1, long rows: a warp per row of the level
+__global__ void __launch_bounds__(128) warp_factor_k(ilu0_args f) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, g = t / 32;
+  const int       lane = (int)(t % 32);
+  const pds_int   i    = g < f.count ? f.rows[g] : 0;
+
+  pds_grid_dep();
+  if (g >= f.count) return; // the whole warp
+  if (!warp_factor_row(f, i, lane, no_wait{}) && lane == 0) atomicMin(f.bad, (unsigned long long)i);
+}
+
+// bs 1, long rows: a warp per row of the level, in place
+template <bool BWD> __global__ void __launch_bounds__(128) warp_sweep_k(ilu0_args f) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, g = t / 32;
+  const int       lane = (int)(t % 32);
+  const bool      on   = g < f.count;
+  const pds_int   i    = on ? f.rows[g] : 0;
+  warp_pre        r;
+
+  warp_pre_load<BWD>(f, on, i, lane, r);
+  pds_grid_dep();
+  if (!on) return; // the whole warp
+  warp_sweep_row<BWD>(f, i, lane, r, BWD ? f.x : f.b, f.x, f.x, no_wait{});
+}
+
+// a sweep over rows (LEV: the level's f.rows, in place; else every row i = 0 .. count, b and xr to x: Jacobi)
+template <int N, bool BWD, bool LEV> __device__ __forceinline__ void sweep_rows(const ilu0_args &f) {
+  constexpr int   G = G_of<N>;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, g = t / G;
+  const int       u = (int)(t % G);
+  const bool      on = g < f.count;
+  const pds_int   i = !on ? 0 : LEV ? f.rows[g] : (pds_int)g;
+  const double   *rhs = LEV ? (BWD ? f.x : f.b) : f.b, *xr = LEV ? f.x : f.xr;
+
+  if constexpr (N == 1) {
+    row_pre r;
+
+    pre_load<BWD>(f, on, i, r);
+    pds_grid_dep();
+    if (!on) return;
+    sweep_row<BWD>(f, i, r, rhs, xr, f.x, no_wait{});
+  } else {
+    lane_pre<N> r;
+
+    lane_pre_load<N, BWD>(f, on && u < N, i, u, r);
+    pds_grid_dep();
+    if (warp_off(t, G, f.count)) return;
+    lane_sweep_row<N, G, BWD>(f, on && u < N, i, u, r, rhs, xr, f.x, no_wait{});
+  }
 }
 
 template <int N, bool BWD> __global__ void __launch_bounds__(128) sweep_k(ilu0_args f) {
-  const long long t  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const bool      on = t < f.count;
-  const pds_int   i  = on ? f.rows[t] : 0;
-  row_pre<N>      r;
-
-  pre_load<N, BWD>(f, on, i, r);
-  pds_grid_dep();
-  if (!on) return;
-  sweep_row<N, BWD>(f, i, r, BWD ? f.x : f.b, f.x, f.x, no_wait{}); // in place
+  sweep_rows<N, BWD, true>(f); // in place
 }
 
 // ---- the approximate variants: every row, from the previous iterate ----
 template <int N, bool BWD> __global__ void __launch_bounds__(128) jacobi_k(ilu0_args f) {
-  const long long t  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const bool      on = t < f.count;
-  row_pre<N>      r;
-
-  pre_load<N, BWD>(f, on, on ? (pds_int)t : 0, r);
-  pds_grid_dep();
-  if (!on) return;
-  sweep_row<N, BWD>(f, (pds_int)t, r, f.b, f.xr, f.x, no_wait{});
+  sweep_rows<N, BWD, false>(f);
 }
 
 template <int N> __global__ void __launch_bounds__(128) chow_k(ilu0_args f) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int   G = G_of<N>;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x, g = t / G;
+  const int       u = (int)(t % G);
 
   pds_grid_dep();
-  if (t >= f.count) return;
-  if (!chow_row<N>(f, (pds_int)t)) atomicMin(f.bad, (unsigned long long)t);
+  if constexpr (N == 1) {
+    if (t >= f.count) return;
+    if (!chow_row(f, (pds_int)t)) atomicMin(f.bad, (unsigned long long)t);
+  } else {
+    if (warp_off(t, G, f.count)) return;
+    if (!lane_chow_row<N, G>(f, g < f.count, (pds_int)g, u) && g < f.count && u == 0)
+      atomicMin(f.bad, (unsigned long long)g);
+  }
 }
 
-// ---- syncfree: PH 0 factor, 1 forward, 2 backward ----
+// ---- syncfree: PH 0 factor, 1 forward, 2 backward; tickets of 32 entries of the padded schedule, or (WR: bs 1, a
+// warp per row) a row of the unpadded schedule ----
 struct flag_wait {
   static constexpr bool active = true;
   unsigned             *flags;
@@ -341,7 +559,7 @@ struct flag_wait {
   }
 };
 
-template <int N, int PH>
+template <int N, int PH, bool WR>
 __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, pds_cuda_sync_state *st) {
   const int lane = threadIdx.x & 31;
   unsigned  stamp = 0;
@@ -357,19 +575,59 @@ __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, 
     if (lane == 0) tk = atomicAdd(&st->ticket, 1u);
     tk = __shfl_sync(0xffffffffu, tk, 0);
     if ((long long)tk >= f.count) break;
-    const pds_int i  = f.rows[(long long)tk * 32 + lane];
-    const bool    on = i >= 0;
+    if constexpr (WR) { // bs 1, a warp per row: a ticket is one row of the level schedule (unpadded)
+      const pds_int i = f.rows[tk];
 
-    if (PH == 0) {
-      if (on && !factor_row<N>(f, i, wait)) atomicMin(f.bad, (unsigned long long)i);
+      if constexpr (PH == 0) {
+        if (!warp_factor_row(f, i, lane, wait) && lane == 0) atomicMin(f.bad, (unsigned long long)i);
+      } else {
+        warp_pre r;
+
+        warp_pre_load<PH == 2>(f, true, i, lane, r);
+        warp_sweep_row<PH == 2>(f, i, lane, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
+      }
+      __threadfence();
+      __syncwarp();
+      if (lane == 0)
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[i]).store(stamp, cuda::memory_order_release);
+    } else if constexpr (N == 1) {
+      const pds_int i  = f.rows[(long long)tk * 32 + lane];
+      const bool    on = i >= 0;
+
+      if (PH == 0) {
+        if (on && !factor_row(f, i, wait)) atomicMin(f.bad, (unsigned long long)i);
+      } else {
+        row_pre r;
+
+        pre_load<PH == 2>(f, on, on ? i : 0, r);
+        if (on) sweep_row<PH == 2>(f, i, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
+      }
+      // each thread publishes its own row: the release orders its writes (x_i, or row i's blocks) before the flag
+      if (on) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[i]).store(stamp, cuda::memory_order_release);
     } else {
-      row_pre<N> r;
+      // the ticket's 32 rows (one level's) in G passes of 32 / G groups; a row's lanes write, fence, meet, and
+      // its lane 0 publishes the row
+      constexpr int G = G_of<N>;
+      const int     u = lane % G;
 
-      pre_load<N, PH == 2>(f, on, on ? i : 0, r);
-      if (on) sweep_row<N, PH == 2>(f, i, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
+      for (int j = 0; j < G; j++) {
+        const pds_int i   = f.rows[(long long)tk * 32 + j * (32 / G) + lane / G];
+        const bool    on  = i >= 0, row = on && u < N;
+
+        if (PH == 0) {
+          if (!lane_factor_row<N, G>(f, on, i, u, wait) && on && u == 0) atomicMin(f.bad, (unsigned long long)i);
+        } else {
+          lane_pre<N> r;
+
+          lane_pre_load<N, PH == 2>(f, row, on ? i : 0, u, r);
+          lane_sweep_row<N, G, PH == 2>(f, row, i, u, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
+        }
+        __threadfence();
+        __syncwarp();
+        if (on && u == 0)
+          cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[i]).store(stamp, cuda::memory_order_release);
+      }
     }
-    // each thread publishes its own row: the release orders its writes (x_i, or row i's blocks) before the flag
-    if (on) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[i]).store(stamp, cuda::memory_order_release);
   }
   if (lane == 0 && atomicAdd(&st->done, 1u) == gridDim.x * (blockDim.x / 32) - 1) { // every warp has ended
     st->ticket = 0, st->done = 0;
@@ -407,19 +665,33 @@ template <class K> cudaError_t sf_grid(K kernel, int nsm, long long window, long
   return cudaSuccess;
 }
 
-template <int N, int PH> cudaError_t launch_sf(const pds_cuda_ilu0_launch &L, const ilu0_args &f) {
+template <int N, int PH, bool WR = false> cudaError_t launch_sf(const pds_cuda_ilu0_launch &L, const ilu0_args &f) {
   unsigned    grid = 1;
-  cudaError_t e    = sf_grid(syncfree_k<N, PH>, L.nsm, L.window, L.count, &grid);
+  cudaError_t e    = sf_grid(syncfree_k<N, PH, WR>, L.nsm, L.window, L.count, &grid);
 
   if (e != cudaSuccess) return e;
-  syncfree_k<N, PH><<<grid, 128, 0, L.stream>>>(f, L.flags, L.sync);
+  syncfree_k<N, PH, WR><<<grid, 128, 0, L.stream>>>(f, L.flags, L.sync);
   return cudaGetLastError();
 }
 
 template <int N> cudaError_t launch_n(const pds_cuda_ilu0_launch &L, const ilu0_args &f) {
-  const unsigned nb = (unsigned)((f.count + 127) / 128);
+  const unsigned nb = (unsigned)((f.count * G_of<N> + 127) / 128); // G lanes a block row
 
   if (f.count <= 0) return cudaSuccess;
+  if constexpr (N == 1)
+    if (L.warp_rows) { // a warp per row
+      const unsigned nw = (unsigned)((f.count * 32 + 127) / 128);
+
+      switch (L.kind) {
+      case PDS_CUDA_ILU0_FACTOR: return pds_launch(warp_factor_k, nw, 128, 0, L.stream, f);
+      case PDS_CUDA_ILU0_FORWARD: return pds_launch(warp_sweep_k<false>, nw, 128, 0, L.stream, f);
+      case PDS_CUDA_ILU0_BACKWARD: return pds_launch(warp_sweep_k<true>, nw, 128, 0, L.stream, f);
+      case PDS_CUDA_ILU0_SF_FACTOR: return launch_sf<1, 0, true>(L, f);
+      case PDS_CUDA_ILU0_SF_FORWARD: return launch_sf<1, 1, true>(L, f);
+      case PDS_CUDA_ILU0_SF_BACKWARD: return launch_sf<1, 2, true>(L, f);
+      default: break;
+      }
+    }
   switch (L.kind) {
   case PDS_CUDA_ILU0_FACTOR: return pds_launch(factor_k<N>, nb, 128, 0, L.stream, f);
   case PDS_CUDA_ILU0_FORWARD: return pds_launch(sweep_k<N, false>, nb, 128, 0, L.stream, f);
