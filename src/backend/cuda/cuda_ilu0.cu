@@ -100,41 +100,75 @@ template <class W> __device__ bool factor_row(const ilu0_args &f, pds_int i, W w
   return invert_diag(a + d);
 }
 
-// row i of the factorization by a warp (bs 1, long rows): the updates of one entry p (a_ij -= l_ik u_kj over the
-// j of row k) touch distinct a_ij, so the lanes share row k's entries, each finding its j in row i by bisection
+// row i of the factorization by a warp (bs 1): the updates of one entry p (a_ij -= l_ik u_kj over the j of row k)
+// touch distinct a_ij, so the lanes share row k's entries, each finding its j in row i by bisection
 // (ilu0_row_update's merge finds the same entry); the entries p run in order, the warp meeting between them, so every
-// a_ij takes its updates in /cpu/ref's order: its bits. Every lane waits on row k itself (its own acquire).
-template <class W> __device__ bool warp_factor_row(const ilu0_args &f, pds_int i, int lane, W wait) {
-  const pds_size lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i];
-  double        *a  = f.vals;
-  bool           ok = true;
+// a_ij takes its updates in /cpu/ref's order: its bits. Row i (columns and values) is staged in the warp's slice of
+// shared memory when it fits (WF_SLICE entries; else it is worked on in place), so a step's chain is one round trip
+// for row k's entries; the lanes read the rows k of 32 entries p at a time ahead (k, its diagonal's inverse and its
+// upper part's range), each lane waiting on its own row k first (wait: its own acquire).
+constexpr int WF_SLICE = 256, WF_WARPS = 4; // entries a warp stages; warps a 128-thread block
 
-  if (lane == 0 && f.shift != 0) a[d] = IA(a[d], f.shift);
-  for (pds_size p = lo; p < d; p++) {
-    const pds_int k = f.colidx[p];
+template <class W>
+__device__ bool warp_factor_row(const ilu0_args &f, pds_int i, int lane, W wait, pds_int *scol, double *sval) {
+  constexpr unsigned FULL = 0xffffffffu;
+  const pds_size     lo = f.rowptr[i], hi = f.rowptr[i + 1], d = f.diag[i], len = hi - lo;
+  const bool         st = len <= (pds_size)WF_SLICE;
+  double            *a  = f.vals;
+  const pds_int     *cols = st ? scol : f.colidx + lo; // row i, entry e = p - lo
+  double            *vals = st ? sval : a + lo;
+  bool               ok   = true;
 
-    wait(k);
-    __syncwarp(); // a[p]: the lanes' updates of the entries before are in
-    const double t = IA(0.0, IM(a[p], a[f.diag[k]]));
+  if (st) {
+    for (pds_size e = lane; e < len; e += 32) scol[e] = f.colidx[lo + e], sval[e] = a[lo + e];
+    __syncwarp();
+  }
+  if (lane == 0 && f.shift != 0) vals[d - lo] = IA(vals[d - lo], f.shift);
+  for (pds_size c = lo; c < d; c += 32) { // 32 entries p ahead: lane l holds p = c + l's row k
+    const bool    in = c + lane < d;
+    const pds_int kl = in ? f.colidx[c + lane] : 0;
+    pds_size      q0 = 0, q1 = 0;
+    double        dk = 0;
 
-    __syncwarp(); // every lane has read a[p]
-    if (lane == 0) a[p] = t;
-    for (pds_size q = f.diag[k] + 1 + lane; q < f.rowptr[k + 1]; q += 32) {
-      const pds_int j = f.colidx[q];
-      pds_size      l = p + 1, h = hi; // colidx[l .. h) ascending: the first entry >= j
+    if (in) {
+      wait(kl);
+      const pds_size dg = f.diag[kl];
 
-      while (l < h) {
-        const pds_size m = l + (h - l) / 2;
+      dk = a[dg], q0 = dg + 1, q1 = f.rowptr[kl + 1];
+    }
+    const int cnt = d - c < 32 ? (int)(d - c) : 32;
 
-        if (f.colidx[m] < j) l = m + 1;
-        else h = m;
+    for (int j = 0; j < cnt; j++) {
+      const pds_size p  = c + j, e = p - lo;
+      const double   dj = __shfl_sync(FULL, dk, j);
+      const pds_size b0 = __shfl_sync(FULL, q0, j), b1 = __shfl_sync(FULL, q1, j);
+
+      __syncwarp(); // vals[e]: the lanes' updates of the entries before are in
+      const double t = IA(0.0, IM(vals[e], dj));
+
+      __syncwarp(); // every lane has read vals[e]
+      if (lane == 0) vals[e] = t;
+      for (pds_size q = b0 + lane; q < b1; q += 32) {
+        const pds_int jc = f.colidx[q];
+        pds_size      l = e + 1, h = len; // cols[l .. h) ascending: the first entry >= jc
+
+        while (l < h) {
+          const pds_size m = l + (h - l) / 2;
+
+          if (cols[m] < jc) l = m + 1;
+          else h = m;
+        }
+        // row k's value from L2 under syncfree: lane j, not this lane, waited on row k (the warp met since)
+        if (l < len && cols[l] == jc) vals[l] = IS(vals[l], IA(0.0, IM(t, W::active ? __ldcg(a + q) : a[q])));
       }
-      if (l < hi && f.colidx[l] == j) a[l] = IS(a[l], IA(0.0, IM(t, a[q])));
     }
   }
   __syncwarp();
+  if (st)
+    for (pds_size e = lane; e < len; e += 32) a[lo + e] = sval[e];
+  __syncwarp();
   if (lane == 0) ok = invert_diag(a + d);
-  return __shfl_sync(0xffffffffu, ok, 0);
+  return __shfl_sync(FULL, ok, 0);
 }
 
 // row i of a sweep by a warp (bs 1, long rows): the lanes read the triangle's entries and their x_k and form the
@@ -476,9 +510,13 @@ __global__ void __launch_bounds__(128) warp_factor_k(ilu0_args f) {
   const int       lane = (int)(t % 32);
   const pds_int   i    = g < f.count ? f.rows[g] : 0;
 
+  __shared__ pds_int scol[WF_WARPS][WF_SLICE];
+  __shared__ double  sval[WF_WARPS][WF_SLICE];
+
   pds_grid_dep();
   if (g >= f.count) return; // the whole warp
-  if (!warp_factor_row(f, i, lane, no_wait{}) && lane == 0) atomicMin(f.bad, (unsigned long long)i);
+  if (!warp_factor_row(f, i, lane, no_wait{}, scol[threadIdx.x / 32], sval[threadIdx.x / 32]) && lane == 0)
+    atomicMin(f.bad, (unsigned long long)i);
 }
 
 // bs 1, long rows: a warp per row of the level, in place
@@ -579,7 +617,11 @@ __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, 
       const pds_int i = f.rows[tk];
 
       if constexpr (PH == 0) {
-        if (!warp_factor_row(f, i, lane, wait) && lane == 0) atomicMin(f.bad, (unsigned long long)i);
+        __shared__ pds_int scol[WF_WARPS][WF_SLICE];
+        __shared__ double  sval[WF_WARPS][WF_SLICE];
+
+        if (!warp_factor_row(f, i, lane, wait, scol[threadIdx.x / 32], sval[threadIdx.x / 32]) && lane == 0)
+          atomicMin(f.bad, (unsigned long long)i);
       } else {
         warp_pre r;
 
