@@ -5,10 +5,9 @@
  *             as can be resident, taking tickets in the schedules' order;
  *   auto      (the default) each phase the way it measured faster on the H100 (bench/gpu/bench_ilu, docs/ilu0.md):
  *             the sweeps by levels (syncfree's flag round trips cost more than a kernel boundary with programmatic
- *             dependent launch: 1.4-3.7x slower everywhere measured); the factorization by levels where levels are
- *             wide (at least SF_FACTOR_ROWS rows a level on average: poisson7 64^3, 1380 rows a level, 1.3x faster)
- *             and syncfree where they are narrow (FEM grids 5 and 6, the long-row shared matrices: 1.6-11x faster:
- *             one launch instead of hundreds to thousands).
+ *             dependent launch: 1.4-7.6x slower everywhere measured); the factorization by levels where levels are
+ *             wide (at least SF_FACTOR_ROWS rows a level on average) and syncfree where they are narrow (one launch
+ *             instead of hundreds to thousands).
  * Who runs a row: a block row (bs >= 2) a group of lanes, lane u on row u of its blocks; a scalar row a warp in the
  * factorization (its updates spread over the lanes) and in the sweeps where rows are long or levels narrow
  * (WARP_SWEEP_NNZ), else a thread.
@@ -21,7 +20,10 @@
 #include "../ilu0_bodies.h" /* struct ilu0_plan, the level schedules */
 #include "cuda_impl.h"
 
-#define SF_FACTOR_ROWS 700 /* auto: narrower levels (rows a level, on average) factor syncfree */
+#define SF_FACTOR_ROWS 2048 /* auto: narrower levels (rows a level, on average) factor syncfree; H100 (daf2c62):
+                               syncfree faster at 185 to 1380 rows a level (FEM grids, poisson7 64^3: 1.08-1.8x) and
+                               on the long-row matrices, levels at 3356 (bsr 100^3, 4-7x) and 5490 (poisson7 128^3,
+                               1.06x) */
 #define WARP_SWEEP_NNZ 16 /* bs 1: the sweeps run a warp per row (cuda_ilu0.cu: warp_sweep_row) where rows are this
                              long on average (nnz / n) or levels narrower than SF_FACTOR_ROWS (the lanes' loads of a
                              row at once shorten a level's chain, where the level is too narrow to fill the device
