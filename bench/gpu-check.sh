@@ -18,7 +18,8 @@
 #      against cuSPARSE csrilu02 + SpSV (CSR) or bsrilu02 + bsrsv2 (BSR) and /cpu/omp, with GMRES(30) + each variant,
 #      on poisson7 64^3, 128^3, 7-point BSR 100^3 with b = 4, 5, 6, paper 004's FEM grids 5 and 6 and the largest
 #      shared matrices, validated against /cpu/ref's bits (/cpu/omp's on the BSR cases); ilu.jsonl, ilu.txt;
-#      GPU_CHECK_ILU_S, default 150 s, its -budget_s 30 s under that),
+#      GPU_CHECK_ILU_S, default 150 s, its -budget_s 30 s under that; then poisson7 256^3 alone when 60 s are left,
+#      ilu256.jsonl, ilu256.txt),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -325,6 +326,20 @@ else
   ILR=127; echo "bench_ilu was not built" > "$OUT/ilu.txt"
 fi
 note "bench_ilu" "rc $ILR ($((SECONDS - t0)) s)$( [ $ILR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_ILU_S)')"
+# poisson7 256^3, the issue's second scalar size, on its own (about 50 s on an H100: the host's level schedules of
+# 16.7M rows, /cpu/omp as the reference, GMRES cut at 2 s a solve) while at least 60 s are left; ilu256.jsonl
+t0=$SECONDS
+if [ "$SKIP_BENCH" = 1 ] || [ ! -x "$BUILD/bench/bench_ilu" ]; then
+  :
+elif [ "$(left 2)" -ge 60 ]; then
+  IL2_LIM=$(left 2); [ "$IL2_LIM" -gt 90 ] && IL2_LIM=90
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$IL2_LIM" "$BUILD/bench/bench_ilu" \
+    -sizes 256 -bsr_bs none -fem_grids none -mats none -variants auto,levels,syncfree,approx-jacobi,approx-chow \
+    -budget_s $((IL2_LIM - 30)) -json "$OUT/ilu256.jsonl" > "$OUT/ilu256.txt" 2> "$OUT/ilu256.log"
+  note "bench_ilu 256^3" "rc $? ($((SECONDS - t0)) s)"
+else
+  note "bench_ilu 256^3" "skipped: $(left 2) s left"
+fi
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
