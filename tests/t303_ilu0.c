@@ -686,7 +686,7 @@ int main(int argc, char **argv) {
   {
     bcsr M;
 
-    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "natural", "csr 5-point 20^2");
+    M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "natural", "csr 5-point 20^2"), bcsr_free(&M);
     M = make_grid(20, 2, 1), check_approx_limit(ctx, &M, "rcm", "csr 5-point 20^2, rcm"), bcsr_free(&M);
     M = make_random(300, 1, 17, 2, 6.0, 0, 1), check_approx_limit(ctx, &M, "natural", "csr random"), bcsr_free(&M);
     M = make_grid(6, 3, 3), check_approx_limit(ctx, &M, "natural", "bsr 3 x 3 7-point 6^3"), bcsr_free(&M);
