@@ -184,7 +184,8 @@ struct ilu0_plan {
      decided, 1 natural, 2 levels, and the times it measured (seconds, 0: not yet) */
   int                choice[2];
   double             t_nat[2], t_lev[2];
-  /* the CPU sweeps' copy of the factor, written by every factorization (pds_ilu0_split_fill): the L blocks row
+  /* the CPU sweeps' copy of the factor (absent, lo.vals NULL, in a plan for the factorization alone: approx-jacobi),
+     written by every factorization (pds_ilu0_split_fill): the L blocks row
      after row, then D_i^-1 and U_i row after row from the last row up, so that each sweep reads one ascending stream
      (PETSc's layout; in A's pattern the forward sweep skips the U blocks between the L ones, the backward one walks
      down: 1.4x slower with scalars, 3.5x with 4 x 4 blocks on the 2-core EPYC). Two views the sweep rows read as

@@ -293,7 +293,7 @@ static int pattern_build(pds_precond pc, const struct view *v) {
     PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->aval));
     PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, (size_t)m * v->bs * v->bs * sizeof(pds_real), &P->gvals));
   } else
-    PDS_CALL_GOTO(ierr, done, ctx->k->ilu0.plan_create(ctx, &H, P->approx ? "auto" : P->variant, &P->plan));
+    PDS_CALL_GOTO(ierr, done, ctx->k->ilu0.plan_create(ctx, &H, P->approx ? "auto" : P->variant, !P->approx, &P->plan));
   if (P->approx)
     PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_DEVICE, 3 * (size_t)n * v->bs * sizeof(pds_real), &P->jw));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &P->a_rowptr));

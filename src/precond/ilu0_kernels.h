@@ -30,9 +30,10 @@ struct pds_ilu0_factor {
 
 struct pds_ilu0_kernels {
   /* the analysis of the pattern H (host memory: rowptr, colidx and diag; vals NULL): what the backend needs to run
-     factor and solve (a level schedule, ...); kept while the pattern stays. variant: a name the backend knows (an
-     error naming the ones it knows otherwise) */
-  int (*plan_create)(pds_ctx, const struct pds_ilu0_factor *H, const char *variant, void **plan);
+     factor and (sweeps 1) solve (a level schedule, ...); kept while the pattern stays. sweeps 0: solve is never
+     called (approx-jacobi applies by its own steps), so what only the exact sweeps use need not be made. variant: a
+     name the backend knows (an error naming the ones it knows otherwise) */
+  int (*plan_create)(pds_ctx, const struct pds_ilu0_factor *H, const char *variant, int sweeps, void **plan);
   void (*plan_destroy)(pds_ctx, void *plan);
   /* optional: one line (no newline) saying what runs, for -view */
   int (*plan_describe)(pds_ctx, void *plan, char *buf, size_t len);

@@ -77,12 +77,13 @@ static long long pad_levels(const struct ilu0_levels *L, pds_int *out) {
   return w;
 }
 
-static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, const char *variant, void **plan) {
+static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, const char *variant, int sweeps,
+                                 void **plan) {
   struct cuda_be        *be = pds_cuda_enter(ctx);
   struct cuda_ilu0_plan *P  = NULL;
   pds_int               *h  = NULL;
   size_t                 m;
-  int                    ierr, narrow;
+  int                    ierr, narrow, pad, sfl;
 
   PDS_CHECK(!strcmp(variant, "auto") || !strcmp(variant, "levels") || !strcmp(variant, "syncfree"), ctx, PDS_ERR_ARG,
             "ilu0 variant '%s' is not one of /gpu/cuda's: auto, levels, syncfree, approx-jacobi, approx-chow", variant);
@@ -109,21 +110,31 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
                                               : narrow || H->nnzb >= (pds_size)WARP_SWEEP_NNZ * H->nbrows);
   }
   P->sf[0] = !strcmp(variant, "syncfree") || (!strcmp(variant, "auto") && narrow);
-  P->wf = pad_levels(&P->host.fwd, NULL), P->wb = pad_levels(&P->host.bwd, NULL);
+  /* the padded schedules: for a syncfree phase of lane groups or threads (a warp per row takes the unpadded one);
+     the flags: for any syncfree phase (sweeps 0: only the factorization runs) */
+  pad = (sweeps && (P->sf[1] || P->sf[2]) && !P->warp_sweeps) || (P->sf[0] && !P->warp_rows);
+  sfl = P->sf[0] || (sweeps && (P->sf[1] || P->sf[2]));
+  P->wf = pad ? pad_levels(&P->host.fwd, NULL) : 0, P->wb = pad ? pad_levels(&P->host.bwd, NULL) : 0;
   m     = 2 * (size_t)H->nbrows + (size_t)(P->wf + P->wb) * 32;
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, m + 1, &h));
   if (H->nbrows) memcpy(h, P->host.fwd.rows, (size_t)H->nbrows * sizeof *h);
   if (H->nbrows) memcpy(h + H->nbrows, P->host.bwd.rows, (size_t)H->nbrows * sizeof *h);
-  pad_levels(&P->host.fwd, h + 2 * (size_t)H->nbrows), pad_levels(&P->host.bwd, h + 2 * (size_t)H->nbrows + P->wf * 32);
+  if (pad)
+    pad_levels(&P->host.fwd, h + 2 * (size_t)H->nbrows),
+        pad_levels(&P->host.bwd, h + 2 * (size_t)H->nbrows + P->wf * 32);
   PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, m * sizeof *P->rows_d + 1, (void **)&P->rows_d));
-  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, (size_t)H->nbrows * sizeof *P->flags + 1, (void **)&P->flags));
-  PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, sizeof *P->sync, (void **)&P->sync));
+  if (sfl) {
+    PDS_CALL_GOTO(ierr, fail,
+                  pds_cuda_dev_alloc(ctx, be, (size_t)H->nbrows * sizeof *P->flags + 1, (void **)&P->flags));
+    PDS_CALL_GOTO(ierr, fail, pds_cuda_dev_alloc(ctx, be, sizeof *P->sync, (void **)&P->sync));
+  }
   {
     cudaError_t e = m ? cudaMemcpyAsync(P->rows_d, h, m * sizeof *h, cudaMemcpyHostToDevice, be->stream)
                       : cudaSuccess;
 
-    if (e == cudaSuccess) e = cudaMemsetAsync(P->flags, 0, (size_t)H->nbrows * sizeof *P->flags + 1, be->stream);
-    if (e == cudaSuccess) e = cudaMemsetAsync(P->sync, 0, sizeof *P->sync, be->stream);
+    if (e == cudaSuccess && sfl)
+      e = cudaMemsetAsync(P->flags, 0, (size_t)H->nbrows * sizeof *P->flags + 1, be->stream);
+    if (e == cudaSuccess && sfl) e = cudaMemsetAsync(P->sync, 0, sizeof *P->sync, be->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(be->stream); /* h is freed below */
     if (e != cudaSuccess) {
       ierr = pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "upload of the ilu0 schedules");

@@ -81,6 +81,7 @@ int pds_ilu0_split_create(pds_ctx ctx, const struct pds_ilu0_factor *H, struct i
 void pds_ilu0_split_fill(const struct ilu0_plan *P, const struct pds_ilu0_factor *F, pds_int i0, pds_int i1) {
   const size_t b2 = (size_t)F->bs * F->bs;
 
+  if (!P->lo.vals) return; /* a plan for the factorization alone (approx-jacobi) */
   for (pds_int i = i0; i < i1; i++) {
     memcpy(P->lo.vals + P->lo.rowptr[i] * b2, F->vals + F->rowptr[i] * b2,
            (F->diag[i] - F->rowptr[i]) * b2 * sizeof *F->vals);
@@ -101,7 +102,8 @@ static void ilu0_plan_destroy_host(pds_ctx ctx, void *plan) {
   pds_free(ctx, PDS_MEM_HOST, &P);
 }
 
-static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, const char *variant, void **plan) {
+static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, const char *variant, int sweeps,
+                                  void **plan) {
   struct ilu0_plan *P = NULL;
   int               ierr;
 
@@ -113,7 +115,7 @@ static int ilu0_plan_create_host(pds_ctx ctx, const struct pds_ilu0_factor *F, c
   PDS_CALL(PDS_NEW(ctx, 1, &P));
   P->work = (F->nnzb + (pds_size)F->nbrows) * (pds_size)F->bs * F->bs;
   if ((ierr = pds_ilu0_levels_build(ctx, F, 0, &P->fwd)) || (ierr = pds_ilu0_levels_build(ctx, F, 1, &P->bwd)) ||
-      (ierr = pds_ilu0_split_create(ctx, F, P))) {
+      (sweeps && (ierr = pds_ilu0_split_create(ctx, F, P)))) { /* the sweeps' copy: only for the exact sweeps */
     ilu0_plan_destroy_host(ctx, P);
     return ierr;
   }
