@@ -661,6 +661,11 @@ int main(int argc, char **argv) {
     check_ref_bits(ctx, &M, "natural", "csr random, long rows");
     setenv("PDS_CUDA_ILU0_WARP_ROWS", "0", 1), setenv("PDS_CUDA_ILU0_WARP_SWEEPS", "0", 1);
     check_ref_bits_v(ctx, &M, "natural", 0, "csr random, long rows, a thread per row"), bcsr_free(&M);
+    /* a thread per row with the factor copied level by level (/gpu/cuda's default for wide levels), and without */
+    M = make_grid(small ? 40 : 128, 2, 1), check_ref_bits_v(ctx, &M, "natural", 0, "csr 5-point grid, level copy");
+    setenv("PDS_CUDA_ILU0_LEVEL_COPY", "0", 1);
+    check_ref_bits_v(ctx, &M, "natural", 0, "csr 5-point grid, a thread per row, no level copy"), bcsr_free(&M);
+    unsetenv("PDS_CUDA_ILU0_LEVEL_COPY");
     setenv("PDS_CUDA_ILU0_WARP_ROWS", "1", 1), setenv("PDS_CUDA_ILU0_WARP_SWEEPS", "1", 1);
     M = make_grid(small ? 40 : 128, 2, 1), check_ref_bits_v(ctx, &M, "rcm", 0, "csr 5-point grid, a warp per row");
     bcsr_free(&M);

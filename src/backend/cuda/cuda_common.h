@@ -196,7 +196,8 @@ enum { /* pds_cuda_ilu0_launch's kinds */
   PDS_CUDA_ILU0_FACTOR = 0, PDS_CUDA_ILU0_FORWARD, PDS_CUDA_ILU0_BACKWARD, /* levels: one level's rows */
   PDS_CUDA_ILU0_GATHER, PDS_CUDA_ILU0_SCATTER,                             /* the orderings' permutation */
   PDS_CUDA_ILU0_JACOBI_FORWARD, PDS_CUDA_ILU0_JACOBI_BACKWARD, PDS_CUDA_ILU0_CHOW, /* approximate: every row */
-  PDS_CUDA_ILU0_SF_FACTOR, PDS_CUDA_ILU0_SF_FORWARD, PDS_CUDA_ILU0_SF_BACKWARD     /* syncfree: one launch */
+  PDS_CUDA_ILU0_SF_FACTOR, PDS_CUDA_ILU0_SF_FORWARD, PDS_CUDA_ILU0_SF_BACKWARD,    /* syncfree: one launch */
+  PDS_CUDA_ILU0_RELAYOUT_FORWARD, PDS_CUDA_ILU0_RELAYOUT_BACKWARD /* the level-ordered copy's values (bs 1) */
 };
 typedef struct {
   cudaStream_t        stream;
@@ -224,6 +225,11 @@ typedef struct {
   const pds_int      *perm;            /* permute */
   int                 warp_rows;       /* factor, forward, backward (levels or syncfree; bs 1): a warp per row,
                                           not a thread (syncfree: rows is the unpadded schedule, a ticket a row) */
+  const pds_size     *sptr;            /* levels sweeps (a thread per row, bs 1): the level-ordered copy of the
+                                          triangle, its pointers from the level's first row (NULL: the factor's
+                                          arrays); relayout: from the schedule's first row, rows the schedule */
+  const pds_int      *scol;
+  pds_real           *sval;
 } pds_cuda_ilu0_launch;
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);
 cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */

@@ -25,7 +25,7 @@
                                on the long-row matrices, levels at 3356 (bsr 100^3, 4-7x) and 5490 (poisson7 128^3,
                                1.06x) */
 #define WARP_SWEEP_NNZ 16 /* bs 1: the sweeps run a warp per row (cuda_ilu0.cu: warp_sweep_row) where rows are this
-                             long on average (nnz / n) or levels narrower than SF_FACTOR_ROWS (the lanes' loads of a
+                             long on average (nnz / n) or levels narrower than WARP_SWEEP_ROWS (the lanes' loads of a
                              row at once shorten a level's chain, where the level is too narrow to fill the device
                              anyway), else a thread per row; the factorization always runs a warp per row
                              (warp_factor_row). Measured on the H100 (docs/ilu0.md): a warp per row 1.5-1.9x faster
@@ -33,6 +33,7 @@
                              thread per row 1.13x faster on poisson7 64^3 (7 a row, 1380 a level).
                              PDS_CUDA_ILU0_WARP_ROWS=0/1 and PDS_CUDA_ILU0_WARP_SWEEPS=0/1 in the environment force
                              either way (measurements, tests) */
+#define WARP_SWEEP_ROWS 700 /* (above) rows a level, on average */
 #define SF_WINDOW_LEVELS 4 /* syncfree: launch about this many levels' warps (cuda_ilu0.cu: sf_grid);
                               PDS_CUDA_ILU0_WINDOW in the environment sets another (measurements) */
 
@@ -49,6 +50,15 @@ struct cuda_ilu0_plan {
   unsigned             *flags;    /* syncfree: [nbrows] */
   pds_cuda_sync_state  *sync;     /* syncfree */
   struct pds_cuda_graph graph;    /* the application's sweeps */
+  /* the level-ordered copy of the factor (bs 1, levels sweeps by a thread per row; lev_copy): the forward schedule's
+     rows' lower entries one after another (lptr over its positions, lcol, lval), the backward schedule's rows' D^-1
+     and upper entries (uptr, ucol, uval); a level's rows then read consecutive entries, where in the factor they lie
+     scattered (a level of a 7-point grid steps through the rows by about the grid's width). Values refreshed after
+     every factorization (relayout). PDS_CUDA_ILU0_LEVEL_COPY=0 in the environment leaves it out (measurements) */
+  int                   lev_copy;
+  pds_size             *lptr, *uptr;
+  pds_int              *lcol, *ucol;
+  pds_real             *lval, *uval;
 };
 
 static void ilu0_plan_destroy_cuda(pds_ctx ctx, void *plan) {
@@ -59,6 +69,8 @@ static void ilu0_plan_destroy_cuda(pds_ctx ctx, void *plan) {
   be = pds_cuda_enter(ctx);
   pds_cuda_graph_destroy(&P->graph);
   pds_cuda_raw_free(be, P->rows_d), pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync);
+  pds_cuda_raw_free(be, P->lptr), pds_cuda_raw_free(be, P->uptr), pds_cuda_raw_free(be, P->lcol);
+  pds_cuda_raw_free(be, P->ucol), pds_cuda_raw_free(be, P->lval), pds_cuda_raw_free(be, P->uval);
   pds_ilu0_levels_free(ctx, &P->host.fwd), pds_ilu0_levels_free(ctx, &P->host.bwd);
   pds_free(ctx, PDS_MEM_HOST, &P);
 }
@@ -77,13 +89,56 @@ static long long pad_levels(const struct ilu0_levels *L, pds_int *out) {
   return w;
 }
 
+/* the level-ordered copy's pointers and columns (host, then uploaded) and its values' room (struct cuda_ilu0_plan) */
+static int level_copy_create(pds_ctx ctx, struct cuda_be *be, const struct pds_ilu0_factor *H,
+                             struct cuda_ilu0_plan *P) {
+  const pds_int n = H->nbrows;
+  pds_size     *lp = NULL, *up = NULL;
+  pds_int      *lc = NULL, *uc = NULL;
+  pds_size      nl = 0, nu = 0;
+  int           ierr;
+
+  for (pds_int i = 0; i < n; i++) nl += H->diag[i] - H->rowptr[i], nu += H->rowptr[i + 1] - H->diag[i];
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &lp));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n + 1, &up));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nl + 1, &lc));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nu + 1, &uc));
+  for (pds_int t = 0; t < n; t++) {
+    const pds_int  i = P->host.fwd.rows[t], k = P->host.bwd.rows[t];
+    const pds_size cl = H->diag[i] - H->rowptr[i], cu = H->rowptr[k + 1] - H->diag[k];
+
+    memcpy(lc + lp[t], H->colidx + H->rowptr[i], cl * sizeof *lc), lp[t + 1] = lp[t] + cl;
+    memcpy(uc + up[t], H->colidx + H->diag[k], cu * sizeof *uc), up[t + 1] = up[t] + cu;
+  }
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)n + 1) * sizeof *lp, (void **)&P->lptr));
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)n + 1) * sizeof *up, (void **)&P->uptr));
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)nl + 1) * sizeof *lc, (void **)&P->lcol));
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)nu + 1) * sizeof *uc, (void **)&P->ucol));
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)nl + 1) * sizeof(pds_real), (void **)&P->lval));
+  PDS_CALL_GOTO(ierr, done, pds_cuda_dev_alloc(ctx, be, ((size_t)nu + 1) * sizeof(pds_real), (void **)&P->uval));
+  {
+    cudaError_t e = cudaMemcpyAsync(P->lptr, lp, ((size_t)n + 1) * sizeof *lp, cudaMemcpyHostToDevice, be->stream);
+
+    if (e == cudaSuccess) e = cudaMemcpyAsync(P->uptr, up, ((size_t)n + 1) * sizeof *up, cudaMemcpyHostToDevice, be->stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(P->lcol, lc, ((size_t)nl + 1) * sizeof *lc, cudaMemcpyHostToDevice, be->stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(P->ucol, uc, ((size_t)nu + 1) * sizeof *uc, cudaMemcpyHostToDevice, be->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(be->stream); /* the host arrays are freed below */
+    ierr = e == cudaSuccess ? PDS_OK
+                            : pds_cuda_error(ctx, __FILE__, __LINE__, __func__, e, "upload of the ilu0 level-ordered copy");
+  }
+done:
+  pds_free(ctx, PDS_MEM_HOST, &lp), pds_free(ctx, PDS_MEM_HOST, &up);
+  pds_free(ctx, PDS_MEM_HOST, &lc), pds_free(ctx, PDS_MEM_HOST, &uc);
+  return ierr;
+}
+
 static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, const char *variant, int sweeps,
                                  void **plan) {
   struct cuda_be        *be = pds_cuda_enter(ctx);
   struct cuda_ilu0_plan *P  = NULL;
   pds_int               *h  = NULL;
   size_t                 m;
-  int                    ierr, narrow, pad, sfl;
+  int                    ierr, narrow, nsweep, pad, sfl;
 
   PDS_CHECK(!strcmp(variant, "auto") || !strcmp(variant, "levels") || !strcmp(variant, "syncfree"), ctx, PDS_ERR_ARG,
             "ilu0 variant '%s' is not one of /gpu/cuda's: auto, levels, syncfree, approx-jacobi, approx-chow", variant);
@@ -102,12 +157,13 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 0, &P->host.fwd));
   PDS_CALL_GOTO(ierr, fail, pds_ilu0_levels_build(ctx, H, 1, &P->host.bwd));
   narrow = (long long)P->host.fwd.n < (long long)SF_FACTOR_ROWS * P->host.fwd.nlev;
+  nsweep = (long long)P->host.fwd.n < (long long)WARP_SWEEP_ROWS * P->host.fwd.nlev;
   {
     const char *w = getenv("PDS_CUDA_ILU0_WARP_ROWS"), *ws = getenv("PDS_CUDA_ILU0_WARP_SWEEPS");
 
     P->warp_rows   = H->bs == 1 && (w && *w ? atoi(w) != 0 : 1);
     P->warp_sweeps = H->bs == 1 && (ws && *ws ? atoi(ws) != 0
-                                              : narrow || H->nnzb >= (pds_size)WARP_SWEEP_NNZ * H->nbrows);
+                                              : nsweep || H->nnzb >= (pds_size)WARP_SWEEP_NNZ * H->nbrows);
   }
   P->sf[0] = !strcmp(variant, "syncfree") || (!strcmp(variant, "auto") && narrow);
   /* the padded schedules: for a syncfree phase of lane groups or threads (a warp per row takes the unpadded one);
@@ -142,6 +198,12 @@ static int ilu0_plan_create_cuda(pds_ctx ctx, const struct pds_ilu0_factor *H, c
     }
   }
   pds_free(ctx, PDS_MEM_HOST, &h);
+  {
+    const char *w = getenv("PDS_CUDA_ILU0_LEVEL_COPY");
+
+    P->lev_copy = sweeps && H->bs == 1 && !P->sf[1] && !P->warp_sweeps && (w && *w ? atoi(w) != 0 : 1);
+  }
+  if (P->lev_copy) PDS_CALL_GOTO(ierr, fail, level_copy_create(ctx, be, H, P));
   *plan = P;
   return PDS_OK;
 fail:
@@ -160,7 +222,8 @@ static int ilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t le
            P->sf[0] ? "syncfree" : "levels", P->warp_rows ? "a warp per row" : "a row per thread or lane group",
            P->sf[1] ? "syncfree" : "levels",
            P->bs > 1 ? "a block row per group of lanes, a lane per row of its blocks"
-           : P->warp_sweeps ? "a warp per row" : "a thread per row");
+           : P->warp_sweeps ? "a warp per row" : P->lev_copy ? "a thread per row, the factor copied level by level"
+                                                            : "a thread per row");
   return pds_ilu0_levels_describe(ctx, &P->host, how, buf, len);
 }
 
@@ -188,20 +251,34 @@ static cudaError_t phase(pds_cuda_ilu0_launch *L, const struct cuda_ilu0_plan *P
     return pds_cuda_ilu0(L);
   }
   L->kind = lk[ph], L->rows = P->rows_d + (ph == 2 ? S->n : 0);
-  for (pds_int l = 0; l < S->nlev && e == cudaSuccess; l++)
-    L->begin = S->off[l], L->count = S->off[l + 1] - S->off[l], e = pds_cuda_ilu0(L);
+  L->scol = ph == 0 || !P->lev_copy ? NULL : ph == 2 ? P->ucol : P->lcol;
+  L->sval = ph == 0 || !P->lev_copy ? NULL : ph == 2 ? P->uval : P->lval;
+  for (pds_int l = 0; l < S->nlev && e == cudaSuccess; l++) {
+    L->begin = S->off[l], L->count = S->off[l + 1] - S->off[l];
+    L->sptr  = L->scol ? (ph == 2 ? P->uptr : P->lptr) + S->off[l] : NULL; /* the level's rows in the copy */
+    e        = pds_cuda_ilu0(L);
+  }
+  L->sptr = NULL, L->scol = NULL, L->sval = NULL;
   return e;
 }
 
 static int ilu0_factor_cuda(pds_ctx ctx, void *plan, const struct pds_ilu0_factor *F, pds_real shift, pds_size *bad) {
   struct cuda_be       *be = pds_cuda_enter(ctx);
-  pds_cuda_ilu0_launch  L;
-  unsigned long long    b = 0;
+  const struct cuda_ilu0_plan *P = plan;
+  pds_cuda_ilu0_launch         L;
+  unsigned long long           b = 0;
 
   launch_init(&L, be, F);
-  L.shift = shift, L.bad = be->dstat, L.warp_rows = ((const struct cuda_ilu0_plan *)plan)->warp_rows;
+  L.shift = shift, L.bad = be->dstat, L.warp_rows = P->warp_rows;
   PDS_CUDA_CALL(ctx, cudaMemsetAsync(be->dstat, 0xff, sizeof *be->dstat, be->stream));
   PDS_CUDA_CALL(ctx, phase(&L, plan, 0));
+  if (P->lev_copy) /* the level-ordered copy's values */
+    for (int bwd = 0; bwd < 2; bwd++) {
+      L.kind  = bwd ? PDS_CUDA_ILU0_RELAYOUT_BACKWARD : PDS_CUDA_ILU0_RELAYOUT_FORWARD;
+      L.rows  = P->rows_d + (bwd ? F->nbrows : 0), L.count = F->nbrows, L.begin = 0;
+      L.sptr  = bwd ? P->uptr : P->lptr, L.sval = bwd ? P->uval : P->lval;
+      PDS_CUDA_CALL(ctx, pds_cuda_ilu0(&L));
+    }
   PDS_CALL(pds_cuda_fetch_stats(ctx, be, 1, &b));
   *bad = b == ~0ull ? -1 : (pds_size)b;
   return PDS_OK;

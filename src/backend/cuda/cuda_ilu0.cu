@@ -43,6 +43,11 @@ struct ilu0_args {
   const pds_real *aval;   // chow: A's values
   pds_real       *gvals;  // chow: the new iterate
   unsigned long long *bad;
+  // levels sweeps, bs 1: the level-ordered copy of the triangle (the level's rows' entries at sptr[g] .. sptr[g + 1],
+  // backward: D^-1 first; NULL: the factor's own arrays); relayout: its row pointers and the values written
+  const pds_size *sptr;
+  const pds_int  *scol;
+  pds_real       *sval;
 };
 
 struct no_wait {
@@ -241,21 +246,32 @@ __device__ bool chow_row(const ilu0_args &f, pds_int i) {
 constexpr int C = 8;
 
 struct row_pre {
-  pds_size p0, p1, d;
-  pds_int  cc[C];
-  double   cv[C], dv;
+  pds_size        p0, p1, d;
+  const pds_int  *col; // the entries' arrays: the factor's, or the level-ordered copy's
+  const pds_real *val;
+  pds_int         cc[C];
+  double          cv[C], dv;
 };
 
-// the triangle of row i: forward (BWD false) the entries before the diagonal, backward those after it
-template <bool BWD> __device__ __forceinline__ void pre_load(const ilu0_args &f, bool on, pds_int i, row_pre &r) {
-  r.d = on ? f.diag[i] : 0, r.p0 = on ? (BWD ? r.d + 1 : f.rowptr[i]) : 0, r.p1 = on ? (BWD ? f.rowptr[i + 1] : r.d) : 0;
+// the triangle of row i (the level's row g): forward (BWD false) the entries before the diagonal, backward those after
+// it, in the factor or (f.sptr) in the level-ordered copy, where a level's rows follow each other
+template <bool BWD>
+__device__ __forceinline__ void pre_load(const ilu0_args &f, bool on, pds_int i, long long g, row_pre &r) {
+  if (f.sptr) {
+    const pds_size a = on ? f.sptr[g] : 0, e = on ? f.sptr[g + 1] : 0;
+
+    r.col = f.scol, r.val = f.sval, r.d = a, r.p0 = BWD && on ? a + 1 : a, r.p1 = e;
+  } else {
+    r.col = f.colidx, r.val = f.vals, r.d = on ? f.diag[i] : 0;
+    r.p0 = on ? (BWD ? r.d + 1 : f.rowptr[i]) : 0, r.p1 = on ? (BWD ? f.rowptr[i + 1] : r.d) : 0;
+  }
 #pragma unroll
   for (int q = 0; q < C; q++) {
     const bool in = r.p0 + q < r.p1;
 
-    r.cc[q] = in ? f.colidx[r.p0 + q] : 0, r.cv[q] = in ? f.vals[r.p0 + q] : 0.0;
+    r.cc[q] = in ? r.col[r.p0 + q] : 0, r.cv[q] = in ? r.val[r.p0 + q] : 0.0;
   }
-  r.dv = BWD && on ? f.vals[r.d] : 0.0;
+  r.dv = BWD && on ? r.val[r.d] : 0.0;
 }
 
 // row i of a sweep (ilu0_sweep_row_n): z = rhs_i - sum m x_k over the triangle (xr NULL: no sum), then y_i = z
@@ -267,7 +283,7 @@ __device__ __forceinline__ void sweep_row(const ilu0_args &f, pds_int i, const r
 #pragma unroll
     for (int q = 0; q < C; q++)
       if (r.p0 + q < r.p1) wait(r.cc[q]);
-    for (pds_size p = r.p0 + C; p < r.p1; p++) wait(f.colidx[p]);
+    for (pds_size p = r.p0 + C; p < r.p1; p++) wait(r.col[p]);
   }
   double s = 0;
 
@@ -275,7 +291,7 @@ __device__ __forceinline__ void sweep_row(const ilu0_args &f, pds_int i, const r
 #pragma unroll
     for (int q = 0; q < C; q++)
       if (r.p0 + q < r.p1) s = IA(s, IM(r.cv[q], xr[r.cc[q]]));
-    for (pds_size p = r.p0 + C; p < r.p1; p++) s = IA(s, IM(f.vals[p], xr[f.colidx[p]]));
+    for (pds_size p = r.p0 + C; p < r.p1; p++) s = IA(s, IM(r.val[p], xr[r.col[p]]));
   }
   const double z = IS(rhs[i], s);
 
@@ -551,7 +567,7 @@ template <int N, bool BWD, bool LEV> __device__ __forceinline__ void sweep_rows(
   if constexpr (N == 1) {
     row_pre r;
 
-    pre_load<BWD>(f, on, i, r);
+    pre_load<BWD>(f, on, i, g, r);
     pds_grid_dep();
     if (!on) return;
     sweep_row<BWD>(f, i, r, rhs, xr, f.x, no_wait{});
@@ -647,7 +663,7 @@ __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, 
       } else {
         row_pre r;
 
-        pre_load<PH == 2>(f, on, on ? i : 0, r);
+        pre_load<PH == 2>(f, on, on ? i : 0, 0, r);
         if (on) sweep_row<PH == 2>(f, i, r, PH == 2 ? f.x : f.b, f.x, f.x, wait);
       }
       // each thread publishes its own row: the release orders its writes (x_i, or row i's blocks) before the flag
@@ -681,6 +697,19 @@ __global__ void __launch_bounds__(128) syncfree_k(ilu0_args f, unsigned *flags, 
     st->ticket = 0, st->done = 0;
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).store(stamp, cuda::memory_order_release);
   }
+}
+
+// the level-ordered copy's values after a factorization (bs 1): schedule position t's row i = rows[t], its lower
+// entries (forward) or its diagonal and upper ones (backward, BWD) to sval[sptr[t] ..), a thread per row
+template <bool BWD> __global__ void relayout_k(ilu0_args f) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  pds_grid_dep();
+  if (t >= f.count) return;
+  const pds_int  i   = f.rows[t];
+  const pds_size src = BWD ? f.diag[i] : f.rowptr[i], a = f.sptr[t], e = f.sptr[t + 1];
+
+  for (pds_size q = a; q < e; q++) f.sval[q] = f.vals[src + (q - a)];
 }
 
 // gather y_i = x_perm[i] or scatter y_perm[i] = x_i, by blocks of bs: a thread per entry
@@ -761,6 +790,14 @@ extern "C" {
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L) {
   ilu0_args f;
 
+  if (L->kind == PDS_CUDA_ILU0_RELAYOUT_FORWARD || L->kind == PDS_CUDA_ILU0_RELAYOUT_BACKWARD) {
+    if (L->count <= 0) return cudaSuccess;
+    memset(&f, 0, sizeof f);
+    f.rowptr = L->rowptr, f.diag = L->diag, f.vals = L->vals, f.rows = L->rows, f.count = L->count;
+    f.sptr = L->sptr, f.sval = L->sval;
+    return pds_launch(L->kind == PDS_CUDA_ILU0_RELAYOUT_BACKWARD ? relayout_k<true> : relayout_k<false>,
+                      (unsigned)((L->count + 127) / 128), 128, 0, L->stream, f);
+  }
   if (L->kind == PDS_CUDA_ILU0_GATHER || L->kind == PDS_CUDA_ILU0_SCATTER) {
     const long long n = (long long)L->nb * L->bs;
 
@@ -771,7 +808,7 @@ cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L) {
   memset(&f, 0, sizeof f);
   f.rowptr = L->rowptr, f.colidx = L->colidx, f.diag = L->diag, f.vals = L->vals, f.rows = L->rows + L->begin;
   f.count = L->count, f.shift = L->shift, f.b = L->b, f.xr = L->xr, f.x = L->x, f.bad = L->bad;
-  f.aval = L->aval, f.gvals = L->gvals;
+  f.aval = L->aval, f.gvals = L->gvals, f.sptr = L->sptr, f.scol = L->scol, f.sval = L->sval;
   switch (L->bs) {
   case 1: return launch_n<1>(*L, f);
   case 2: return launch_n<2>(*L, f);
