@@ -20,10 +20,11 @@
 #include "../ilu0_bodies.h" /* struct ilu0_plan, the level schedules */
 #include "cuda_impl.h"
 
-#define SF_FACTOR_ROWS 2048 /* auto: narrower levels (rows a level, on average) factor syncfree; H100 (daf2c62):
-                               syncfree faster at 185 to 1380 rows a level (FEM grids, poisson7 64^3: 1.08-1.8x) and
-                               on the long-row matrices, levels at 3356 (bsr 100^3, 4-7x) and 5490 (poisson7 128^3,
-                               1.06x) */
+#define SF_FACTOR_ROWS 700 /* auto: narrower levels (rows a level, on average) factor syncfree; H100 (daf2c62,
+                              c225ff5): syncfree faster at 185 and about 340 rows a level (FEM grids 5, 6: 1.8x) and on
+                              the long-row matrices, levels at 3356 (bsr 100^3, 4-7x) and 5490 (poisson7 128^3,
+                              1.06x); at 1380 (poisson7 64^3) syncfree factors 1.08x faster but the applications
+                              after it measured 1.12-1.33x slower (c225ff5, cause not found), so levels */
 #define WARP_SWEEP_NNZ 16 /* bs 1: the sweeps run a warp per row (cuda_ilu0.cu: warp_sweep_row) where rows are this
                              long on average (nnz / n) or levels narrower than WARP_SWEEP_ROWS (the lanes' loads of a
                              row at once shorten a level's chain, where the level is too narrow to fill the device
