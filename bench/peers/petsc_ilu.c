@@ -4,6 +4,8 @@
  * matrix with bs x bs blocks, row-major, PETSc's MAT_ROW_ORIENTED default), against pdesolve's ilu0 on /cpu/ref (one
  * thread: the like-for-like comparison) and on /cpu/omp (its threads: what pdesolve offers beyond one process;
  * PETSc's ILU(0) has no threaded form, its parallel ILU is block Jacobi over processes, another preconditioner).
+ * The block case is a 7-point grid, so pdesolve's bilu0 (paper 000's structured block ILU(0), the same factorization)
+ * runs on it too, as stencil7 (pds_mat_convert_to_stencil7): a second row, PETSc's times beside bilu0's.
  *
  *   petsc_ilu [-n 64,100] [-m 30] [-bs 4] [-reps 7] [-json FILE]
  *
@@ -118,16 +120,24 @@ static void pds_apply(void *u) {
   PK(p->ctx, pds_precond_apply(p->P, p->x, p->y));
 }
 
-/* pdesolve's ilu0 of the block CSR arrays on backend name: set up, y = M^-1 x into yh (host) */
+/* pdesolve's ilu0 of the block CSR arrays on backend name (grid > 0: the same matrix as stencil7 on a grid^3 grid,
+   pds_mat_convert_to_stencil7, and bilu0, paper 000's block ILU(0): the same factorization): set up, y = M^-1 x into
+   yh (host) */
 static void pds_setup(pds_case *p, const char *name, long nb, int bs, pds_size *rp, pds_int *ci, pds_real *v,
-                      const double *xh, double *yh) {
+                      long grid, const double *xh, double *yh) {
   const pds_int n = (pds_int)(nb * bs);
 
   PK(NULL, pds_ctx_create(name, &p->ctx));
   if (bs == 1)
     PK(p->ctx, pds_mat_create_csr(p->ctx, n, n, rp, ci, v, PDS_MEM_HOST, PDS_COPY_VALUES, &p->A));
   else PK(p->ctx, pds_mat_create_bsr(p->ctx, (pds_int)nb, (pds_int)nb, bs, rp, ci, v, PDS_MEM_HOST, PDS_COPY_VALUES, &p->A));
-  PK(p->ctx, pds_precond_create(p->ctx, "ilu0", &p->P));
+  if (grid > 0) {
+    pds_mat S;
+
+    PK(p->ctx, pds_mat_convert_to_stencil7(p->A, (pds_int)grid, (pds_int)grid, (pds_int)grid, bs, &S));
+    pds_mat_destroy(&p->A), p->A = S;
+  }
+  PK(p->ctx, pds_precond_create(p->ctx, grid > 0 ? "bilu0" : "ilu0", &p->P));
   PK(p->ctx, pds_precond_set_operator(p->P, p->A));
   PK(p->ctx, pds_precond_setup(p->P));
   PK(p->ctx, pds_vec_create(p->ctx, n, &p->x));
@@ -158,8 +168,9 @@ static char   g_cpu[128];
 static double g_bw1, g_bwn;
 static int    g_reps = 7, g_threads = 1, g_fail;
 
-/* one case: nb block rows of bs x bs blocks (bs 1: AIJ) */
-static void run_case(const char *name, long nb, int bs, pds_size *rp, pds_int *ci, pds_real *v) {
+/* one case: nb block rows of bs x bs blocks (bs 1: AIJ); grid > 0: a 7-point grid^3 grid, pdesolve's bilu0 on it as
+   stencil7 too (a second row: PETSc's times again beside bilu0's) */
+static void run_case(const char *name, long nb, int bs, pds_size *rp, pds_int *ci, pds_real *v, long grid) {
   const long     n    = nb * bs;
   const pds_size nnzb = rp[nb];
   const size_t   b2   = (size_t)bs * bs;
@@ -206,31 +217,36 @@ static void run_case(const char *name, long nb, int bs, pds_size *rp, pds_int *c
     for (long i = 0; i < n; i++) yp[i] = a[i];
     CHK(VecRestoreArrayRead(pc.y, &a));
   }
-  /* pdesolve, validated against PETSc */
-  pds_setup(&ref, "/cpu/ref", nb, bs, rp, ci, v, xh, yr);
-  pds_setup(&omp, "/cpu/omp", nb, bs, rp, ci, v, xh, yo);
-  dr = rel_diff(yr, yp, n), dm = rel_diff(yo, yr, n);
-  if (!(dr <= 1e-12) || dm != 0) {
-    fprintf(stderr, "FAIL %s: pdesolve /cpu/ref vs PETSc %.2e, /cpu/omp vs /cpu/ref %.2e\n", name, dr, dm);
-    g_fail = 1;
-  }
+  /* pdesolve, validated against PETSc: ilu0 (bsr or csr), then bilu0 (stencil7) where the case is a grid */
   t[0] = median_time(petsc_refactor, &pc, g_reps), t[1] = median_time(petsc_apply, &pc, g_reps);
-  t[2] = median_time(pds_refactor, &ref, g_reps), t[3] = median_time(pds_apply, &ref, g_reps);
-  t[4] = median_time(pds_refactor, &omp, g_reps), t[5] = median_time(pds_apply, &omp, g_reps);
-  printf("| %s | %ld | %lu | %d | %.3f | %.3f | %.3f (%.2fx) | %.3f (%.2fx) | %.3f (%.2fx) | %.3f (%.2fx) | %.2f | "
-         "%.2f | %.1e |\n",
-         name, n, (unsigned long)nnzb, bs, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[0] / t[2], t[3] * 1e3, t[1] / t[3],
-         t[4] * 1e3, t[0] / t[4], t[5] * 1e3, t[1] / t[5], bytes / t[1] / 1e9 / g_bw1, bytes / t[3] / 1e9 / g_bw1, dr);
-  fflush(stdout);
-  if (g_json)
-    fprintf(g_json,
-            "{\"bench\":\"petsc_ilu\",\"case\":\"%s\",\"cpu\":\"%s\",\"threads\":%d,\"n\":%ld,\"nnzb\":%lu,\"bs\":%d,"
-            "\"petsc_refactor_s\":%.6e,\"petsc_apply_s\":%.6e,\"ref_refactor_s\":%.6e,\"ref_apply_s\":%.6e,"
-            "\"omp_refactor_s\":%.6e,\"omp_apply_s\":%.6e,\"copy_gbs_1\":%.3f,\"copy_gbs_all\":%.3f,\"bytes_apply\":%.6e,"
-            "\"rel_diff_petsc\":%.3e,\"omp_bits_ref\":%s}\n",
-            name, g_cpu, g_threads, n, (unsigned long)nnzb, bs, t[0], t[1], t[2], t[3], t[4], t[5], g_bw1, g_bwn, bytes,
-            dr, dm == 0 ? "true" : "false");
-  pds_free_case(&ref), pds_free_case(&omp);
+  for (int s7 = 0; s7 < (grid > 0 ? 2 : 1); s7++) {
+    const char *pc_name = s7 ? "bilu0" : "ilu0";
+
+    pds_setup(&ref, "/cpu/ref", nb, bs, rp, ci, v, s7 ? grid : 0, xh, yr);
+    pds_setup(&omp, "/cpu/omp", nb, bs, rp, ci, v, s7 ? grid : 0, xh, yo);
+    dr = rel_diff(yr, yp, n), dm = rel_diff(yo, yr, n);
+    if (!(dr <= 1e-12) || dm != 0) {
+      fprintf(stderr, "FAIL %s, %s: pdesolve /cpu/ref vs PETSc %.2e, /cpu/omp vs /cpu/ref %.2e\n", name, pc_name, dr, dm);
+      g_fail = 1;
+    }
+    t[2] = median_time(pds_refactor, &ref, g_reps), t[3] = median_time(pds_apply, &ref, g_reps);
+    t[4] = median_time(pds_refactor, &omp, g_reps), t[5] = median_time(pds_apply, &omp, g_reps);
+    printf("| %s%s | %ld | %lu | %d | %.3f | %.3f | %.3f (%.2fx) | %.3f (%.2fx) | %.3f (%.2fx) | %.3f (%.2fx) | %.2f | "
+           "%.2f | %.1e |\n",
+           name, s7 ? ", bilu0 on stencil7" : "", n, (unsigned long)nnzb, bs, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3,
+           t[0] / t[2], t[3] * 1e3, t[1] / t[3], t[4] * 1e3, t[0] / t[4], t[5] * 1e3, t[1] / t[5],
+           bytes / t[1] / 1e9 / g_bw1, bytes / t[3] / 1e9 / g_bw1, dr);
+    fflush(stdout);
+    if (g_json)
+      fprintf(g_json,
+              "{\"bench\":\"petsc_ilu\",\"case\":\"%s\",\"precond\":\"%s\",\"cpu\":\"%s\",\"threads\":%d,\"n\":%ld,"
+              "\"nnzb\":%lu,\"bs\":%d,\"petsc_refactor_s\":%.6e,\"petsc_apply_s\":%.6e,\"ref_refactor_s\":%.6e,"
+              "\"ref_apply_s\":%.6e,\"omp_refactor_s\":%.6e,\"omp_apply_s\":%.6e,\"copy_gbs_1\":%.3f,\"copy_gbs_all\":%.3f,"
+              "\"bytes_apply\":%.6e,\"rel_diff_petsc\":%.3e,\"omp_bits_ref\":%s}\n",
+              name, pc_name, g_cpu, g_threads, n, (unsigned long)nnzb, bs, t[0], t[1], t[2], t[3], t[4], t[5], g_bw1,
+              g_bwn, bytes, dr, dm == 0 ? "true" : "false");
+    pds_free_case(&ref), pds_free_case(&omp);
+  }
   CHK(ISDestroy(&rperm));
   CHK(ISDestroy(&cperm));
   CHK(MatDestroy(&pc.F));
@@ -311,7 +327,7 @@ int main(int argc, char **argv) {
 
     poisson7(ns[k], &rp, &ci, &v);
     snprintf(name, sizeof name, "poisson7 %ld^3 (aij)", ns[k]);
-    run_case(name, ns[k] * ns[k] * ns[k], 1, rp, ci, v);
+    run_case(name, ns[k] * ns[k] * ns[k], 1, rp, ci, v, 0);
     free(rp), free(ci), free(v);
   }
   if (m > 0) {
@@ -322,7 +338,7 @@ int main(int argc, char **argv) {
 
     block7(m, bs, &rp, &ci, &v);
     snprintf(name, sizeof name, "block7 %ld^3, %d x %d (baij)", m, bs, bs);
-    run_case(name, m * m * m, bs, rp, ci, v);
+    run_case(name, m * m * m, bs, rp, ci, v, m);
     free(rp), free(ci), free(v);
   }
   if (g_json) fclose(g_json);
