@@ -76,30 +76,29 @@ PDS_INLINE void ilu0_sweep_row_n(const struct pds_ilu0_factor *F, pds_int i, int
                                   const pds_real *x, pds_real *y, const int n) {
   const size_t   nn = (size_t)n * n;
   const pds_size d = F->diag[i], p0 = backward ? d + 1 : F->rowptr[i], p1 = backward ? F->rowptr[i + 1] : d;
-  pds_real       z[ILU0_MAXB];
+  pds_real       z[ILU0_MAXB], s[ILU0_MAXB];
 
-  for (int u = 0; u < n; u++) {
-    pds_real s = 0;
+  /* row u's sum over the blocks p, then w, ascending; the n rows' sums side by side, so their chains of adds overlap */
+  for (int u = 0; u < n; u++) s[u] = 0;
+  if (x)
+    for (pds_size p = p0; p < p1; p++) {
+      const pds_real *xk = x + (size_t)F->colidx[p] * n;
 
-    if (x)
-      for (pds_size p = p0; p < p1; p++) {
-        const pds_real *M = F->vals + p * nn + (size_t)u * n, *xk = x + (size_t)F->colidx[p] * n;
+      for (int u = 0; u < n; u++) {
+        const pds_real *M = F->vals + p * nn + (size_t)u * n;
 
-        for (int w = 0; w < n; w++) s += M[w] * xk[w];
+        for (int w = 0; w < n; w++) s[u] += M[w] * xk[w];
       }
-    z[u] = b[(size_t)i * n + u] - s;
-  }
-  for (int u = 0; u < n; u++) {
-    const pds_real *D = F->vals + d * nn + (size_t)u * n;
-    pds_real        s = 0;
-
-    if (!backward) {
-      y[(size_t)i * n + u] = z[u];
-      continue;
     }
-    for (int w = 0; w < n; w++) s += D[w] * z[w];
-    y[(size_t)i * n + u] = s;
+  for (int u = 0; u < n; u++) z[u] = b[(size_t)i * n + u] - s[u];
+  if (!backward) {
+    for (int u = 0; u < n; u++) y[(size_t)i * n + u] = z[u];
+    return;
   }
+  for (int u = 0; u < n; u++) s[u] = 0;
+  for (int w = 0; w < n; w++)
+    for (int u = 0; u < n; u++) s[u] += F->vals[d * nn + (size_t)u * n + w] * z[w];
+  for (int u = 0; u < n; u++) y[(size_t)i * n + u] = s[u];
 }
 /* the rows rows[r0 .. r1) of a sweep (rows NULL: r itself, forward, or nbrows - 1 - r, backward: natural order),
    the block size dispatched once for them all; the exact sweeps pass (b, x, x) forward and (x, x, x) backward */
