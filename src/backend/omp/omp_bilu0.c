@@ -103,8 +103,7 @@ static void factor_wavefront(const struct pds_stencil7 *A, pds_real *dinv, pds_s
   *bad = -1;
   if (failed) s7_factor_natural(A, dinv, bad);
 }
-static void solve_wavefront(const struct pds_stencil7 *A, const pds_real *dinv, const float *fv, const pds_real *b,
-                            pds_real *x) {
+static void solve_wavefront(const struct pds_stencil7 *A, const struct s7_fac *F, const pds_real *b, pds_real *x) {
   const pds_int nh = A->I + A->J + A->K - 2;
   const int     T  = s7_pipe_threads(A);
 
@@ -114,16 +113,16 @@ static void solve_wavefront(const struct pds_stencil7 *A, const pds_real *dinv, 
     for (int t = 0; t < T; t++) atomic_init(&pr[t].planes, 0);
 #pragma omp parallel num_threads(T)
     {
-      S7_PIPE_FOR(A, pr, 0, s7_forward_point(A, A->first + p, i, j, k, dinv, fv, b, x));
-      S7_PIPE_FOR(A, pr, 1, s7_backward_point(A, A->first + p, i, j, k, dinv, fv, x));
+      S7_PIPE_FOR(A, pr, 0, s7_forward_point(A, A->first + p, i, j, k, F, b, x));
+      S7_PIPE_FOR(A, pr, 1, s7_backward_point(A, A->first + p, i, j, k, F, x));
     }
     return;
   }
 #pragma omp parallel
   {
-    for (pds_int h = 0; h < nh; h++) S7_PLANE_FOR(A, h, s7_forward_point(A, A->first + p, i, j, k, dinv, fv, b, x));
+    for (pds_int h = 0; h < nh; h++) S7_PLANE_FOR(A, h, s7_forward_point(A, A->first + p, i, j, k, F, b, x));
     for (pds_int h = nh - 1; h >= 0; h--)
-      S7_PLANE_FOR(A, h, s7_backward_point(A, A->first + p, i, j, k, dinv, fv, x));
+      S7_PLANE_FOR(A, h, s7_backward_point(A, A->first + p, i, j, k, F, x));
   }
 }
 
@@ -147,17 +146,28 @@ static int bilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *
 #pragma omp parallel for schedule(static) if (np >= S7_MIN_POINTS)
     for (pds_size p0 = 0; p0 < np; p0 += 256) s7_factors_to_float(&g[0], dinv, p0, p0 + 256 < np ? p0 + 256 : np, fv);
   }
+  if (plan && ((const struct s7_plan *)plan)->dvf && *bad < 0) { /* the double sweeps' copies, likewise */
+    const struct s7_plan *P  = plan;
+    pds_size              np = 0;
+
+    for (int q = 0; q < nb; q++) np = g[q].first + s7_points(&g[q]) > np ? g[q].first + s7_points(&g[q]) : np;
+#pragma omp parallel for schedule(static) if (np >= S7_MIN_POINTS)
+    for (pds_size p0 = 0; p0 < np; p0 += 256)
+      s7_factors_to_sweeps(&g[0], dinv, p0, p0 + 256 < np ? p0 + 256 : np, P);
+  }
   return pds_free(ctx, PDS_MEM_HOST, &bads);
 }
 
 static int bilu0_solve_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, const pds_real *dinv,
                            const pds_real *b, pds_real *x) {
+  const struct s7_fac F = s7_plan_fac(plan, dinv);
+
   (void)ctx;
 #pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
   for (int q = 0; q < nb; q++)
-    if (s7_points(&g[q]) < S7_MIN_POINTS) s7_solve_natural(&g[q], dinv, s7_plan_fv(plan), b, x);
+    if (s7_points(&g[q]) < S7_MIN_POINTS) s7_solve_natural(&g[q], &F, b, x);
   for (int q = 0; q < nb; q++)
-    if (s7_points(&g[q]) >= S7_MIN_POINTS) solve_wavefront(&g[q], dinv, s7_plan_fv(plan), b, x);
+    if (s7_points(&g[q]) >= S7_MIN_POINTS) solve_wavefront(&g[q], &F, b, x);
   return PDS_OK;
 }
 

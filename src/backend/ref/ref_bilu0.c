@@ -8,6 +8,14 @@
 #include "../stencil7_bodies.h"
 #include "ref_impl.h"
 
+static void bilu0_plan_destroy_host(pds_ctx ctx, void *plan) {
+  struct s7_plan *P = plan;
+
+  if (!P) return;
+  pds_free(ctx, PDS_MEM_HOST, &P->fv), pds_free(ctx, PDS_MEM_HOST, &P->dvf), pds_free(ctx, PDS_MEM_HOST, &P->dvb);
+  pds_free(ctx, PDS_MEM_HOST, &P);
+}
+
 static int bilu0_plan_create_host(pds_ctx ctx, const struct pds_stencil7 *g, int nb, const char *variant, int single,
                                   void **plan) {
   struct s7_plan *P;
@@ -18,38 +26,40 @@ static int bilu0_plan_create_host(pds_ctx ctx, const struct pds_stencil7 *g, int
             "bilu0 variant '%s' is a /gpu/cuda variant; %s runs its own order (variant auto)", variant, ctx->backend);
   for (int q = 0; q < nb; q++) np += s7_points(&g[q]);
   PDS_CALL(PDS_NEW(ctx, 1, &P));
-  if (single && (ierr = PDS_NEW(ctx, (size_t)np * 7 * (size_t)g[0].n * (size_t)g[0].n, &P->fv))) {
-    pds_free(ctx, PDS_MEM_HOST, &P);
+  P->np = np, P->n = g[0].n;
+  if (single) ierr = PDS_NEW(ctx, (size_t)np * 7 * (size_t)g[0].n * (size_t)g[0].n, &P->fv);
+  else if (!(ierr = PDS_NEW(ctx, (size_t)np * 4 * (size_t)g[0].n * (size_t)g[0].n, &P->dvf)))
+    ierr = PDS_NEW(ctx, (size_t)np * 4 * (size_t)g[0].n * (size_t)g[0].n, &P->dvb);
+  if (ierr) {
+    bilu0_plan_destroy_host(ctx, P);
     return ierr;
   }
   *plan = P;
   return PDS_OK;
 }
 
-static void bilu0_plan_destroy_host(pds_ctx ctx, void *plan) {
-  struct s7_plan *P = plan;
-
-  if (!P) return;
-  pds_free(ctx, PDS_MEM_HOST, &P->fv);
-  pds_free(ctx, PDS_MEM_HOST, &P);
-}
-
 static int bilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, pds_real *dinv,
                              pds_size *bad) {
-  float *fv = s7_plan_fv(plan);
+  const struct s7_plan *P  = plan;
+  float                *fv = s7_plan_fv(plan);
 
   (void)ctx;
   *bad = -1;
   for (int b = 0; b < nb && *bad < 0; b++) s7_factor_natural(&g[b], dinv, bad);
   if (fv && *bad < 0)
     for (int q = 0; q < nb; q++) s7_factors_to_float(&g[q], dinv, g[q].first, g[q].first + s7_points(&g[q]), fv);
+  if (P && P->dvf && *bad < 0)
+    for (int q = 0; q < nb; q++)
+      s7_factors_to_sweeps(&g[q], dinv, g[q].first, g[q].first + s7_points(&g[q]), P);
   return PDS_OK;
 }
 
 static int bilu0_solve_ref(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, const pds_real *dinv,
                            const pds_real *b, pds_real *x) {
+  const struct s7_fac F = s7_plan_fac(plan, dinv);
+
   (void)ctx;
-  for (int q = 0; q < nb; q++) s7_solve_natural(&g[q], dinv, s7_plan_fv(plan), b, x);
+  for (int q = 0; q < nb; q++) s7_solve_natural(&g[q], &F, b, x);
   return PDS_OK;
 }
 
