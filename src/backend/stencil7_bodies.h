@@ -232,15 +232,26 @@ static inline void s7_factors_to_float(const struct pds_stencil7 *A, const pds_r
         fv[((size_t)p * 7 + (size_t)a) * nn + e] = (float)(a == 3 ? dinv[(size_t)p * nn + e] : S7_BLK(A, p, a, A->n)[e]);
 }
 
-/* one grid's factorization in natural order (i, then j, then k): *bad = the first singular point, else -1 */
-static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad) {
+/* point p's factorization and (P with the double sweeps' copies, else NULL) its copies, written while its blocks
+   are in cache; nonzero when its block is singular */
+static inline int s7_factor_point_fill(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
+                                       pds_real *dinv, const struct s7_plan *P) {
+  if (s7_factor_point(A, p, i, j, k, dinv)) return -1;
+  if (P && P->dvf) s7_factors_to_sweeps(A, dinv, p, p + 1, P);
+  return 0;
+}
+
+/* one grid's factorization in natural order (i, then j, then k), and (P) the sweeps' copies: *bad = the first
+   singular point, else -1 */
+static inline void s7_factor_natural(const struct pds_stencil7 *A, pds_real *dinv, const struct s7_plan *P,
+                                     pds_size *bad) {
   pds_size p = A->first;
 
   *bad = -1;
   for (pds_int i = 0; i < A->I; i++)
     for (pds_int j = 0; j < A->J; j++)
       for (pds_int k = 0; k < A->K; k++, p++)
-        if (s7_factor_point(A, p, i, j, k, dinv)) {
+        if (s7_factor_point_fill(A, p, i, j, k, dinv, P)) {
           *bad = p;
           return;
         }

@@ -84,7 +84,7 @@ static int s7_pipe_threads(const struct pds_stencil7 *A) {
   } while (0)
 
 /* one large grid: pipelined, or by hyperplanes */
-static void factor_wavefront(const struct pds_stencil7 *A, pds_real *dinv, pds_size *bad) {
+static void factor_wavefront(const struct pds_stencil7 *A, pds_real *dinv, const struct s7_plan *P, pds_size *bad) {
   const pds_int nh     = A->I + A->J + A->K - 2;
   const int     T      = s7_pipe_threads(A);
   int           failed = 0;
@@ -94,14 +94,14 @@ static void factor_wavefront(const struct pds_stencil7 *A, pds_real *dinv, pds_s
 
     for (int t = 0; t < T; t++) atomic_init(&pr[t].planes, 0);
 #pragma omp parallel num_threads(T) reduction(| : failed)
-    S7_PIPE_FOR(A, pr, 0, failed |= s7_factor_point(A, A->first + p, i, j, k, dinv) != 0);
+    S7_PIPE_FOR(A, pr, 0, failed |= s7_factor_point_fill(A, A->first + p, i, j, k, dinv, P) != 0);
   } else {
 #pragma omp parallel reduction(| : failed)
     for (pds_int h = 0; h < nh; h++)
-      S7_PLANE_FOR(A, h, failed |= s7_factor_point(A, A->first + p, i, j, k, dinv) != 0);
+      S7_PLANE_FOR(A, h, failed |= s7_factor_point_fill(A, A->first + p, i, j, k, dinv, P) != 0);
   }
   *bad = -1;
-  if (failed) s7_factor_natural(A, dinv, bad);
+  if (failed) s7_factor_natural(A, dinv, NULL, bad); /* the first singular point */
 }
 static void solve_wavefront(const struct pds_stencil7 *A, const struct s7_fac *F, const pds_real *b, pds_real *x) {
   const pds_int nh = A->I + A->J + A->K - 2;
@@ -133,9 +133,9 @@ static int bilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *
   PDS_CALL(PDS_NEW(ctx, nb, &bads));
 #pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
   for (int q = 0; q < nb; q++)
-    if (s7_points(&g[q]) < S7_MIN_POINTS) s7_factor_natural(&g[q], dinv, &bads[q]);
+    if (s7_points(&g[q]) < S7_MIN_POINTS) s7_factor_natural(&g[q], dinv, plan, &bads[q]);
   for (int q = 0; q < nb; q++)
-    if (s7_points(&g[q]) >= S7_MIN_POINTS) factor_wavefront(&g[q], dinv, &bads[q]);
+    if (s7_points(&g[q]) >= S7_MIN_POINTS) factor_wavefront(&g[q], dinv, plan, &bads[q]);
   *bad = -1;
   for (int q = 0; q < nb && *bad < 0; q++) *bad = bads[q];
   if (s7_plan_fv(plan) && *bad < 0) { /* the float copy, in slices of points */
@@ -145,15 +145,6 @@ static int bilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *
     for (int q = 0; q < nb; q++) np = g[q].first + s7_points(&g[q]) > np ? g[q].first + s7_points(&g[q]) : np;
 #pragma omp parallel for schedule(static) if (np >= S7_MIN_POINTS)
     for (pds_size p0 = 0; p0 < np; p0 += 256) s7_factors_to_float(&g[0], dinv, p0, p0 + 256 < np ? p0 + 256 : np, fv);
-  }
-  if (plan && ((const struct s7_plan *)plan)->dvf && *bad < 0) { /* the double sweeps' copies, likewise */
-    const struct s7_plan *P  = plan;
-    pds_size              np = 0;
-
-    for (int q = 0; q < nb; q++) np = g[q].first + s7_points(&g[q]) > np ? g[q].first + s7_points(&g[q]) : np;
-#pragma omp parallel for schedule(static) if (np >= S7_MIN_POINTS)
-    for (pds_size p0 = 0; p0 < np; p0 += 256)
-      s7_factors_to_sweeps(&g[0], dinv, p0, p0 + 256 < np ? p0 + 256 : np, P);
   }
   return pds_free(ctx, PDS_MEM_HOST, &bads);
 }

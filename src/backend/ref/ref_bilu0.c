@@ -45,12 +45,9 @@ static int bilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_stencil7 *
 
   (void)ctx;
   *bad = -1;
-  for (int b = 0; b < nb && *bad < 0; b++) s7_factor_natural(&g[b], dinv, bad);
+  for (int b = 0; b < nb && *bad < 0; b++) s7_factor_natural(&g[b], dinv, P, bad); /* and the sweeps' copies */
   if (fv && *bad < 0)
     for (int q = 0; q < nb; q++) s7_factors_to_float(&g[q], dinv, g[q].first, g[q].first + s7_points(&g[q]), fv);
-  if (P && P->dvf && *bad < 0)
-    for (int q = 0; q < nb; q++)
-      s7_factors_to_sweeps(&g[q], dinv, g[q].first, g[q].first + s7_points(&g[q]), P);
   return PDS_OK;
 }
 
