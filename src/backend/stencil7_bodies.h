@@ -188,7 +188,7 @@ static inline void s7_backward_point(const struct pds_stencil7 *A, pds_size p, p
 
 /* the CPU backends' bilu0 plan (made by ref_bilu0.c; /cpu/omp's table starts from ref's, so it is the same): the
    float copy of the factors [points][7][n][n] when they are stored in single precision, else NULL; else the double
-   sweeps' copies dvf and dvb (above), written by every factorization (s7_factors_to_sweeps). In the matrix's layout
+   sweeps' copies dvf and dvb (above); either written by the factorization point by point (s7_factor_point_fill). In the matrix's layout
    a sweep reads three arms of a point's seven and the inverse from another array, and the caches fetch the whole
    point: the copies measured 2-3x faster sweeps (docs/bilu0.md), for the factor held twice. */
 struct s7_plan {
@@ -197,7 +197,6 @@ struct s7_plan {
   pds_size  np;
   int       n;
 };
-static inline float *s7_plan_fv(void *plan) { return plan ? ((struct s7_plan *)plan)->fv : NULL; }
 static inline struct s7_fac s7_plan_fac(void *plan, const pds_real *dinv) {
   const struct s7_plan *P = plan;
   struct s7_fac         F = {dinv, NULL, NULL, NULL};
@@ -232,11 +231,12 @@ static inline void s7_factors_to_float(const struct pds_stencil7 *A, const pds_r
         fv[((size_t)p * 7 + (size_t)a) * nn + e] = (float)(a == 3 ? dinv[(size_t)p * nn + e] : S7_BLK(A, p, a, A->n)[e]);
 }
 
-/* point p's factorization and (P with the double sweeps' copies, else NULL) its copies, written while its blocks
-   are in cache; nonzero when its block is singular */
+/* point p's factorization and (P, else NULL) its copy for the sweeps, the float one or the double ones, written while
+   its blocks are in cache; nonzero when its block is singular */
 static inline int s7_factor_point_fill(const struct pds_stencil7 *A, pds_size p, pds_int i, pds_int j, pds_int k,
                                        pds_real *dinv, const struct s7_plan *P) {
   if (s7_factor_point(A, p, i, j, k, dinv)) return -1;
+  if (P && P->fv) s7_factors_to_float(A, dinv, p, p + 1, P->fv);
   if (P && P->dvf) s7_factors_to_sweeps(A, dinv, p, p + 1, P);
   return 0;
 }

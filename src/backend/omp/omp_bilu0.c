@@ -138,14 +138,6 @@ static int bilu0_factor_omp(pds_ctx ctx, void *plan, const struct pds_stencil7 *
     if (s7_points(&g[q]) >= S7_MIN_POINTS) factor_wavefront(&g[q], dinv, plan, &bads[q]);
   *bad = -1;
   for (int q = 0; q < nb && *bad < 0; q++) *bad = bads[q];
-  if (s7_plan_fv(plan) && *bad < 0) { /* the float copy, in slices of points */
-    float   *fv = s7_plan_fv(plan);
-    pds_size np = 0;
-
-    for (int q = 0; q < nb; q++) np = g[q].first + s7_points(&g[q]) > np ? g[q].first + s7_points(&g[q]) : np;
-#pragma omp parallel for schedule(static) if (np >= S7_MIN_POINTS)
-    for (pds_size p0 = 0; p0 < np; p0 += 256) s7_factors_to_float(&g[0], dinv, p0, p0 + 256 < np ? p0 + 256 : np, fv);
-  }
   return pds_free(ctx, PDS_MEM_HOST, &bads);
 }
 

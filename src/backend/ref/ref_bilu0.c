@@ -1,7 +1,8 @@
 /* src/backend/ref/ref_bilu0.c: /cpu/ref's block ILU(0) group (src/precond/bilu0_kernels.h): paper 000's sequential
  * BILU, grid after grid, every point in natural order (i, then j, then k: each after the neighbours it depends on).
- * Its plan (struct s7_plan, also /cpu/omp's) holds the float copy of the factors when they are stored in single
- * precision: made at the factorization, read by the sweeps (their sums stay in double). */
+ * Its plan (struct s7_plan, also /cpu/omp's) holds the sweeps' copy of the factors, in float when they are stored in
+ * single precision (the sums stay in double), else the double copies in sweep order: written by the factorization,
+ * read by the sweeps. */
 #include <string.h>
 
 #include "../../sys/sys_impl.h"
@@ -40,14 +41,9 @@ static int bilu0_plan_create_host(pds_ctx ctx, const struct pds_stencil7 *g, int
 
 static int bilu0_factor_ref(pds_ctx ctx, void *plan, const struct pds_stencil7 *g, int nb, pds_real *dinv,
                              pds_size *bad) {
-  const struct s7_plan *P  = plan;
-  float                *fv = s7_plan_fv(plan);
-
   (void)ctx;
   *bad = -1;
-  for (int b = 0; b < nb && *bad < 0; b++) s7_factor_natural(&g[b], dinv, P, bad); /* and the sweeps' copies */
-  if (fv && *bad < 0)
-    for (int q = 0; q < nb; q++) s7_factors_to_float(&g[q], dinv, g[q].first, g[q].first + s7_points(&g[q]), fv);
+  for (int b = 0; b < nb && *bad < 0; b++) s7_factor_natural(&g[b], dinv, plan, bad); /* and the sweeps' copy */
   return PDS_OK;
 }
 
