@@ -3,13 +3,15 @@
  * generic cusparseSpSV with L unit lower and U non-unit upper on the factored values) or a bsr one (cusparseDbsrilu02
  * then cusparseDbsrsv2, row-major blocks: CUSPARSE_DIRECTION_ROW, pds_mat_convert_to_bsr's layout), host arrays in
  * and out, and returns the zero pivot cuSPARSE found (y then not set), or -1. Failures of the CUDA or cuSPARSE calls
- * fail the test (CK, CKS). expect_near_cusparse applies a preconditioner and holds its result against cuSPARSE's. The including test defines the handle `sp` (cusparseCreate in its main). Header-only,
- * static functions: one copy per test executable. */
+ * fail the test (CK, CKS). expect_near_cusparse applies a preconditioner and holds its result against cuSPARSE's.
+ * A test's main starts with cusparse_peer_begin (which creates the handle `sp`, or ends a test on another backend) and
+ * ends with cusparse_peer_end. Header-only, static functions: one copy per test executable. */
 #ifndef PDS_TEST_CUSPARSE_ILU_H
 #define PDS_TEST_CUSPARSE_ILU_H
 
 #define DISABLE_CUSPARSE_DEPRECATED /* csrilu02, bsrilu02 / bsrsv2 are deprecated since CUDA 12; still cuSPARSE's ILU(0) */
 #include <math.h>
+#include <string.h>
 
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -28,6 +30,23 @@
   } while (0)
 
 static cusparseHandle_t sp;
+
+/* the test's start after test_init: cuSPARSE is the peer of /gpu/cuda only, so on another backend the context is
+   finalized and 0 returned (the test has nothing to do); else sp is created and 1 returned */
+static int cusparse_peer_begin(pds_ctx *ctx) {
+  if (strncmp(pds_ctx_get_backend(*ctx), "/gpu/cuda", 9)) {
+    test_finalize(ctx);
+    return 0;
+  }
+  CKS(cusparseCreate(&sp));
+  return 1;
+}
+
+/* the test's end: sp destroyed, the context finalized */
+static void cusparse_peer_end(pds_ctx *ctx) {
+  CKS(cusparseDestroy(sp));
+  test_finalize(ctx);
+}
 
 /* the zero pivot an ilu02 zero-pivot query (status s, position *pos) reports, or -1 */
 static int zero_pivot(cusparseStatus_t s, const int *pos) {

@@ -96,18 +96,13 @@ static void random_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, dou
 int main(int argc, char **argv) {
   pds_ctx ctx = test_init(argc, argv);
 
-  if (strncmp(pds_ctx_get_backend(ctx), "/gpu/cuda", 9)) { /* cuSPARSE is the peer of /gpu/cuda only */
-    test_finalize(&ctx);
-    return 0;
-  }
-  CKS(cusparseCreate(&sp));
+  if (!cusparse_peer_begin(&ctx)) return 0;
   channel(ctx, 6, 5, 4, 6, 10);
   channel(ctx, 5, 4, 6, 4, 100);
   channel(ctx, 7, 1, 3, 5, 1);
   random_grid(ctx, 5, 4, 3, 3, 1.2);
   random_grid(ctx, 9, 1, 2, 2, 1.5);
   random_grid(ctx, 3, 4, 2, 8, 1.1);
-  CKS(cusparseDestroy(sp));
-  test_finalize(&ctx);
+  cusparse_peer_end(&ctx);
   return 0;
 }

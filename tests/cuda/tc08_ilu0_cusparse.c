@@ -188,11 +188,7 @@ static void zero_pivot_case(pds_ctx ctx) {
 int main(int argc, char **argv) {
   pds_ctx ctx = test_init(argc, argv);
 
-  if (strncmp(pds_ctx_get_backend(ctx), "/gpu/cuda", 9)) { /* cuSPARSE is the peer of /gpu/cuda only */
-    test_finalize(&ctx);
-    return 0;
-  }
-  CKS(cusparseCreate(&sp));
+  if (!cusparse_peer_begin(&ctx)) return 0;
   { /* poisson7 24^3 */
     const pds_int dims[3] = {24, 24, 24};
     pds_problem   p;
@@ -224,7 +220,6 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_mat_destroy(&B2));
   }
   zero_pivot_case(ctx);
-  CKS(cusparseDestroy(sp));
-  test_finalize(&ctx);
+  cusparse_peer_end(&ctx);
   return 0;
 }
