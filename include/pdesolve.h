@@ -128,6 +128,35 @@ PDS_EXTERN int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *I, pds_int 
    must couple a point to itself or to one of its 7-point neighbours (PDS_ERR_ARG names the first that does not),
    and the size must be I J K n (PDS_ERR_SIZE). Duplicates are summed. */
 PDS_EXTERN int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int n, pds_mat *B);
+/* Patch set ("patches", paper 002): non-overlapping boxes of cells on one common cell grid (patch q covers cells
+   lo[d] .. lo[d] + n[d] - 1 in each direction d; sizes may differ) and a constant-coefficient 7-point stencil
+   stencil[7] = {c0, c_x-, c_x+, c_y-, c_y+, c_z-, c_z+}: (A u)_p = c0 u_p + sum_d c_d u_(p+d). The unknowns are the
+   cells, patch after patch, each x fastest (cell (i, j, k) of patch q is row first_q + (k n_y + j) n_x + i). The
+   domain is the union of the patches; a neighbour that no patch owns lies outside it, and the cell's face there is
+   a homogeneous Dirichlet boundary: its ghost value is extrapolated, u_ghost = -u_p (a boundary value g adds
+   -2 c_d g to the right-hand side). Interior ghosts come from the neighbouring patch, whatever its size. For -lap u
+   = f with cell width h: c0 = 6, c_d = -1, right-hand side h^2 f (paper 002 Eq. 2), or everything over h^2.
+   Errors: an empty or negative size, overlapping patches (PDS_ERR_ARG naming both), a non-finite stencil value,
+   c0 = 0, more cells than 32-bit indices allow. The patches are copied. */
+typedef struct {
+  pds_int lo[3]; /* first cell on the common grid */
+  pds_int n[3];  /* cells in x, y, z */
+} pds_patch;
+PDS_EXTERN int pds_mat_create_patches(pds_ctx ctx, int np, const pds_patch *patches, const pds_real stencil[7],
+                                      pds_mat *A);
+/* Patches tiling the box of n[0] x n[1] x n[2] cells: along each axis the segments take the sizes sizes[0],
+   sizes[1], ... in turn (nsizes >= 1; one size: equal patches; the last segment of an axis is cut at the box),
+   patches x fastest. patches = NULL: only *np is set; else patches has room for *np on entry (PDS_ERR_SIZE if not). */
+PDS_EXTERN int pds_patches_tile_box(const pds_int n[3], int nsizes, const pds_int *sizes, int *np,
+                                    pds_patch *patches);
+PDS_EXTERN int pds_mat_patches_get_count(pds_mat A, int *np);
+PDS_EXTERN int pds_mat_patches_get_patch(pds_mat A, int q, pds_patch *patch, pds_size *first);
+PDS_EXTERN int pds_mat_patches_get_stencil(pds_mat A, pds_real stencil[7]);
+/* Patch q of x with its ghost layer, host memory: g[((k+1)(n_y+2) + j+1)(n_x+2) + i+1] for i = -1 .. n_x (likewise
+   j, k): the cells, interior ghosts across faces, edges and corners from whichever patch owns them, boundary ghosts
+   extrapolated (-u, applied once per direction that leaves the domain, so an edge ghost beyond two boundaries is
+   +u). */
+PDS_EXTERN int pds_mat_patches_get_ghosted(pds_mat A, pds_vec x, int q, pds_real *g);
 /* Matrix-free operator: apply(ctx_user, x, y) computes y = A x with pds_vec operations or array access. */
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
 PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, void *user, pds_shell_apply apply,
@@ -140,7 +169,7 @@ PDS_EXTERN int pds_mat_convert_to_csr(pds_mat A, pds_mat *B);             /* BSR
 PDS_EXTERN int pds_mat_detect_block_size(pds_mat A, int *bs);            /* the rule of convert_to_bsr(A, 0) */
 PDS_EXTERN int pds_mat_destroy(pds_mat *A);
 PDS_EXTERN int pds_mat_reference(pds_mat A);                              /* one more owner; destroy drops one */
-PDS_EXTERN const char *pds_mat_get_type(pds_mat A);                       /* "csr", "bsr", "stencil7", "shell" */
+PDS_EXTERN const char *pds_mat_get_type(pds_mat A); /* "csr", "bsr", "stencil7", "patches", "shell" */
 PDS_EXTERN pds_ctx pds_mat_get_ctx(pds_mat A);
 PDS_EXTERN int pds_mat_get_size(pds_mat A, pds_int *nrows, pds_int *ncols); /* scalar rows and columns */
 PDS_EXTERN int pds_mat_get_block_size(pds_mat A, int *bs);                /* 1 for csr and shell */
@@ -208,6 +237,51 @@ PDS_EXTERN int pds_precond_ilu0_set_sweeps(pds_precond pc, int sweeps, int facto
    Cuthill-McKee of A + A^T: a narrow band, often fewer iterations), "multicolor" (greedy colouring of A + A^T, rows
    by colour: few levels, so parallel sweeps, usually more iterations). M = P^T ILU0(P A P^T) P. */
 PDS_EXTERN int pds_precond_ilu0_set_ordering(pds_precond pc, const char *ordering);
+
+/* relax (a patches operator, paper 002): block relaxation with spatial blocks of bx x by x bz cells (1..8 each;
+   default 8 x 8 x 8), each block's matrix inverted exactly once (Gauss-Jordan in double) per distinct block matrix
+   (shape, and which of its cells lie on the Dirichlet boundary; a patch that is not a multiple of the block size
+   gets smaller edge blocks with their own inverses). One sweep on A u = f:
+     PDS_RELAX_JACOBI:     u += omega A_b^-1 (f - A u)_b for every block b at once (default omega 0.8);
+     PDS_RELAX_MULTICOLOR: the blocks coloured so that no two of a colour touch; the same colour by colour, each
+                           colour reading the others' new values (deterministic block Gauss-Seidel; default omega 1;
+                           symmetric: forward colours then backward, what CG needs; the default);
+     PDS_RELAX_CHAOTIC:    each block updated in place reading whatever its neighbours hold (paper 002's chaotic
+                           block Gauss-Seidel, default omega 1): not reproducible on parallel backends (/cpu/ref
+                           runs the blocks in order: plain block Gauss-Seidel).
+   As a preconditioner y = M^-1 x is `sweeps` sweeps (default 1) on A y = x from y = 0. A block larger than a patch is
+   PDS_ERR_ARG; a singular block matrix PDS_ERR_ZERO_PIVOT naming its shape. */
+typedef enum { PDS_RELAX_JACOBI = 0, PDS_RELAX_MULTICOLOR = 1, PDS_RELAX_CHAOTIC = 2 } pds_relax_type;
+PDS_EXTERN int pds_precond_relax_set_type(pds_precond pc, pds_relax_type type);
+PDS_EXTERN int pds_precond_relax_set_block(pds_precond pc, int bx, int by, int bz);
+PDS_EXTERN int pds_precond_relax_set_omega(pds_precond pc, pds_real omega); /* 0: the type's default */
+PDS_EXTERN int pds_precond_relax_set_sweeps(pds_precond pc, int sweeps);
+PDS_EXTERN int pds_precond_relax_set_symmetric(pds_precond pc, int symmetric); /* multicolor only */
+/* how the backend runs it: "auto" (every backend); /cpu/omp: "patch", "block", "nested" (threads over patches, over
+   blocks, or over patches then blocks: paper 002 Fig. 5); /gpu/cuda: "gemm" (every block's residual in one pass, all
+   blocks of a matrix times its inverse as one dense matrix product on the FP64 tensor cores, then the update),
+   "mapc" (paper 002's mapping C: one thread block per spatial block). Unknown name: PDS_ERR_ARG at setup. */
+PDS_EXTERN int pds_precond_relax_set_variant(pds_precond pc, const char *variant);
+/* sweeps on A u = f from the given u (the smoother's use; after setup) */
+PDS_EXTERN int pds_precond_relax_smooth(pds_precond pc, pds_vec f, pds_vec u, int sweeps);
+/* after setup: distinct block matrices (inverses), colours, blocks */
+PDS_EXTERN int pds_precond_relax_get_info(pds_precond pc, int *ntypes, int *ncolors, pds_int *nblocks);
+/* gmg (a patches operator): geometric multigrid on the patch hierarchy of cell-centred problems: every patch
+   coarsened by 2 in each direction while all patch sizes and origins are even and the level has more cells than
+   the coarse limit; restriction by summing the 8 fine cells times 1/2 (4 times their average: the h^2 scaling of a
+   second-order operator), the coarse stencil the fine one rediscretized (its off-diagonals kept, its zeroth-order
+   part c0 + sum c_d times 4); prolongation piecewise constant or trilinear; relax as pre- and post-smoother; the
+   coarsest level solved directly (dense inverse, up to the coarse limit of cells) or by CG. */
+PDS_EXTERN int pds_precond_gmg_set_cycle(pds_precond pc, const char *cycle);   /* "v" (default), "w", "f" */
+PDS_EXTERN int pds_precond_gmg_set_levels(pds_precond pc, int max_levels);     /* 0: as many as possible */
+/* the smoother on every level: relax type, block (clipped to the patches on coarse levels), omega (0: the type's
+   default), sweeps before and after the coarse correction (default multicolor, 4 x 4 x 4, 2 and 2) */
+PDS_EXTERN int pds_precond_gmg_set_smoother(pds_precond pc, pds_relax_type type, int bx, int by, int bz,
+                                            pds_real omega, int pre, int post);
+PDS_EXTERN int pds_precond_gmg_set_prolongation(pds_precond pc, const char *p); /* "constant", "trilinear" (default) */
+/* "direct" (default) or "cg"; max_direct: the most cells solved directly (default 1000) */
+PDS_EXTERN int pds_precond_gmg_set_coarse(pds_precond pc, const char *solver, pds_int max_direct);
+PDS_EXTERN int pds_precond_gmg_get_levels(pds_precond pc, int *nlevels, pds_size *coarse_cells);
 
 /* ---- solvers ---------------------------------------------------------------------------------------- */
 /* type: "cg", "bicgstab", "gmres", "fgmres", "richardson". */
@@ -412,6 +486,12 @@ typedef struct {
 /* name: "poisson7" (dims[0..2] = nx ny nz); "fem2d" (dims[0] = nodes: paper 004's problem, P1 on a generated
    unit-square mesh of about that many nodes, seed 1, Dirichlet rows as the paper: see pds_fem2d_*). */
 PDS_EXTERN int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int *dims, int ndims, pds_problem *p);
+/* Cell-centred -lap u = f on (0,1)^3 with n[0] x n[1] x n[2] cells (h_d = 1/n_d) tiled by patches of sizes[0..nsizes)
+   (pds_patches_tile_box), stencil c_d = -1/h_d^2, c0 = -sum c_d, Dirichlet u = g on the boundary faces (ghost
+   2 g - u), manufactured u = sin(pi x) sin(pi y) sin(pi z) + x y z at the cell centres (u_exact; the discrete
+   solution is within O(h^2)). */
+PDS_EXTERN int pds_problem_patches(pds_ctx ctx, const pds_int n[3], int nsizes, const pds_int *sizes, pds_problem *p);
+
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);
 PDS_EXTERN const char *pds_problem_name(int i);

@@ -14,6 +14,8 @@
 #include "../mat/mat_kernels.h"
 #include "../precond/bilu0_kernels.h"
 #include "../precond/ilu0_kernels.h"
+#include "../precond/relax_kernels.h"
+#include "../mat/patches_kernels.h"
 #include "../precond/precond_kernels.h"
 #include "../solver/krylov_kernels.h"
 #include "../vec/vec_kernels.h"
@@ -35,6 +37,8 @@ struct pds_kernels {
   struct pds_stencil7_kernels stencil7; /* src/mat/mat_kernels.h */
   struct pds_bilu0_kernels  bilu0;  /* src/precond/bilu0_kernels.h */
   struct pds_ilu0_kernels   ilu0;   /* src/precond/ilu0_kernels.h */
+  struct pds_patches_kernels patches; /* src/mat/patches_kernels.h */
+  struct pds_relax_kernels  relax;  /* src/precond/relax_kernels.h */
   struct pds_krylov_kernels krylov; /* src/solver/krylov_kernels.h */
   struct pds_fem2d_kernels  fem2d;  /* src/disc/disc_kernels.h */
   struct pds_block_kernels  blocks; /* src/precond/precond_kernels.h */

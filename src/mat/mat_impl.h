@@ -73,6 +73,12 @@ PDS_INTERN int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r,
    copy (bs = n) */
 PDS_INTERN const struct pds_stencil7 *pds_mat_stencil7_grids(pds_mat A, int *nb);
 PDS_INTERN int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B);
+/* patches (patches.c): the set as kernels see it (NULL for another type), and the set coarsened by 2 (every patch's
+   size and origin halved, the stencil rediscretized: off-diagonals kept, c0 + sum c_d times 4; PDS_ERR_UNSUPPORTED
+   when a size or an origin is odd or a size is 1) as a new patches matrix */
+struct pds_patches;
+PDS_INTERN const struct pds_patches *pds_mat_patches_view(pds_mat A);
+PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 

@@ -143,5 +143,7 @@ PDS_INTERN void pds_cuda_fill_f32(struct pds_kernels_f32 *g);
 PDS_INTERN void pds_cuda_fill_stencil7(struct pds_stencil7_kernels *g);
 PDS_INTERN void pds_cuda_fill_bilu0(struct pds_bilu0_kernels *g);
 PDS_INTERN void pds_cuda_fill_ilu0(struct pds_ilu0_kernels *g);
+PDS_INTERN void pds_cuda_fill_patches(struct pds_patches_kernels *g);
+PDS_INTERN void pds_cuda_fill_relax(struct pds_relax_kernels *g);
 
 #endif

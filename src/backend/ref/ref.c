@@ -15,6 +15,8 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   pds_ref_fill_stencil7(&k->stencil7);
   pds_ref_fill_bilu0(&k->bilu0);
   pds_ref_fill_ilu0(&k->ilu0);
+  pds_ref_fill_patches(&k->patches);
+  pds_ref_fill_relax(&k->relax);
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

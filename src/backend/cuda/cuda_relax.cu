@@ -1,0 +1,2 @@
+// src/backend/cuda/cuda_relax.cu: (in progress) the relax kernels.
+#include "cuda_common.h"

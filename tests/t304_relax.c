@@ -1,0 +1,7 @@
+/* tests/t304_relax.c: (in progress) */
+#include "test.h"
+
+int main(int argc, char **argv) {
+  (void)argc, (void)argv;
+  return 0;
+}
