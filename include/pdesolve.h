@@ -155,7 +155,9 @@ PDS_EXTERN int pds_mat_patches_get_stencil(pds_mat A, pds_real stencil[7]);
 /* Patch q of x with its ghost layer, host memory: g[((k+1)(n_y+2) + j+1)(n_x+2) + i+1] for i = -1 .. n_x (likewise
    j, k): the cells, interior ghosts across faces, edges and corners from whichever patch owns them, boundary ghosts
    extrapolated (-u, applied once per direction that leaves the domain, so an edge ghost beyond two boundaries is
-   +u). */
+   +u). An edge or corner ghost is reached by stepping x, then y, then z from the cell through the neighbours (a step
+   that leaves the domain stays and flips the sign): on a box domain that is the owner's value; at a re-entrant
+   corner of a non-box union it is the reflected value of the last cell reached. */
 PDS_EXTERN int pds_mat_patches_get_ghosted(pds_mat A, pds_vec x, int q, pds_real *g);
 /* Matrix-free operator: apply(ctx_user, x, y) computes y = A x with pds_vec operations or array access. */
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
@@ -165,7 +167,8 @@ PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, v
    stored zeros; a bs that leaves more than half of the stored block entries zero is not chosen); stencil7 -> BSR
    with bs = 0 or n. Blocks that hold any nonzero of the CSR pattern are stored, with zeros filled in. */
 PDS_EXTERN int pds_mat_convert_to_bsr(pds_mat A, int bs, pds_mat *B);
-PDS_EXTERN int pds_mat_convert_to_csr(pds_mat A, pds_mat *B);             /* BSR -> CSR, all block entries */
+/* BSR -> CSR (all block entries); patches -> CSR (the same operator: rows in unknown order, columns ascending) */
+PDS_EXTERN int pds_mat_convert_to_csr(pds_mat A, pds_mat *B);
 PDS_EXTERN int pds_mat_detect_block_size(pds_mat A, int *bs);            /* the rule of convert_to_bsr(A, 0) */
 PDS_EXTERN int pds_mat_destroy(pds_mat *A);
 PDS_EXTERN int pds_mat_reference(pds_mat A);                              /* one more owner; destroy drops one */
@@ -278,7 +281,10 @@ PDS_EXTERN int pds_precond_gmg_set_levels(pds_precond pc, int max_levels);     /
    default), sweeps before and after the coarse correction (default multicolor, 4 x 4 x 4, 2 and 2) */
 PDS_EXTERN int pds_precond_gmg_set_smoother(pds_precond pc, pds_relax_type type, int bx, int by, int bz,
                                             pds_real omega, int pre, int post);
-PDS_EXTERN int pds_precond_gmg_set_prolongation(pds_precond pc, const char *p); /* "constant", "trilinear" (default) */
+/* "constant" (the default: with the restriction P^T / 2 and a symmetric smoother the cycle is symmetric, what CG needs;
+   4 CG iterations from 16^3 to 256^3) or "trilinear" (a stronger standalone solver with weak smoothers, not symmetric
+   with the averaging restriction) */
+PDS_EXTERN int pds_precond_gmg_set_prolongation(pds_precond pc, const char *p);
 /* "direct" (default) or "cg"; max_direct: the most cells solved directly (default 1000) */
 PDS_EXTERN int pds_precond_gmg_set_coarse(pds_precond pc, const char *solver, pds_int max_direct);
 PDS_EXTERN int pds_precond_gmg_get_levels(pds_precond pc, int *nlevels, pds_size *coarse_cells);

@@ -322,6 +322,8 @@ done:
   return ierr;
 }
 
+/* a patches matrix's CSR (patches.c; belongs in mat_impl.h) */
+
 int pds_mat_convert_to_csr(pds_mat A, pds_mat *B) {
   const struct pds_bsr *h;
   pds_ctx               ctx;
@@ -339,6 +341,7 @@ int pds_mat_convert_to_csr(pds_mat A, pds_mat *B) {
     *B = A;
     return PDS_OK;
   }
+  if (!strcmp(A->type, "patches")) return pds_mat_patches_to_csr(A, B);
   PDS_CHECK(!strcmp(A->type, "bsr"), ctx, PDS_ERR_UNSUPPORTED, "cannot convert a %s matrix to csr", A->type);
   h  = pds_mat_host_bsr(A);
   bs = h->bs;

@@ -79,6 +79,9 @@ PDS_INTERN int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B);
 struct pds_patches;
 PDS_INTERN const struct pds_patches *pds_mat_patches_view(pds_mat A);
 PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);
+/* the patches operator as a csr matrix (pds_mat_convert_to_csr of a patches matrix): rows in unknown order, columns
+   ascending, the Dirichlet extrapolation on the diagonal */
+PDS_INTERN int pds_mat_patches_to_csr(pds_mat A, pds_mat *B);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 
