@@ -20,6 +20,7 @@ struct pds_precond_s {
   pds_mat                A;
   int                    bs;         /* requested block size (pbjacobi), 0 = the operator's */
   int                    setup_done;
+  int                    host_sync;  /* its apply waits on the host (an inner solve reads norms): no device loop records it */
   int                    same_pattern; /* set while pds_precond_update_values runs the setup */
   unsigned long          state;      /* new at every setup (never reused): what a recorded device loop keys on */
   void                  *user;       /* shell */
@@ -27,6 +28,10 @@ struct pds_precond_s {
   pds_shell_pc_apply     user_apply;
   void                  *data;       /* private to one type */
 };
+
+/* relax (relax.c): clip = 1 makes a block larger than a patch shrink to the patch instead of being an error (the
+   multigrid's coarse levels, src/precond/gmg.c) */
+PDS_INTERN int pds_precond_relax_set_clip(pds_precond pc, int clip);
 
 #define PDS_PRECOND(name, create) PDS_INTERN int create(pds_precond pc);
 #include "precond_list.h"
