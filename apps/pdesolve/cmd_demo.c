@@ -22,8 +22,9 @@ static bool file_exists(const char *path) {
 }
 
 typedef struct {
-  const char *name;    /* "poisson7", "fem2d" (generated) or a file of shared/matrices without .mtx */
-  int         n;       /* grid size of poisson7 (n^3), nodes of fem2d */
+  const char *name;    /* "poisson7", "fem2d", "channel", "patches" (generated) or a file of shared/matrices without
+                          .mtx */
+  int         n;       /* grid size of poisson7, channel, patches (n^3), nodes of fem2d */
   const char *rhs;     /* rhs file of shared/matrices, or NULL: b = A*ones (poisson7: the generator's b) */
   const char *solver, *pc;
   int         bs;      /* pbjacobi block size */
@@ -31,6 +32,8 @@ typedef struct {
   bool        quick;   /* part of -quick */
   const char *note;
 } demo_case;
+
+#define DEMO_PATCH 16 /* patches: the patch size (DEMO_PATCH^3 cells each) */
 
 static const demo_case demo_cases[] = {
     {"poisson7", 32, NULL, "cg", "jacobi", 0, 30, true, "SPD 7-point Laplacian"},
@@ -50,6 +53,8 @@ static const demo_case demo_cases[] = {
     {"pde900", 0, NULL, "bicgstab", "jacobi", 0, 30, true, "nonsymmetric convection-diffusion"},
     {"channel", 12, NULL, "richardson", "bilu0", 0, 30, true,
      "paper 000's kind of system: implicit Navier-Stokes, 6 unknowns per cell, CFL 10; block ILU(0) correction"},
+    {"patches", 64, NULL, "cg", "gmg", 0, 30, true,
+     "paper 002's kind of system: cell-centred Poisson on 64 patches of 16^3; geometric multigrid V-cycle"},
 };
 
 /* One table row: problem n nnz backend method its reduction error vs time status (formats of the numeric columns
@@ -83,7 +88,7 @@ static bool find_matrices(char *dir, size_t len) {
 /* One demo case; *ok says whether it ended as expected (converged, true residual within reach of rtol). */
 static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rtol, bool *ok) {
   solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, false,
-                       "cgs2", "double", NULL, NULL, 0, NULL, false, NULL, 0, 0, false, false};
+                       "cgs2", "double", NULL, NULL, 0, NULL, false, NULL, 0, 0, false, false, NULL};
   solve_info     info;
   pds_problem    p;
   pds_solver     s  = NULL;
@@ -104,9 +109,10 @@ static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rt
   snprintf(method, sizeof method, "%s+%s", c->solver, c->pc);
   if (c->bs) snprintf(method + strlen(method), sizeof method - strlen(method), "(%d)", c->bs);
   if (c->n) {
-    pds_int d[1] = {c->n};
+    pds_int d[3] = {c->n, c->n, c->n}, patch[1] = {DEMO_PATCH};
 
-    TRY(label, pds_problem_generate(ctx, c->name, d, 1, &p));
+    if (!strcmp(c->name, "patches")) TRY(label, pds_problem_patches(ctx, d, 1, patch, &p));
+    else TRY(label, pds_problem_generate(ctx, c->name, d, 1, &p));
     A = p.A;
     TRY(label, pds_mat_reference(A));
     TRY(label, pds_vec_duplicate(p.b, &b));
@@ -206,8 +212,8 @@ int cmd_demo(pds_options o) {
     else if (!ok) nbad++;
   }
   printf("notes: ||r|| = ||b - A x||_2 recomputed after the solve; err_max = max |x - x_known| (vs ones when b =\n"
-         "       A*ones, vs the PDE solution u for poisson7 and fem2d, which includes the O(h^2) discretization\n"
-         "       error); time = setup + solve.\n");
+         "       A*ones, vs the PDE solution u for poisson7, fem2d and patches, which includes the O(h^2)\n"
+         "       discretization error); time = setup + solve.\n");
   for (int i = 0; i < NELEM(demo_cases); i++) {
     const demo_case *c = &demo_cases[i];
 

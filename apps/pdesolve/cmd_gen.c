@@ -1,6 +1,6 @@
 /* apps/pdesolve/cmd_gen.c: `pdesolve gen`: a generated problem (fem2d: and its mesh) written as Matrix Market
  * files PREFIX_A.mtx, PREFIX_b.mtx, PREFIX_x.mtx, PREFIX_u.mtx (and PREFIX_mesh.msh); channel (one grid or
- * several) as its BSR form. */
+ * several) as its BSR form, patches as its CSR form. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,8 +17,9 @@ int cmd_gen(pds_options o) {
   pds_size    nnz;
   fem_opts    fo;
   fem_report  fr;
-  bool        fem_on = false, ch_on = false;
+  bool        fem_on = false, ch_on = false, pa_on = false;
   channel_flags co;
+  patches_flags pf;
   pds_mesh    mesh   = NULL;
   pds_fem2d   fem    = NULL;
 
@@ -33,17 +34,21 @@ int cmd_gen(pds_options o) {
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "unknowns per cell of -problem channel, 4..6 (0 = 6)", &bs, NULL));
   if (read_fem_flags(o, cmdname, &fo, false)) return EXIT_ERROR;
   if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
+  if (read_patches_flags(o, cmdname, &pf)) return EXIT_ERROR;
   if (pds_options_help(o)) {
     printf("usage: pdesolve gen (-problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
-           "                     | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)) -o PREFIX\n"
+           "                     | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
+           "                     | -problem patches -n N [NY NZ] [-patch LIST]) -o PREFIX\n"
            "  Write a generated problem as Matrix Market files (-mesh F.msh alone implies -problem fem2d; channel's\n"
-           "  stencil7 matrix as BSR with n x n blocks, the grids one after the other on the diagonal).\n");
+           "  stencil7 matrix as BSR with n x n blocks, the grids one after the other on the diagonal; patches as\n"
+           "  CSR, its rows the cells patch after patch, x fastest in each).\n");
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
   }
   OPT(o, pds_options_check_unused(o));
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (check_channel_flags(o, problem, dims, ndims, bs, &co, &ch_on)) return EXIT_ERROR;
+  if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
   if (bs && !ch_on) return fail("flag -bs of gen is only used with -problem channel");
   if (!problem) return fail("gen needs -problem NAME (see 'pdesolve gen -help')");
   if (!fem_on && !ch_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
@@ -61,11 +66,19 @@ int cmd_gen(pds_options o) {
     printf("wrote %s\n", path);
   } else if (ch_on) {
     if ((rc = channel_build(ctx, &co, &p))) goto done;
+  } else if (pa_on) {
+    if ((rc = patches_build(ctx, &pf, &p))) goto done;
   } else TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
   if (!strcmp(pds_mat_get_type(p.A), "stencil7")) { /* channel: Matrix Market takes its BSR form */
     pds_mat B = NULL;
 
     TRY("problem: stencil7 -> bsr", pds_mat_convert_to_bsr(p.A, 0, &B));
+    pds_mat_destroy(&p.A);
+    p.A = B;
+  } else if (!strcmp(pds_mat_get_type(p.A), "patches")) { /* patches: its CSR form */
+    pds_mat B = NULL;
+
+    TRY("problem: patches -> csr", pds_mat_convert_to_csr(p.A, &B));
     pds_mat_destroy(&p.A);
     p.A = B;
   }

@@ -1,6 +1,6 @@
-/* apps/pdesolve/cmd_solve.c: `pdesolve solve`: A x = b for a Matrix Market matrix, a generated problem or fem2d,
- * with the method and output flags; prints the 'solution:' and the last 'result:' line, writes -o and the -json
- * report. */
+/* apps/pdesolve/cmd_solve.c: `pdesolve solve`: A x = b for a Matrix Market matrix, a generated problem, fem2d,
+ * channel or patches, with the method and output flags; prints the 'solution:' and the last 'result:' line, writes
+ * -o and the -json report. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,15 +17,60 @@ static const char *const ilu0_variants[]  = {"auto", "levels", "syncfree", "appr
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
-         "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)) [flags]\n"
+         "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
+         "                       | -problem patches -n N [NY NZ] [-patch LIST]) [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
          "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
          "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
-         "  max |x - u| over the nodes.\n");
+         "  max |x - u| over the nodes; for poisson7 and patches, max |x - u| over the points or cells.\n");
+}
+
+/* The pc_relax_* / pc_gmg_* fields: the settings that ran and what setup built. */
+static void report_relax_gmg(pds_ctx ctx, pds_json *j, pds_precond pc, const char *pcname,
+                             const relax_gmg_flags *rg) {
+  if (!strcmp(pcname, "relax")) {
+    int     ntypes, ncolors;
+    pds_int nblocks;
+
+    pds_json_string(j, "pc_relax_type", rg->relax_type);
+    pds_json_begin_array(j, "pc_relax_block");
+    for (int a = 0; a < 3; a++) pds_json_int(j, NULL, rg->relax_block[a]);
+    pds_json_end_array(j);
+    pds_json_real(j, "pc_relax_omega", relax_omega_of(rg->relax_type, rg->relax_omega));
+    pds_json_int(j, "pc_relax_sweeps", rg->relax_sweeps);
+    if (!strcmp(rg->relax_type, "multicolor")) pds_json_bool(j, "pc_relax_symmetric", rg->relax_symmetric);
+    pds_json_string(j, "pc_relax_variant", rg->relax_variant);
+    if (!pds_precond_relax_get_info(pc, &ntypes, &ncolors, &nblocks)) {
+      pds_json_int(j, "pc_relax_inverses", ntypes);
+      pds_json_int(j, "pc_relax_colors", ncolors);
+      pds_json_int(j, "pc_relax_blocks", nblocks);
+    } else pds_ctx_clear_error(ctx);
+  } else if (!strcmp(pcname, "gmg")) {
+    int      nlevels;
+    pds_size coarse;
+
+    pds_json_string(j, "pc_gmg_cycle", rg->gmg_cycle);
+    pds_json_int(j, "pc_gmg_max_levels", rg->gmg_levels);
+    pds_json_string(j, "pc_gmg_smoother", rg->gmg_smoother);
+    pds_json_begin_array(j, "pc_gmg_block");
+    for (int a = 0; a < 3; a++) pds_json_int(j, NULL, rg->gmg_block[a]);
+    pds_json_end_array(j);
+    pds_json_real(j, "pc_gmg_omega", relax_omega_of(rg->gmg_smoother, rg->gmg_omega));
+    pds_json_int(j, "pc_gmg_pre", rg->gmg_pre);
+    pds_json_int(j, "pc_gmg_post", rg->gmg_post);
+    pds_json_string(j, "pc_gmg_prolong", rg->gmg_prolong);
+    pds_json_string(j, "pc_gmg_coarse", rg->gmg_coarse);
+    pds_json_int(j, "pc_gmg_coarse_max", rg->gmg_coarse_max);
+    if (!pds_precond_gmg_get_levels(pc, &nlevels, &coarse)) {
+      pds_json_int(j, "pc_gmg_levels", nlevels);
+      pds_json_int(j, "pc_gmg_coarse_cells", coarse);
+    } else pds_ctx_clear_error(ctx);
+  }
 }
 
 static int write_report(pds_ctx ctx, const char *path, const char *source, const char *format,
-                        const solve_settings *st, const solve_info *in, pds_solver s, const fem_report *fr) {
+                        const solve_settings *st, const solve_info *in, pds_solver s, pds_precond pc,
+                        const fem_report *fr, const patches_flags *pf) {
   pds_json j;
   int      ierr;
 
@@ -45,6 +90,7 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_string(&j, "pc_ilu0_ordering", st->ilu0_ordering ? st->ilu0_ordering : "natural");
     pds_json_string(&j, "pc_ilu0_variant", st->ilu0_variant ? st->ilu0_variant : "auto");
   }
+  if (st->rg) report_relax_gmg(ctx, &j, pc, st->pc, st->rg);
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "threads", pds_ctx_get_num_threads(ctx));
   pds_json_string(&j, "format", format);
@@ -76,6 +122,17 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_real(&j, "err_rel2", in->err_rel2);
   }
   if (in->have_u) pds_json_real(&j, "disc_err", in->disc_err);
+  if (pf) {
+    pds_json_begin_object(&j, "patches");
+    pds_json_begin_array(&j, "n");
+    for (int a = 0; a < 3; a++) pds_json_int(&j, NULL, pf->n[a]);
+    pds_json_end_array(&j);
+    pds_json_begin_array(&j, "patch");
+    for (int i = 0; i < pf->nsizes; i++) pds_json_int(&j, NULL, pf->sizes[i]);
+    pds_json_end_array(&j);
+    pds_json_int(&j, "count", pf->count);
+    pds_json_end_object(&j);
+  }
   if (fr && fr->on) {
     pds_json_begin_object(&j, "fem2d");
     pds_json_string(&j, "problem", fr->fo->fem);
@@ -132,8 +189,10 @@ int cmd_solve(pds_options o) {
   pds_int        nrows, ncols;
   fem_opts       fo;
   fem_report     fr;
-  bool           fem_on = false, ch_on = false, set;
+  bool           fem_on = false, ch_on = false, pa_on = false, set;
   channel_flags  co;
+  patches_flags  pf;
+  relax_gmg_flags rg;
   pds_mesh       mesh   = NULL;
   pds_fem2d      fem    = NULL;
 
@@ -152,9 +211,9 @@ int cmd_solve(pds_options o) {
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
   OPT(o, pds_options_get_string(o, "-solver", "bicgstab",
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
-  OPT(o, pds_options_get_string(o, "-pc", "none", "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
-                                "(stencil7)",
-                                &st.pc, NULL));
+  OPT(o, pds_options_get_string(o, "-pc", "none",
+                                "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
+                                "(stencil7), relax, gmg (patches)", &st.pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
                                 "recycle, syncfree, lanes, block, tiles (docs/bilu0.md); CPU backends take auto only",
@@ -223,6 +282,9 @@ int cmd_solve(pds_options o) {
   OPT(o, pds_options_get_string(o, "-json", NULL, "<report.json> write the result as a JSON object", &json, NULL));
   if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
   if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
+  if (read_patches_flags(o, cmdname, &pf)) return EXIT_ERROR;
+  if (read_relax_gmg_flags(o, cmdname, &rg)) return EXIT_ERROR;
+  st.rg = &rg;
   if (pds_options_help(o)) {
     usage_solve();
     pds_options_print_help(o, stdout);
@@ -231,6 +293,8 @@ int cmd_solve(pds_options o) {
   OPT(o, pds_options_check_unused(o));
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (check_channel_flags(o, problem, dims, ndims, st.bs, &co, &ch_on)) return EXIT_ERROR;
+  if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
+  if (check_relax_gmg_flags(o, st.pc, &rg)) return EXIT_ERROR;
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
   if (Apath && problem) return fail("flags -A and -problem exclude each other");
@@ -257,6 +321,11 @@ int cmd_solve(pds_options o) {
     snprintf(source, sizeof source, "%s", fr.source);
   } else if (ch_on) {
     if ((rc = channel_build(ctx, &co, &p))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", p.description);
+  } else if (pa_on) {
+    if ((rc = patches_build(ctx, &pf, &p))) goto done;
     A = p.A;
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", p.description);
@@ -333,7 +402,7 @@ int cmd_solve(pds_options o) {
     char what[300];
 
     snprintf(what, sizeof what, "flag -json: cannot write '%s'", json);
-    TRY(what, write_report(ctx, json, source, format, &st, &info, s, &fr));
+    TRY(what, write_report(ctx, json, source, format, &st, &info, s, pc, &fr, pa_on ? &pf : NULL));
   }
   printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
          "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e",

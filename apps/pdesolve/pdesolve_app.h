@@ -1,6 +1,7 @@
 /* apps/pdesolve/pdesolve_app.h: what the files of the pdesolve driver share (internal to apps/pdesolve/): exit
- * statuses, the error messages and the TRY/OPT macros, the shared flag groups (common.c), the fem2d and channel
- * problem families (problem_fem2d.c, problem_channel.c), the solving shared by solve and demo (solve_common.c),
+ * statuses, the error messages and the TRY/OPT macros, the shared flag groups (common.c), the fem2d, channel and
+ * patches problem families (problem_fem2d.c, problem_channel.c, problem_patches.c: also the flags of relax and gmg,
+ * the preconditioners of patch sets), the solving shared by solve and demo (solve_common.c),
  * and one function per command (cmd_NAME.c), which main.c's command table lists. A new command is a cmd_NAME.c,
  * its line in that table, its declaration below and its file in apps/CMakeLists.txt. */
 #ifndef PDESOLVE_APP_H
@@ -88,6 +89,39 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
                         bool *on);
 int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p);
 
+/* ---- patches: cell-centred Poisson on a patch set, and its preconditioners relax and gmg (problem_patches.c) - */
+
+#define PATCH_MAX_SIZES 64 /* sizes in a -patch list */
+
+typedef struct {
+  const char *list;                     /* -patch LIST as given (NULL: not given, the default 32) */
+  int         nsizes;                   /* the sizes of the list (check_patches_flags parses it) */
+  pds_int     sizes[PATCH_MAX_SIZES];
+  pds_int     n[3];                     /* the box, from -n (missing sizes repeat the last) */
+  int         count;                    /* patches (after patches_build) */
+} patches_flags;
+
+int read_patches_flags(pds_options o, const char *cmdname, patches_flags *pf);
+int check_patches_flags(pds_options o, const char *problem, const int *dims, int ndims, patches_flags *pf, bool *on);
+int patches_build(pds_ctx ctx, patches_flags *pf, pds_problem *p);
+
+/* -relax_* and -gmg_* (their defaults those of the library, passed explicitly, so what the report says is what ran) */
+typedef struct {
+  const char *relax_type, *relax_variant;
+  int         relax_block[3], relax_sweeps;
+  double      relax_omega;                   /* 0: the type's default */
+  bool        relax_symmetric;               /* multicolor only */
+  const char *gmg_cycle, *gmg_smoother, *gmg_prolong, *gmg_coarse;
+  int         gmg_levels, gmg_block[3], gmg_pre, gmg_post, gmg_coarse_max;
+  double      gmg_omega;                     /* 0: the smoother type's default */
+} relax_gmg_flags;
+
+void   relax_gmg_defaults(relax_gmg_flags *rg);
+int    read_relax_gmg_flags(pds_options o, const char *cmdname, relax_gmg_flags *rg);
+int    check_relax_gmg_flags(pds_options o, const char *pc, const relax_gmg_flags *rg);
+int    set_relax_gmg(pds_ctx ctx, pds_precond pc, const char *pcname, const relax_gmg_flags *rg);
+double relax_omega_of(const char *type, double omega); /* omega 0: the type's default (jacobi 0.8, else 1) */
+
 /* ---- solving: shared by solve and demo (solve_common.c) ---------------------------------------------- */
 
 typedef struct {
@@ -106,6 +140,7 @@ typedef struct {
   const char *ilu0_variant;                  /* -pc ilu0: NULL (not given) or a variant name */
   int         ilu0_sweeps, ilu0_fsweeps;     /* -pc ilu0 approx-*: Jacobi and Chow-Patel sweeps */
   bool        ilu0_sweeps_set, ilu0_fsweeps_set;
+  const relax_gmg_flags *rg;                 /* -pc relax, gmg: their flags (NULL: the library's defaults) */
 } solve_settings;
 
 typedef struct {

@@ -30,9 +30,15 @@ MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
                "-maxit", "-restart", "-orthog", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json",
-               "-pc_bilu0_variant", "-pc_bilu0_factors", "-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids"]
-APPLY_FLAGS = ["-A", "-x", "-op", "-pc", "-bs", "-format", "-backend", "-o"]
-GEN_FLAGS = ["-problem", "-n", "-o", "-bs", "-cfl", "-blocks", "-grids"]
+               "-pc_bilu0_variant", "-pc_bilu0_factors", "-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids",
+               "-patch"]
+RELAX_GMG_FLAGS = ["-relax_block", "-relax_type", "-relax_omega", "-relax_sweeps", "-relax_symmetric",
+                   "-relax_variant", "-gmg_cycle", "-gmg_levels", "-gmg_smoother", "-gmg_block", "-gmg_omega",
+                   "-gmg_pre", "-gmg_post", "-gmg_prolong", "-gmg_coarse", "-gmg_coarse_max"]
+SOLVE_FLAGS += RELAX_GMG_FLAGS
+APPLY_FLAGS = ["-A", "-problem", "-n", "-patch", "-x", "-op", "-pc", "-bs", "-format", "-backend",
+               "-o"] + RELAX_GMG_FLAGS
+GEN_FLAGS = ["-problem", "-n", "-o", "-bs", "-cfl", "-blocks", "-grids", "-patch"]
 DEMO_FLAGS = ["-backend", "-quick"]
 
 
@@ -236,6 +242,128 @@ def check_channel(d):
     return 0
 
 
+def check_patches(d):
+    """-problem patches (issue 12): cg + gmg (the issue's example, smaller) converges in few iterations with the
+    discretization error of the cell-centred scheme, falling at second order; mixed patch sizes (-patch LIST);
+    -solver richardson -pc relax (the stationary iteration) for each relax type; the relax and gmg flags reach the
+    preconditioner (iterations change or stay as they must) and the -json report; gen writes the CSR form, which
+    solved as a file gives the same solution; apply -problem patches (y = A x, M^-1 x); the library's errors for a
+    block larger than a patch and for relax or gmg on a matrix that is no patch set."""
+    base = ("solve", "-problem", "patches", "-solver", "cg", "-pc", "gmg")
+    p = d.run(*base, "-n", 16, "-patch", 8, "-json", "g16.json")
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["n"] == 4096 and r["nnz"] == 4096 * 7 - 6 * 256 and r["reason"] == "converged_rtol", f"16^3: {r}")
+    ensure(r["iterations"] <= 12 and r["disc_err"] is not None and r["disc_err"] < 5e-3, f"16^3 gmg: {r} (5 iterations, disc_err 3.2e-3 when added)")
+    with open(d.path("g16.json")) as f:
+        j = json.load(f)
+    ensure(j["pc"] == "gmg" and j["iterations"] == r["iterations"] and close(j["disc_err"], r["disc_err"], 1e-5),
+           f"json: {j}")
+    want = {"pc_gmg_cycle": "v", "pc_gmg_max_levels": 0, "pc_gmg_smoother": "multicolor", "pc_gmg_block": [4, 4, 4],
+            "pc_gmg_omega": 1.0, "pc_gmg_pre": 2, "pc_gmg_post": 2, "pc_gmg_prolong": "constant",
+            "pc_gmg_coarse": "direct", "pc_gmg_coarse_max": 1000}
+    for k, w in want.items():
+        ensure(j.get(k) == w, f"json {k} = {j.get(k)!r}, expected {w!r} (the defaults)")
+    ensure(isinstance(j.get("pc_gmg_levels"), int) and j["pc_gmg_levels"] >= 2, f"json pc_gmg_levels: {j}")
+    ensure(j.get("patches") == {"n": [16, 16, 16], "patch": [8], "count": 8}, f"json patches: {j.get('patches')}")
+    # twice the resolution: the error drops about 4x, the iterations stay about the same
+    p = d.run(*base, "-n", 32, "-patch", 8, "-rtol", 1e-10)
+    expect_rc(p, 0)
+    r2 = result_of(p)
+    ensure(3.0 < r["disc_err"] / r2["disc_err"] < 5.0, f"disc_err {r['disc_err']} -> {r2['disc_err']}: not ~4x")
+    ensure(r2["iterations"] <= r["iterations"] + 3, f"iterations {r['iterations']} (16^3) -> {r2['iterations']} (32^3)")
+    # the gmg flags: each accepted, converging, and in the report
+    p = d.run(*base, "-n", 16, 12, 8, "-patch", 8, 4, "-json", "bad.json")  # -patch takes one value: 8,4
+    expect_rc(p, 1)
+    ensure("-patch" in p.stderr, "-patch 8 4" + describe(p))
+    flags = ("-gmg_cycle", "w", "-gmg_levels", 2, "-gmg_smoother", "jacobi", "-gmg_block", 2, 4, 2, "-gmg_omega", 0.7,
+             "-gmg_pre", 3, "-gmg_post", 1, "-gmg_prolong", "constant", "-gmg_coarse", "cg", "-gmg_coarse_max", 50)
+    p = d.run(*base, "-n", 16, 12, 8, "-patch", "8,4", *flags, "-json", "gf.json")
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["n"] == 16 * 12 * 8, f"-n 16 12 8: n = {r['n']}")
+    with open(d.path("gf.json")) as f:
+        j = json.load(f)
+    want = {"pc_gmg_cycle": "w", "pc_gmg_max_levels": 2, "pc_gmg_smoother": "jacobi", "pc_gmg_block": [2, 4, 2],
+            "pc_gmg_omega": 0.7, "pc_gmg_pre": 3, "pc_gmg_post": 1, "pc_gmg_prolong": "constant",
+            "pc_gmg_coarse": "cg", "pc_gmg_coarse_max": 50, "pc_gmg_levels": 2}
+    for k, w in want.items():
+        ensure(j.get(k) == w, f"json {k} = {j.get(k)!r}, expected {w!r}")
+    ensure(j.get("patches") == {"n": [16, 12, 8], "patch": [8, 4], "count": 3 * 2 * 1}, f"json: {j.get('patches')}")
+    for extra in (("-gmg_cycle", "f"), ("-gmg_smoother", "chaotic"), ("-gmg_levels", 1, "-gmg_coarse", "cg")):
+        p = d.run(*base, "-n", 16, "-patch", 8, *extra)
+        expect_rc(p, 0)
+    # -pc relax: the stationary iteration (richardson) and cg with each type; flags into the report
+    rb = ("solve", "-problem", "patches", "-n", 10, 10, 8, "-patch", "6,4", "-solver", "richardson", "-pc", "relax")
+    its = {}
+    for t in ("jacobi", "multicolor", "chaotic"):
+        p = d.run(*rb, "-relax_type", t, "-relax_block", 4, 2, 2, "-rtol", 1e-6)
+        expect_rc(p, 0)
+        its[t] = result_of(p)["iterations"]
+    ensure(its["multicolor"] < its["jacobi"] and its["chaotic"] < its["jacobi"],
+           f"richardson iterations by relax type {its}: Gauss-Seidel should beat damped Jacobi")
+    p = d.run(*rb, "-relax_type", "multicolor", "-relax_block", 4, 2, 2, "-rtol", 1e-6, "-relax_sweeps", 2)
+    expect_rc(p, 0)
+    ensure(result_of(p)["iterations"] < its["multicolor"], "-relax_sweeps 2 did not cut the iterations")
+    p = d.run(*rb, "-relax_block", 4, 2, 2, "-rtol", 1e-6, "-relax_omega", 0.8, "-relax_variant", "auto",
+              "-json", "rj.json")
+    expect_rc(p, 0)
+    ensure(result_of(p)["iterations"] == its["jacobi"], "-relax_omega 0.8 -relax_variant auto: not jacobi's defaults")
+    with open(d.path("rj.json")) as f:
+        j = json.load(f)
+    want = {"pc": "relax", "pc_relax_type": "jacobi", "pc_relax_block": [4, 2, 2], "pc_relax_omega": 0.8,
+            "pc_relax_sweeps": 1, "pc_relax_variant": "auto"}
+    for k, w in want.items():
+        ensure(j.get(k) == w, f"json {k} = {j.get(k)!r}, expected {w!r}")
+    ensure("pc_relax_symmetric" not in j and j.get("pc_relax_blocks", 0) > 0, f"json: {j}")
+    p = d.run("solve", "-problem", "patches", "-n", 12, "-patch", 6, "-solver", "cg", "-pc", "relax", "-relax_type",
+              "multicolor", "-relax_symmetric", 1, "-relax_block", 3, "-json", "rm.json")
+    expect_rc(p, 0)
+    with open(d.path("rm.json")) as f:
+        j = json.load(f)
+    ensure(j.get("pc_relax_symmetric") is True and j.get("pc_relax_block") == [3, 3, 3] and
+           j.get("pc_relax_omega") == 1.0 and j.get("pc_relax_colors", 0) >= 2, f"json: {j}")
+    # gen: the CSR form; solved as a file it gives the generated problem's solution
+    p = d.run("gen", "-problem", "patches", "-n", 6, 5, 4, "-patch", "4,2", "-o", "pt", backend=False)
+    expect_rc(p, 0)
+    kind, nr, nc, ent = read_mm(d.path("pt_A.mtx"))
+    ensure(kind == "coordinate" and nr == nc == 120 and len(ent) == 120 * 7 - 2 * (30 + 24 + 20),
+           f"gen pt_A.mtx: {kind} {nr}x{nc}, {len(ent)} entries")
+    for suffix in ("b", "u"):
+        ensure(os.path.isfile(d.path(f"pt_{suffix}.mtx")), f"gen did not write pt_{suffix}.mtx" + describe(p))
+    common = ("-solver", "cg", "-pc", "jacobi", "-rtol", 1e-12)
+    p1 = d.run("solve", "-problem", "patches", "-n", 6, 5, 4, "-patch", "4,2", "-o", "x_pt.mtx", *common)
+    p2 = d.run("solve", "-A", "pt_A.mtx", "-b", "pt_b.mtx", "-o", "x_file.mtx", *common)
+    expect_rc(p1, 0)
+    expect_rc(p2, 0)
+    x1, x2 = read_mm(d.path("x_pt.mtx"))[1], read_mm(d.path("x_file.mtx"))[1]
+    diff = max(abs(a - b) for a, b in zip(x1, x2))
+    ensure(len(x1) == len(x2) == 120 and diff <= 1e-9 * max(map(abs, x1)), f"patches vs its CSR file: {diff}")
+    # apply -problem patches: A * ones (the row sums of the CSR) and M^-1 x
+    p = d.run("apply", "-problem", "patches", "-n", 6, 5, 4, "-patch", "4,2", "-o", "y.mtx")
+    expect_rc(p, 0)
+    y = read_mm(d.path("y.mtx"))[1]
+    rows = [0.0] * 120
+    for i, j_, a in ent:
+        rows[i] += a
+    ensure(max(abs(a - b) for a, b in zip(y, rows)) <= 1e-12 * max(map(abs, rows)), "apply -problem patches A*ones")
+    p = d.run("apply", "-problem", "patches", "-n", 6, 5, 4, "-patch", "4,2", "-op", "pc", "-pc", "relax",
+              "-relax_block", 1, "-relax_omega", 1, "-o", "z.mtx")  # 1^3 blocks, omega 1: x / diag
+    expect_rc(p, 0)
+    z = read_mm(d.path("z.mtx"))[1]
+    diag = {i: a for i, j_, a in ent if i == j_}
+    ensure(max(abs(z[i] - 1.0 / diag[i]) * diag[i] for i in range(120)) <= 1e-14, "apply -pc relax 1^3 != 1/diag")
+    # library errors, clear and exit 1
+    p = d.run("solve", "-problem", "patches", "-n", 8, "-patch", 4, "-solver", "cg", "-pc", "relax")  # 8^3 > 4^3
+    expect_rc(p, 1)
+    ensure("pdesolve: error:" in p.stderr and "block" in p.stderr, "relax block larger than the patch" + describe(p))
+    for pc in ("relax", "gmg"):
+        p = d.run("solve", "-problem", "poisson7", "-n", 6, "-solver", "cg", "-pc", pc)
+        expect_rc(p, 1)
+        ensure("pdesolve: error:" in p.stderr and "patches" in p.stderr, f"-pc {pc} on poisson7" + describe(p))
+    return 0
+
+
 def check_monitor(d):
     """-monitor: one stable line per iteration from 0; the last equals rnorm; -view prints the configuration."""
     p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", "-monitor", "-view")
@@ -414,7 +542,12 @@ def check_alloc_fail(d):
              "-format", "bsr", "-bs", 3, "-pc", "pbjacobi"),
             ("apply", "-A", "g_A.mtx", "-x", "g_b.mtx", "-op", "pc", "-pc", "pbjacobi", "-bs", 3, "-o", "y.mtx"),
             ("gen", "-problem", "poisson7", "-n", 3, "-o", "h"),
-            ("gen", "-problem", "channel", "-grids", "2*2,1x2x3", "-bs", 4, "-o", "c")]
+            ("gen", "-problem", "channel", "-grids", "2*2,1x2x3", "-bs", 4, "-o", "c"),
+            ("gen", "-problem", "patches", "-n", 4, 3, 2, "-patch", "2,1", "-o", "p"),
+            ("solve", "-problem", "patches", "-n", 4, "-patch", 2, "-solver", "cg", "-pc", "gmg", "-gmg_levels", 2,
+             "-json", "g.json"),
+            ("apply", "-problem", "patches", "-n", 4, 3, 2, "-patch", "2,1", "-op", "pc", "-pc", "relax",
+             "-relax_type", "multicolor", "-relax_block", 1, "-o", "z.mtx")]
     env = dict(os.environ)
     for args in runs:
         for k in range(100000):
@@ -483,6 +616,42 @@ ERROR_CASES = [
     (["gen", "-problem", "poisson7", "-n", "3", "-blocks", "2", "-o", "g"], "-blocks"),
     (["gen", "-problem", "poisson7", "-n", "3", "-bs", "4", "-o", "g"], "-bs"),
     (["gen", "-problem", "channel", "-grids", "3*", "-o", "g"], "-grids"),
+    # patches, relax, gmg (issue 12)
+    (["solve", "-problem", "patches", "-n", "8", "-patch", "0"], "item 1 '0'"),
+    (["solve", "-problem", "patches", "-n", "8", "-patch", "4,,2"], "item 2 ''"),
+    (["solve", "-problem", "patches", "-n", "8", "-patch", "4,x"], "item 2 'x'"),
+    (["solve", "-problem", "patches", "-n", "8", "-patch", "-4"], "-patch"),
+    (["solve", "-problem", "patches", "-n", "8", "-patch", "4,99999999"], "item 2 '99999999'"),
+    (["solve", "-problem", "patches", "-n", "8", "-patch", ",".join(["2"] * 65)], "more than 64"),
+    (["solve", "-problem", "patches"], "-n"),
+    (["solve", "-problem", "poisson7", "-n", "4", "-patch", "4"], "-patch"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_type", "sor"], "sor"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_block", "9"], "-relax_block"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_block", "0"], "-relax_block"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_block", "4", "4"], "-relax_block"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_omega", "3"], "-relax_omega"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_sweeps", "0"], "-relax_sweeps"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_variant", "fast"], "fast"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-relax_symmetric", "0"], "-relax_symmetric"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "jacobi", "-relax_type", "jacobi"], "-relax_type"),
+    (["solve", "-problem", "patches", "-n", "8", "-relax_sweeps", "2"], "only used with -pc relax"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-relax_block", "4"], "-relax_block"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "relax", "-gmg_cycle", "w"], "-gmg_cycle"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_cycle", "x"], "'x'"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_smoother", "sor"], "sor"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_block", "9"], "-gmg_block"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_prolong", "cubic"], "cubic"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_coarse", "lu"], "lu"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_levels", "-1"], "-gmg_levels"),
+    (["solve", "-problem", "patches", "-n", "8", "-pc", "gmg", "-gmg_pre", "x"], "-gmg_pre"),
+    (["apply", "-problem", "patches", "-n", "4", "-A", "a.mtx", "-o", "y.mtx"], "-problem"),
+    (["apply", "-problem", "patches", "-o", "y.mtx"], "-n"),
+    (["apply", "-problem", "patches", "-n", "4", "-patch", "0", "-o", "y.mtx"], "-patch"),
+    (["apply", "-problem", "patches", "-n", "4", "-op", "pc", "-pc", "jacobi", "-relax_sweeps", "2", "-o", "y.mtx"],
+     "-relax_sweeps"),
+    (["apply", "-A", "a.mtx", "-patch", "4", "-o", "y.mtx"], "-patch"),
+    (["gen", "-problem", "patches", "-n", "4", "-patch", "4,0", "-o", "g"], "item 2 '0'"),
+    (["gen", "-problem", "patches", "-n", "4", "-pc", "relax", "-o", "g"], "-pc"),
     (["demo", "-quick", "-bogus"], "-bogus"),
     (["nosuchcommand"], "nosuchcommand"),
     ([], "command"),

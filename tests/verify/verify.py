@@ -12,6 +12,11 @@ Subcommands, each one ctest test per backend (tests/verify/CMakeLists.txt):
   fail     errors the driver must report: zero diagonals under jacobi (exit 1, says 'zero'), bad input (also a
            matrix offered as stencil7 on a wrong grid or without one, bilu0 on a csr matrix), and a solve that runs
            out of iterations (exit 2)
+  patches  patch sets (-problem patches, issue 12): the CSR that gen writes against the 7-point cell-centred
+           operator built here from the patch geometry (and b, u against the manufactured solution); y = A x of
+           the patches operator against SciPy, uniform and mixed patch sets; relax's block inverses (one Jacobi
+           sweep, omega 1, from 0) against NumPy solves with each block of the CSR; cg + gmg converging to SciPy's
+           solution, with bounded iterations and a discretization error falling at second order (16, 32, 64)
 
 Each takes --pdesolve PATH --backend B --shared DIR --workdir DIR. It prints one line per failed case and a
 one-line summary; the exit status is 1 if any case failed. The work folder is removed when everything passed.
@@ -691,9 +696,283 @@ def cmd_fail(v):
            ["apply", "-A", v.shared("gr_30_30"), "-no-such-option", 1, "-o", v.path("y.mtx")], 1, [])
 
 
+# ---- e) patches ------------------------------------------------------------------------------------------
+# Patch sets of -problem patches -n NX NY NZ -patch LIST: (NX, NY, NZ, LIST). Boxes that are no cubes and lists
+# whose sizes do not divide them (the last patch of an axis is cut), so that index-order slips and edge patches show.
+PATCH_SETS = [(12, 10, 8, "4"), (13, 11, 9, "4,6,3"), (6, 5, 4, "8"), (10, 10, 10, "3,5")]
+
+
+def patch_segments(n, sizes):
+    """One axis of pds_patches_tile_box: segments of sizes[0], sizes[1], ... in turn, the last cut at n."""
+    segs, pos, i = [], 0, 0
+    while pos < n:
+        s = min(sizes[i % len(sizes)], n - pos)
+        segs.append((pos, s))
+        pos, i = pos + s, i + 1
+    return segs
+
+
+def patch_tiling(dims, sizes):
+    """The patches tiling the box (lo, n per patch), x fastest, and each patch's first row."""
+    sx, sy, sz = (patch_segments(d, sizes) for d in dims)
+    patches, first, row = [], [], 0
+    for (z0, nz) in sz:
+        for (y0, ny) in sy:
+            for (x0, nx) in sx:
+                patches.append(((x0, y0, z0), (nx, ny, nz)))
+                first.append(row)
+                row += nx * ny * nz
+    return patches, first
+
+
+def patch_rows(dims, sizes):
+    """rows[z, y, x]: the row of cell (x, y, z) of the box (the cells patch after patch, x fastest in each)."""
+    patches, first = patch_tiling(dims, sizes)
+    rows = -np.ones(dims[::-1], dtype=np.int64)
+    for ((x0, y0, z0), (nx, ny, nz)), f in zip(patches, first):
+        rows[z0:z0 + nz, y0:y0 + ny, x0:x0 + nx] = f + np.arange(nx * ny * nz).reshape(nz, ny, nx)
+    if (rows < 0).any():
+        raise Fail("the tiling here leaves cells uncovered (a bug in verify.py)")
+    return rows
+
+
+def patch_operator(dims, sizes):
+    """The 7-point cell-centred -lap on (0,1)^3 (pdesolve.h, pds_problem_patches): c_d = -1/h_d^2 to the neighbour
+    in direction d, c0 = -sum_d c_d on the diagonal, and a Dirichlet face (ghost 2 g - u) adds -c_d to it. Built
+    here from the geometry alone: SciPy CSR."""
+    rows = patch_rows(dims, sizes)
+    n = rows.size
+    h = [1.0 / d for d in dims]
+    c = [-1.0 / (hd * hd) for hd in h]  # x, y, z
+    c0 = -2.0 * sum(c)
+    diag = np.full(rows.shape, c0)
+    I, J, V = [rows.ravel()], [rows.ravel()], []
+    for axis in range(3):  # numpy axis of direction d: z 0, y 1, x 2
+        ax = 2 - axis
+        for step in (-1, 1):
+            src = [slice(None)] * 3
+            dst = [slice(None)] * 3
+            if step < 0:
+                src[ax], dst[ax] = slice(1, None), slice(None, -1)
+                bnd = [slice(None)] * 3
+                bnd[ax] = slice(0, 1)
+            else:
+                src[ax], dst[ax] = slice(None, -1), slice(1, None)
+                bnd = [slice(None)] * 3
+                bnd[ax] = slice(-1, None)
+            I.append(rows[tuple(src)].ravel())
+            J.append(rows[tuple(dst)].ravel())
+            V.append(np.full(I[-1].size, c[axis]))
+            diag[tuple(bnd)] -= c[axis]
+    V.insert(0, diag.ravel())
+    return sp.csr_matrix((np.concatenate(V), (np.concatenate(I), np.concatenate(J))), shape=(n, n)), rows, c
+
+
+def patch_rhs(dims, sizes):
+    """b and u of the manufactured problem: u = sin(pi x) sin(pi y) sin(pi z) + x y z at the cell centres,
+    f = -lap u = 3 pi^2 sin sin sin, and b = f - 2 c_d g on each Dirichlet face (g = u at the face centre)."""
+    A, rows, c = patch_operator(dims, sizes)
+    nx, ny, nz = dims
+    ue = lambda x, y, z: np.sin(np.pi * x) * np.sin(np.pi * y) * np.sin(np.pi * z) + x * y * z
+    z, y, x = np.meshgrid((np.arange(nz) + 0.5) / nz, (np.arange(ny) + 0.5) / ny, (np.arange(nx) + 0.5) / nx,
+                          indexing="ij")
+    f = 3 * np.pi ** 2 * np.sin(np.pi * x) * np.sin(np.pi * y) * np.sin(np.pi * z)
+    f[:, :, 0] -= 2 * c[0] * ue(0.0, y[:, :, 0], z[:, :, 0])
+    f[:, :, -1] -= 2 * c[0] * ue(1.0, y[:, :, -1], z[:, :, -1])
+    f[:, 0, :] -= 2 * c[1] * ue(x[:, 0, :], 0.0, z[:, 0, :])
+    f[:, -1, :] -= 2 * c[1] * ue(x[:, -1, :], 1.0, z[:, -1, :])
+    f[0, :, :] -= 2 * c[2] * ue(x[0, :, :], y[0, :, :], 0.0)
+    f[-1, :, :] -= 2 * c[2] * ue(x[-1, :, :], y[-1, :, :], 1.0)
+    b, u = np.zeros(rows.size), np.zeros(rows.size)
+    b[rows.ravel()] = f.ravel()
+    u[rows.ravel()] = ue(x, y, z).ravel()
+    return A, b, u
+
+
+def patch_args(dims, lst):
+    return ["-problem", "patches", "-n", *dims, "-patch", lst]
+
+
+def patches_gen_case(v, dims, lst, tag):
+    """gen -problem patches: A (CSR) is the operator built here, entry for entry to 1e-14 relative (the same
+    pattern: no entry missing, none extra); b and u agree with the manufactured problem to 1e-12 relative."""
+    sizes = [int(t) for t in lst.split(",")]
+    prefix = v.path(tag)
+    v.run(["gen", *patch_args(dims, lst), "-o", prefix])
+    A = v.matrix(prefix + "_A.mtx").copy()
+    Ar, br, ur = patch_rhs(dims, sizes)
+    n = Ar.shape[0]
+    if A.shape != (n, n):
+        raise Fail(f"A is {A.shape[0]}x{A.shape[1]}, expected {n}x{n}")
+    A.eliminate_zeros()
+    A.sort_indices()
+    Ar.sort_indices()
+    if A.nnz != Ar.nnz or not (np.array_equal(A.indptr, Ar.indptr) and np.array_equal(A.indices, Ar.indices)):
+        rowd = np.nonzero(np.diff(A.indptr) != np.diff(Ar.indptr))[0]
+        raise Fail(f"pattern differs from the 7-point operator: nnz {A.nnz} vs {Ar.nnz}"
+                   + (f", first row with another count: {rowd[0]}" if rowd.size else ""))
+    d = np.abs(A.data - Ar.data)
+    if d.max() > 1e-14 * np.abs(Ar.data).max():
+        k = int(d.argmax())
+        i = int(np.searchsorted(Ar.indptr, k, side="right") - 1)
+        raise Fail(f"entry ({i}, {Ar.indices[k]}): gen {A.data[k]!r}, expected {Ar.data[k]!r}")
+    b = v.read_vec(prefix + "_b.mtx", n)
+    u = v.read_vec(prefix + "_u.mtx", n)
+    for name, got, want in (("b", b, br), ("u", u, ur)):
+        e = np.abs(got - want).max() / np.abs(want).max()
+        if e > 1e-12:
+            i = int(np.abs(got - want).argmax())
+            raise Fail(f"{name} differs from the manufactured problem by {e:.2e} (relative); row {i}: "
+                       f"gen {float(got[i])!r}, expected {float(want[i])!r}")
+    return f"{len(patch_tiling(dims, sizes)[0])} patches, n {n}, nnz {A.nnz}"
+
+
+def patches_spmv_case(v, dims, lst, tag):
+    """apply -problem patches -op mat (the patches operator itself, not its CSR) against SciPy's product with the
+    operator built here, row by row within spmv_check's rounding bound; and -op matT (A is symmetric)."""
+    sizes = [int(t) for t in lst.split(",")]
+    A, _, _ = patch_operator(dims, sizes)
+    x = v.random_vec(A.shape[0], tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    out = []
+    for op in ("mat", "matT"):
+        ypath = v.path(f"{tag}_{op}_y.mtx")
+        v.run(["apply", *patch_args(dims, lst), "-x", xpath, "-op", op, "-o", ypath])
+        r = spmv_check(v, A, x, v.read_vec(ypath, A.shape[0]), f"-op {op}")
+        out.append(f"{op} worst err/bound {r:.2g}")
+    return ", ".join(out)
+
+
+def relax_blocks(dims, sizes, block):
+    """The rows of every relax block: each patch cut into bx x by x bz blocks from its origin, the last block of
+    each direction smaller where the patch is no multiple of the block."""
+    rows = patch_rows(dims, sizes)
+    out = []
+    for (lo, n) in patch_tiling(dims, sizes)[0]:
+        cuts = [[(o, min(block[a], n[a] - o)) for o in range(0, n[a], block[a])] for a in range(3)]
+        for (z0, bz) in cuts[2]:
+            for (y0, by) in cuts[1]:
+                for (x0, bx) in cuts[0]:
+                    out.append(rows[lo[2] + z0:lo[2] + z0 + bz, lo[1] + y0:lo[1] + y0 + by,
+                                    lo[0] + x0:lo[0] + x0 + bx].ravel())
+    return out
+
+
+def relax_inverse_case(v, dims, lst, block, omega, tag):
+    """apply -op pc -pc relax -relax_type jacobi -relax_sweeps 1 from y = 0: y_b = omega A_bb^-1 x_b for every block
+    b, with A_bb the block of the CSR built here (Dirichlet faces included). Reference: numpy.linalg.solve per
+    block; per block |y - ref| <= 32 m eps cond_inf(A_bb) ||A_bb^-1||_inf ||x_b||_inf (m cells; two ways of
+    solving agree to a few eps times the condition number)."""
+    sizes = [int(t) for t in lst.split(",")]
+    A, _, _ = patch_operator(dims, sizes)
+    n = A.shape[0]
+    x = v.random_vec(n, tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    ypath = v.path(tag + "_y.mtx")
+    v.run(["apply", *patch_args(dims, lst), "-x", xpath, "-op", "pc", "-pc", "relax", "-relax_type", "jacobi",
+           "-relax_block", *block, "-relax_omega", omega, "-relax_sweeps", 1, "-o", ypath])
+    y = v.read_vec(ypath, n)
+    blocks = relax_blocks(dims, sizes, block)
+    seen = np.zeros(n, dtype=np.int64)
+    worst, shapes = 0.0, set()
+    for k, r in enumerate(blocks):
+        seen[r] += 1
+        Ab = A[r][:, r].toarray()
+        shapes.add(len(r))
+        ref = omega * np.linalg.solve(Ab, x[r])
+        inv = np.linalg.inv(Ab)
+        ninv = np.abs(inv).sum(axis=1).max()
+        bound = 32 * len(r) * EPS * np.abs(Ab).sum(axis=1).max() * ninv * ninv * np.abs(x[r]).max()
+        err = np.abs(y[r] - ref).max()
+        if err > bound:
+            i = int(np.abs(y[r] - ref).argmax())
+            raise Fail(f"block {k} ({len(r)} cells, rows {r[0]}..): |diff| {err:.3e} > {bound:.3e}; row {int(r[i])}: "
+                       f"pdesolve {float(y[r][i])!r}, NumPy {float(ref[i])!r}")
+        worst = max(worst, err / bound)
+    if not (seen == 1).all():
+        raise Fail("the blocks built here do not cover every cell once (a bug in verify.py)")
+    return f"{len(blocks)} blocks of {len(shapes)} sizes, worst err/bound {worst:.2g}"
+
+
+def gmg_solve(v, dims, lst, tag, extra=()):
+    """cg + gmg on -problem patches to rtol 1e-10; returns (report, x)."""
+    xpath, jpath = v.path(tag + "_x.mtx"), v.path(tag + ".json")
+    v.run(["solve", *patch_args(dims, lst), "-solver", "cg", "-pc", "gmg", "-rtol", RTOL, *extra, "-o", xpath,
+           "-json", jpath])
+    with open(jpath) as f:
+        report = json.load(f)
+    if report.get("converged") is not True or not isinstance(report.get("iterations"), int):
+        raise Fail(f"exit 0 but the -json report says converged = {report.get('converged')!r}")
+    n = dims[0] * dims[1] * dims[2]
+    return report, v.read_vec(xpath, n)
+
+
+def gmg_scipy_case(v, dims, lst, tag, extra=()):
+    """cg + gmg converges to SciPy's solution of the operator and right-hand side built here: true residual
+    <= 10 rtol ||b||, ||x - x_scipy|| / ||x_scipy|| <= 1e-7 (cond_2 of the Laplacian ~ 0.4 n^2), and disc_err of
+    the report equals max |x - u|."""
+    sizes = [int(t) for t in lst.split(",")]
+    A, b, u = patch_rhs(dims, sizes)
+    report, x = gmg_solve(v, dims, lst, tag, extra)
+    res = np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+    if res > 10 * RTOL:
+        raise Fail(f"true residual ||b - A x||/||b|| = {res:.3e} > {10 * RTOL:.0e}")
+    xs = spla.spsolve(sp.csc_matrix(A), b)
+    fwd = np.linalg.norm(x - xs) / np.linalg.norm(xs)
+    if fwd > 1e-7:
+        raise Fail(f"||x - x_scipy||/||x_scipy|| = {fwd:.3e} > 1e-7 (residual {res:.2e})")
+    de = np.abs(x - u).max()
+    if not (isinstance(report.get("disc_err"), float) and abs(report["disc_err"] - de) <= 1e-6 * de):
+        raise Fail(f"disc_err {report.get('disc_err')!r} in the report, max |x - u| = {de!r}")
+    return (f"{report['iterations']} iterations, {report.get('pc_gmg_levels', '?')} levels, residual {res:.1e}, "
+            f"forward error {fwd:.1e}")
+
+
+def gmg_order_case(v):
+    """cg + gmg (32^3 patches cut to the box: -patch 32 gives one patch at 16 and 32, eight at 64) on 16^3, 32^3,
+    64^3: every solve converges in at most 30 iterations, the counts grow by at most 5 from 16^3 to 64^3 (multigrid:
+    about constant), and the discretization error max |x - u| falls at second order: each halving of h divides it
+    by 3.2 to 4.8 (4 in the limit)."""
+    errs, its = [], []
+    for m in (16, 32, 64):
+        report, _ = gmg_solve(v, (m, m, m), "32", f"gmg_order_{m}")
+        if not isinstance(report.get("disc_err"), float):
+            raise Fail(f"{m}^3: the report has no disc_err")
+        errs.append(report["disc_err"])
+        its.append(report["iterations"])
+    if max(its) > 30 or its[-1] > its[0] + 5:
+        raise Fail(f"iterations {its} on 16^3, 32^3, 64^3: expected at most 30 and growing by at most 5")
+    ratios = [errs[i] / errs[i + 1] for i in range(2)]
+    if not all(3.2 <= r <= 4.8 for r in ratios):
+        raise Fail(f"disc_err {errs} on 16^3, 32^3, 64^3: ratios {[round(r, 2) for r in ratios]}, expected ~4")
+    return f"iterations {its}, disc_err {[f'{e:.2e}' for e in errs]}, ratios {[round(r, 2) for r in ratios]}"
+
+
+def cmd_patches(v):
+    for nx, ny, nz, lst in PATCH_SETS:
+        name = f"{nx}x{ny}x{nz} -patch {lst}"
+        tag = f"patches_{nx}_{ny}_{nz}_{lst.replace(',', '_')}"
+        v.case(f"gen {name}", patches_gen_case, v, (nx, ny, nz), lst, tag + "_gen")
+        v.case(f"y = A x {name}", patches_spmv_case, v, (nx, ny, nz), lst, tag + "_spmv")
+    # relax: blocks that divide the patches, blocks that do not (edge blocks), 1^3 (point Jacobi), one 8^3 block
+    # per patch (paper 002's largest), omega != 1 (a block must fit the smallest patch, cut ones included)
+    for dims, lst, block, omega in (((12, 10, 8), "4", (2, 2, 2), 1.0), ((13, 12, 9), "4,6,3", (3, 2, 3), 1.0),
+                                    ((9, 9, 9), "5,4", (4, 4, 4), 1.0), ((8, 8, 8), "8", (8, 8, 8), 1.0),
+                                    ((6, 5, 4), "3", (1, 1, 1), 1.0), ((12, 10, 8), "6", (4, 2, 2), 0.8)):
+        tag = "relax_{}_{}_{}".format("x".join(map(str, dims)), lst.replace(",", "_"), "x".join(map(str, block)))
+        v.case(f"relax block inverses {'x'.join(map(str, dims))} -patch {lst} block {'x'.join(map(str, block))} "
+               f"omega {omega}", relax_inverse_case, v, dims, lst, block, omega, tag)
+    v.case("cg + gmg 16^3 -patch 8 vs SciPy", gmg_scipy_case, v, (16, 16, 16), "8", "gmg_16_8")
+    v.case("cg + gmg 24x16x20 -patch 8,4 (mixed) vs SciPy", gmg_scipy_case, v, (24, 16, 20), "8,4", "gmg_mixed")
+    v.case("cg + gmg 16^3 -patch 8, W-cycle, constant prolongation, coarse cg, jacobi smoother vs SciPy",
+           gmg_scipy_case, v, (16, 16, 16), "8", "gmg_16_8_w",
+           ("-gmg_cycle", "w", "-gmg_prolong", "constant", "-gmg_coarse", "cg", "-gmg_smoother", "jacobi"))
+    v.case("cg + gmg second order, bounded iterations (16^3, 32^3, 64^3)", gmg_order_case, v)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=["spmv", "solve", "precond", "fail"])
+    ap.add_argument("check", choices=["spmv", "solve", "precond", "fail", "patches"])
     ap.add_argument("--pdesolve", required=True)
     ap.add_argument("--backend", required=True)
     ap.add_argument("--shared", required=True)
@@ -707,7 +986,8 @@ def main():
         print(f"verify: {args.pdesolve} is not an executable")
         return 1
     v = Verify(args)
-    {"spmv": cmd_spmv, "solve": cmd_solve, "precond": cmd_precond, "fail": cmd_fail}[args.check](v)
+    {"spmv": cmd_spmv, "solve": cmd_solve, "precond": cmd_precond, "fail": cmd_fail,
+     "patches": cmd_patches}[args.check](v)
     return v.finish(args.check)
 
 
