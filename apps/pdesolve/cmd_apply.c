@@ -85,25 +85,8 @@ int cmd_apply(pds_options o) {
     TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(pc, shift));
   }
   if ((rc = set_relax_gmg(ctx, pc, pcname, &rg))) goto done;
-  if (pa_on) {
-    if ((rc = patches_build(ctx, &pf, &p))) goto done;
-    A = p.A;
-    TRY("problem", pds_mat_reference(A));
-    snprintf(source, sizeof source, "%s", p.description);
-  } else if (problem) {
-    pds_int d[3];
-    char    what[96];
-
-    for (int i = 0; i < ndims; i++) d[i] = dims[i];
-    snprintf(what, sizeof what, "flag -problem %s", problem);
-    TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
-    A = p.A;
-    TRY("problem", pds_mat_reference(A));
-    snprintf(source, sizeof source, "%s", p.description);
-  } else {
-    if ((rc = read_mat(ctx, Apath, &A))) goto done;
-    snprintf(source, sizeof source, "%s", Apath);
-  }
+  if ((rc = load_operator(ctx, pa_on ? &pf : NULL, problem, dims, ndims, Apath, &p, &A, source, sizeof source)))
+    goto done;
   TRY("matrix", pds_mat_get_size(A, &nrows, &ncols));
   if ((rc = to_format(ctx, format, bs, grid, &A))) goto done;
   nx = !strcmp(op, "mat") ? ncols : nrows;

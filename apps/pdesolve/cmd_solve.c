@@ -324,25 +324,9 @@ int cmd_solve(pds_options o) {
     A = p.A;
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", p.description);
-  } else if (pa_on) {
-    if ((rc = patches_build(ctx, &pf, &p))) goto done;
-    A = p.A;
-    TRY("problem", pds_mat_reference(A));
-    snprintf(source, sizeof source, "%s", p.description);
-  } else if (problem) {
-    pds_int d[3];
-    char    what[96];
-
-    for (int i = 0; i < ndims; i++) d[i] = dims[i];
-    snprintf(what, sizeof what, "flag -problem %s", problem);
-    TRY(what, pds_problem_generate(ctx, problem, d, ndims, &p));
-    A = p.A;
-    TRY("problem", pds_mat_reference(A));
-    snprintf(source, sizeof source, "%s", p.description);
-  } else {
-    if ((rc = read_mat(ctx, Apath, &A))) goto done;
-    snprintf(source, sizeof source, "%s", Apath);
-  }
+  } else if ((rc = load_operator(ctx, pa_on ? &pf : NULL, problem, dims, ndims, Apath, &p, &A, source,
+                                  sizeof source)))
+    goto done;
   TRY("matrix", pds_mat_get_size(A, &nrows, &ncols));
   if (nrows != ncols) {
     rc = fail("solve needs a square matrix; '%s' is %" PDS_INT_FMT " x %" PDS_INT_FMT, source, nrows, ncols);

@@ -150,3 +150,28 @@ int to_format(pds_ctx ctx, const char *format, int bs, const int *grid, pds_mat 
 done:
   return rc;
 }
+
+int load_operator(pds_ctx ctx, patches_flags *pf, const char *problem, const int *dims, int ndims, const char *Apath,
+                  pds_problem *p, pds_mat *A, char *source, size_t len) {
+  int rc = EXIT_DONE;
+
+  if (pf) {
+    if ((rc = patches_build(ctx, pf, p))) return rc;
+  } else if (problem) {
+    pds_int d[3];
+    char    what[96];
+
+    for (int i = 0; i < ndims; i++) d[i] = dims[i];
+    snprintf(what, sizeof what, "flag -problem %s", problem);
+    TRY(what, pds_problem_generate(ctx, problem, d, ndims, p));
+  } else {
+    if ((rc = read_mat(ctx, Apath, A))) return rc;
+    snprintf(source, len, "%s", Apath);
+    return EXIT_DONE;
+  }
+  *A = p->A;
+  TRY("problem", pds_mat_reference(*A));
+  snprintf(source, len, "%s", p->description);
+done:
+  return rc;
+}

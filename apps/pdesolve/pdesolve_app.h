@@ -104,6 +104,11 @@ typedef struct {
 int read_patches_flags(pds_options o, const char *cmdname, patches_flags *pf);
 int check_patches_flags(pds_options o, const char *problem, const int *dims, int ndims, patches_flags *pf, bool *on);
 int patches_build(pds_ctx ctx, patches_flags *pf, pds_problem *p);
+/* the operator of solve and apply: the patch set of pf (when not NULL), else the generated problem (when problem is
+   set), else the file Apath; p holds a generated problem, *A a reference of its own, source says what it is
+   (common.c) */
+int load_operator(pds_ctx ctx, patches_flags *pf, const char *problem, const int *dims, int ndims, const char *Apath,
+                  pds_problem *p, pds_mat *A, char *source, size_t len);
 
 /* -relax_* and -gmg_* (their defaults those of the library, passed explicitly, so what the report says is what ran) */
 typedef struct {
