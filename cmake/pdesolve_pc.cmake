@@ -37,7 +37,8 @@ if(PDS_HAVE_OPENMP)
   string(APPEND PDS_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
 endif()
 if(PDS_HAVE_CUDA) # CUDA::cudart_static and what it needs
-  string(APPEND PDS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -ldl -lrt -lpthread")
+  string(APPEND PDS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcublas"
+                " -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lstdc++ -ldl -lrt -lpthread")
 endif()
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/pdesolve.pc.in ${PROJECT_BINARY_DIR}/pdesolve.pc @ONLY)

@@ -34,7 +34,7 @@ struct relax {
   const struct pds_patches *P;
   struct pds_relax_layout  L;
   int                      unified; /* backend memory is host memory: the h and d arrays are the same */
-  struct pds_relax_type   *htype, *dtype;
+  struct pds_relax_btype   *htype, *dtype;
   struct pds_relax_block  *hblk, *dblk;
   struct pds_relax_seg    *hseg, *dseg;
   pds_int                 *hcolor, *hpblk, *dpblk, *hpfirst;
@@ -464,7 +464,7 @@ static int layout_build(pds_precond pc, const struct pds_patches *P) {
   for (size_t t = 0; t < T.n; t++) {
     const pds_int m = T.t[t].s[0] * T.t[t].s[1] * T.t[t].s[2];
 
-    R->htype[t] = (struct pds_relax_type){{T.t[t].s[0], T.t[t].s[1], T.t[t].s[2]}, m, ninv};
+    R->htype[t] = (struct pds_relax_btype){{T.t[t].s[0], T.t[t].s[1], T.t[t].s[2]}, m, ninv};
     ninv += (pds_size)m * m;
   }
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nblocks + 1, &R->hblk));

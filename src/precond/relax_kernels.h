@@ -14,7 +14,7 @@ struct pds_patches;
 
 /* a distinct block matrix: its shape b[0] x b[1] x b[2] (m = b0 b1 b2 cells, block cell (li, lj, lk) is local index
    (lk b1 + lj) b0 + li) and its inverse at inv + off, column-major: (A_b^-1)_(i,k) = inv[off + k m + i] */
-struct pds_relax_type {
+struct pds_relax_btype {
   pds_int  b[3], m;
   pds_size off;
 };
@@ -37,7 +37,7 @@ struct pds_relax_seg {
    hpfirst[q + 1])), for backends that go patch-wise. */
 struct pds_relax_layout {
   pds_int                       nblocks, ntypes, nsegs, ncolors;
-  const struct pds_relax_type  *type, *htype;
+  const struct pds_relax_btype  *type, *htype;
   const struct pds_relax_block *blk, *hblk;
   const struct pds_relax_seg   *seg, *hseg;
   const pds_int                *hcolor;  /* [ncolors + 1] */

@@ -2,7 +2,8 @@
 # CMakeLists.txt before pds_config.h is written). PDS_ENABLE_CUDA: AUTO builds it whenever nvcc is found, ON requires
 # it, OFF skips it. PDS_CUDA_ARCHS: the architectures (default 90, Hopper). Sets PDS_HAVE_CUDA, PDS_CUDA_SOURCES
 # (added to the library), PDS_CUDA_LIBS (cudart, static) and PDS_CUDA_FLAGS (nvcc warnings). The library needs only
-# the CUDA runtime (and CUB's headers); cuSPARSE and cuBLAS are used by bench/gpu alone, as the peers.
+# the CUDA runtime (and CUB's headers) and cuBLAS (relax's gemm variant); cuSPARSE is used by bench/gpu and tests/cuda
+# alone, as the peer.
 set(PDS_HAVE_CUDA 0)
 set(PDS_CUDA_SOURCES)
 set(PDS_CUDA_LIBS)

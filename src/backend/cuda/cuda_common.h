@@ -390,6 +390,43 @@ cudaError_t pds_cuda_fem2d_gather(cudaStream_t s, const pds_cuda_fem2d_cfg *cfg,
                                   const unsigned char *isd, const pds_real *g, pds_real gc, int symmetric,
                                   pds_real *vals, pds_real *b);
 
+/* ---- patch sets (cuda_patches.cu: src/mat/patches_kernels.h, a thread per cell, /cpu/ref's bits) and block
+   relaxation on them (cuda_relax.cu: src/precond/relax_kernels.h). P, L: the host structs, whose arrays without h are
+   device memory; the launchers read only the host fields and pass the device arrays on -------------------------- */
+struct pds_patches;
+struct pds_relax_layout;
+cudaError_t pds_cuda_patches_apply(cudaStream_t s, const struct pds_patches *P, pds_real alpha, const pds_real *x,
+                                   pds_real beta, pds_real *y);
+cudaError_t pds_cuda_patches_residual(cudaStream_t s, const struct pds_patches *P, const pds_real *x,
+                                      const pds_real *b, pds_real *r);
+cudaError_t pds_cuda_patches_restrict(cudaStream_t s, const struct pds_patches *Pf, const struct pds_patches *Pc,
+                                      pds_real scale, const pds_real *rf, pds_real *rc);
+cudaError_t pds_cuda_patches_prolong(cudaStream_t s, const struct pds_patches *Pc, const struct pds_patches *Pf,
+                                     int trilinear, const pds_real *ec, pds_real *uf);
+/* gemm's passes over layout blocks [b0, b1) in mapc's thread-block shape (stride, pack: below): R[r_b + i] = (f - A u)
+   at cell i of block b (zero: u is 0, R = f); u at cell i of block b += omega E[r_b + i] (zero: 0 + omega E, u not
+   read) */
+cudaError_t pds_cuda_relax_residual(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
+                                    pds_int b0, pds_int b1, int stride, int pack, int zero, const pds_real *f,
+                                    const pds_real *u, pds_real *R);
+cudaError_t pds_cuda_relax_update(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
+                                  pds_int b0, pds_int b1, int stride, int pack, int zero, pds_real omega,
+                                  const pds_real *E, pds_real *u);
+/* u_p = u_p + omega E_p for p in [0, n), E in cell order */
+cudaError_t pds_cuda_relax_update_cells(cudaStream_t s, pds_size n, int zero, pds_real omega, const pds_real *E,
+                                        pds_real *u);
+/* paper 002's mapping C over the work items [i0, i1) of items (device; an item (x, y): the y <= reuse consecutive
+   blocks x, x + 1, ... of one segment; reuse 1: [i0, i1) are layout blocks, items is not read): stride = threads per
+   spatial block (>= the largest m), pack = items per thread block (stride pack <= 512), reuse = 1, 4 or 8 (blocks
+   whose product shares one read of the inverse); inplace: u_p += omega A_b^-1 r_b, else E_p = A_b^-1 r_b (cell
+   order); zero: r_b = f_b */
+cudaError_t pds_cuda_relax_mapc(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
+                                int inplace, const int2 *items, pds_int i0, pds_int i1, int stride, int pack,
+                                int reuse, int zero, pds_real omega, const pds_real *f, pds_real *u, pds_real *E);
+/* E_b = A_b^-1 R_b (block-ordered work entries) for the blocks of the work items [i0, i1), the shape of mapc */
+cudaError_t pds_cuda_relax_blockprod(cudaStream_t s, const struct pds_relax_layout *L, const int2 *items, pds_int i0,
+                                     pds_int i1, int stride, int pack, int reuse, const pds_real *R, pds_real *E);
+
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;

@@ -161,7 +161,7 @@ struct sweep {
 static void run_group(const struct sweep *S, pds_int b0, pds_int nb, int phase, int zero) {
   const struct pds_relax_layout *L = S->L;
   const struct pds_relax_block  *B = &L->blk[b0];
-  const struct pds_relax_type   *T = &L->type[B->type];
+  const struct pds_relax_btype   *T = &L->type[B->type];
 
   if (phase != PH_PU)
     for (pds_int b = 0; b < nb; b++) rb_residual(S->P, &B[b], T->b, S->f, S->u, zero, S->R + B[b].r);

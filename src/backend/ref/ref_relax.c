@@ -36,7 +36,7 @@ static int relax_plan_describe_ref(pds_ctx ctx, void *plan, char *buf, size_t le
 static void block_step(const struct pds_patches *P, const struct pds_relax_layout *L, pds_int b, pds_real omega,
                        int zero, const pds_real *f, pds_real *u, pds_real *R, pds_real *E) {
   const struct pds_relax_block *B = &L->blk[b];
-  const struct pds_relax_type  *T = &L->type[B->type];
+  const struct pds_relax_btype  *T = &L->type[B->type];
 
   rb_residual(P, B, T->b, f, u, zero, R + B->r);
   rb_product(T->m, L->inv + T->off, R + B->r, E + B->r);
@@ -60,7 +60,7 @@ static int relax_smooth_ref(pds_ctx ctx, void *plan, const struct pds_patches *P
       }
       for (pds_int b = 0; b < L->nblocks; b++) {
         const struct pds_relax_block *B = &L->blk[b];
-        const struct pds_relax_type  *T = &L->type[B->type];
+        const struct pds_relax_btype  *T = &L->type[B->type];
 
         rb_product(T->m, L->inv + T->off, R + B->r, E + B->r);
         rb_update(P, B, T->b, omega, E + B->r, u);
