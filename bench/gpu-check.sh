@@ -20,6 +20,10 @@
 #      shared matrices, validated against /cpu/ref's bits (/cpu/omp's on the BSR cases); ilu.jsonl, ilu.txt;
 #      GPU_CHECK_ILU_S, default 150 s, its -budget_s 30 s under that; then poisson7 256^3 alone when 60 s are left,
 #      ilu256.jsonl, ilu256.txt),
+#   5d. paper 002's block relaxation (bench/gpu/bench_relax: copy bandwidth and cuBLAS DGEMM rate, validation against
+#      /cpu/ref, the convergence study against block size, sweep rates of every method and variant on the paper's patch
+#      sets with /cpu/omp beside, GMG against CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz;
+#      GPU_CHECK_RELAX_S, default 300 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -143,12 +147,13 @@ fi
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
     san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; san racecheck "$T/cuda/tc05_small"
-    san racecheck "$T/t302_bilu0"
+    san racecheck "$T/t302_bilu0"; san racecheck "$T/cuda/tc09_relax"
   } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
     san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; san synccheck "$T/cuda/tc05_small"
     san synccheck "$T/t302_bilu0"; san synccheck "$T/t303_ilu0"; san synccheck "$T/cuda/tc08_ilu0_cusparse"
+    san synccheck "$T/cuda/tc09_relax"
   } > "$OUT/san-synccheck.txt" &
   wait
 ) &
@@ -170,7 +175,9 @@ wait $SANPID
   san memcheck "$T/cuda/tc03_fem2d"; san memcheck "$T/cuda/tc04_spmv_classes"; san memcheck "$T/equiv/equiv_f32"
   san memcheck "$T/t402_precision"; san memcheck "$T/cuda/tc05_small"; san memcheck "$T/t302_bilu0"
   san memcheck "$T/t303_ilu0"
-  san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"; } > "$OUT/san-memcheck.txt"
+  san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"
+  san memcheck "$T/cuda/tc09_relax"; san memcheck "$T/t204_patches"; san memcheck "$T/t304_relax"
+  san memcheck "$T/t305_gmg"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
   > "$OUT/sanitizer.log" 2>&1
@@ -185,7 +192,11 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-if [ "$SKIP_BENCH" = 1 ]; then
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax); together they take more than
+# one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and "ilu relax"
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax} "
+want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
+if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
 else
   OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((FEM2D_S + BILU_S + 20)))" \
@@ -196,8 +207,8 @@ fi
 
 # ---- 4. paper 004's FEM benchmark ------------------------------------------------------------------------------------
 t0=$SECONDS
-if [ "$SKIP_BENCH" = 1 ]; then
-  FR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/fem2d.log"
+if ! want fem2d; then
+  FR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/fem2d.log"
 elif [ -x "$BUILD/bench/bench_fem2d_gpu" ]; then
   OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$(left $((BILU_S + 10)))" \
     "$BUILD/bench/bench_fem2d_gpu" -cpu_solve_max_s 20 > "$OUT/fem2d.jsonl" 2> "$OUT/fem2d.log"
@@ -231,8 +242,8 @@ fi
 
 # ---- 5. paper 000's block ILU(0) benchmark ------------------------------------------------------------------------------
 t0=$SECONDS
-if [ "$SKIP_BENCH" = 1 ]; then
-  BLR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bilu.log"
+if ! want bilu; then
+  BLR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/bilu.log"
 elif [ -x "$BUILD/bench/bench_bilu" ]; then
   BILU_LIM=$(left 5); [ "$BILU_LIM" -gt "$BILU_S" ] && BILU_LIM=$BILU_S
   OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$BILU_LIM" \
@@ -300,8 +311,8 @@ fi
 
 # ---- 5b. what one dependent step costs (bench/gpu/bench_sync: the floor under bilu0's planes and small solves) ------
 t0=$SECONDS
-if [ "$SKIP_BENCH" = 1 ]; then
-  SYR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/sync.txt"
+if ! want sync; then
+  SYR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/sync.txt"
 elif [ -x "$BUILD/bench/bench_sync" ]; then
   timeout "$(left 2)" "$BUILD/bench/bench_sync" -json "$OUT/sync.jsonl" > "$OUT/sync.txt" 2>&1
   SYR=$?
@@ -312,8 +323,8 @@ note "bench_sync" "rc $SYR ($((SECONDS - t0)) s)"
 
 # ---- 5c. ILU(0) of general CSR matrices against cuSPARSE (bench/gpu/bench_ilu) ------------------------------------------
 t0=$SECONDS
-if [ "$SKIP_BENCH" = 1 ]; then
-  ILR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/ilu.txt"
+if ! want ilu; then
+  ILR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/ilu.txt"
 elif [ -x "$BUILD/bench/bench_ilu" ]; then
   # bench_ilu plans its GMRES runs within -budget_s (about 120 s of its default cases on an H100) and prints each row as
   # it is measured, so a run cut by the timeout still leaves its rows
@@ -329,7 +340,7 @@ note "bench_ilu" "rc $ILR ($((SECONDS - t0)) s)$( [ $ILR -eq 124 ] && echo ': TI
 # poisson7 256^3, the issue's second scalar size, on its own (about 50 s on an H100: the host's level schedules of
 # 16.7M rows, /cpu/omp as the reference, GMRES cut at 2 s a solve) while at least 60 s are left; ilu256.jsonl
 t0=$SECONDS
-if [ "$SKIP_BENCH" = 1 ] || [ ! -x "$BUILD/bench/bench_ilu" ]; then
+if ! want ilu || [ ! -x "$BUILD/bench/bench_ilu" ]; then
   :
 elif [ "$(left 2)" -ge 60 ]; then
   IL2_LIM=$(left 2); [ "$IL2_LIM" -gt 90 ] && IL2_LIM=90
@@ -339,6 +350,26 @@ elif [ "$(left 2)" -ge 60 ]; then
   note "bench_ilu 256^3" "rc $? ($((SECONDS - t0)) s)"
 else
   note "bench_ilu 256^3" "skipped: $(left 2) s left"
+fi
+
+# ---- 5d. paper 002's block relaxation on patch sets, its convergence study and GMG (bench/gpu/bench_relax) ----------
+t0=$SECONDS
+if ! want relax; then
+  RLR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/relax.txt"
+elif [ -x "$BUILD/bench/bench_relax" ]; then
+  RLX_LIM=$(left 2); [ "$RLX_LIM" -gt "${GPU_CHECK_RELAX_S:-300}" ] && RLX_LIM=${GPU_CHECK_RELAX_S:-300}
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$RLX_LIM" "$BUILD/bench/bench_relax" \
+    -budget_s $((RLX_LIM > 40 ? RLX_LIM - 25 : RLX_LIM * 2 / 3)) -json "$OUT/relax.jsonl" > "$OUT/relax.txt" \
+    2> "$OUT/relax.log"
+  RLR=$?
+else
+  RLR=127; echo "bench_relax was not built" > "$OUT/relax.txt"
+fi
+note "bench_relax" "rc $RLR ($((SECONDS - t0)) s)$( [ $RLR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_RELAX_S)')"
+if [ -s "$OUT/relax.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  mkdir -p "$OUT/relax-plots"
+  python3 "$ROOT/bench/scripts/plot_relax.py" "$OUT/relax.jsonl" --out "$OUT/relax-plots" >> "$OUT/relax.log" 2>&1
+  (cd "$OUT" && tar czf relax-plots.tgz relax-plots && rm -rf relax-plots)
 fi
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
@@ -367,6 +398,9 @@ cat "$OUT/sync.txt" 2>/dev/null
 echo "-- bench_ilu (ILU(0) of CSR matrices)"
 cat "$OUT/ilu.txt" 2>/dev/null | cut -c1-300
 [ "${ILR:-0}" -ne 0 ] && tail -5 "$OUT/ilu.log"
+echo "-- bench_relax (paper 002: block relaxation on patches, GMG)"
+cat "$OUT/relax.txt" 2>/dev/null | cut -c1-300
+[ "${RLR:-0}" -ne 0 ] && tail -5 "$OUT/relax.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null

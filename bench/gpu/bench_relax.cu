@@ -1,0 +1,506 @@
+// bench/gpu/bench_relax.cu: paper 002's block relaxation on sets of patches (issue 12), on /gpu/cuda against
+// /cpu/omp, with the device's copy bandwidth and cuBLAS's DGEMM rate measured in the same run. Cases (JSON lines
+// "case"):
+//   copy     y = x over 2^26 doubles: the bandwidth every frac_copy divides by;
+//   dgemm    cuBLAS DGEMM m x m times m x N (m = 512 and 64, N = the block count of 80 patches of 64^3): the FP64
+//            matrix-product rate the "gemm" variant can reach at most;
+//   check    validation first: a mixed set of patches, 2 sweeps of every method and variant on /gpu/cuda against
+//            /cpu/ref (relative 1e-11; else FAIL, exit 1), jacobi and multicolor repeated bitwise;
+//   conv     paper 002 Fig. 4: one 64^3 patch (every face Dirichlet), f = 0, a random start: ||r_3|| / ||r_0|| and
+//            ||u_3|| / ||u_0|| (the error: the solution is 0) after 3 sweeps, and the asymptotic factor
+//            (||r_S|| / ||r_(S-W)||)^(1/W) after S sweeps, for blocks of 8 .. 512 cells (2,2,2), (4,2,2), (4,4,2),
+//            (4,4,4), (8,4,4), (8,8,4), (8,8,8) and jacobi, multicolor, chaotic;
+//   rate     time per sweep (median of the repetitions after warm-up, events around each) and cells/s on the sets
+//            of paper 002 Fig. 7 (64^3 and 96^3 patches, 64 and 96 of them, 4^3 and 8^3 blocks) and Table 2 (80
+//            patches of 64^3, 80^3, mixed 64..96, 96^3; 8^3 blocks): every method and variant on /gpu/cuda, the point
+//            Jacobi sweep (r = f - A u, u += r / c0: two passes, 48 bytes a cell) as the bandwidth reference, and
+//            /cpu/omp's variants (patch, block, nested) on all cores;
+//   gmg      time to reduce the residual by 1e-8 on pds_problem_patches 128^3 and 256^3 (32^3 patches): CG + gmg
+//            against CG + jacobi, CG + relax (jacobi, 8^3) and, on the CSR copy of the same matrix, CG + jacobi and
+//            CG + ilu0, same run.
+// Byte and flop models per cell and sweep (m = cells per block): gemm: residual pass 24 B (u, f, R), the product
+// 16 B (R, E) + the inverse once, the update 24 B (u, E, u): 64 B and 2 m flops; mapc: 24 B (u, f, u) + the
+// inverse through L2 (8 m bytes per cell from L2), 2 m flops. frac_copy = model bytes / time / copy bandwidth.
+// Usage: bench_relax [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-conv_sweeps 1000] [-reps 10]
+#include <cublas_v2.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_bench_util.cuh"
+#include "bench_log.cuh"
+
+namespace {
+
+const pds_real LAPLACE[7] = {6, -1, -1, -1, -1, -1, -1};
+
+FILE       *g_json = stdout;
+double      g_copy_bw = 0, g_deadline = 0;
+int         g_reps = 10, g_quick = 0, g_no_cpu = 0, g_conv_sweeps = 1000;
+char        g_gpu_name[256] = "?";
+pds_ctx     g_gpu, g_omp, g_ref;
+std::string g_table;
+
+double left_s() { return g_deadline - pds_wtime(); }
+
+struct J {
+  std::string s;
+  explicit J(const char *cas) {
+    s = "{\"bench\":\"relax\",\"gpu\":\"";
+    s += g_gpu_name;
+    s += "\",\"case\":\"";
+    s += cas;
+    s += "\"";
+  }
+  J &str(const char *k, const std::string &v) {
+    s += ",\"" + std::string(k) + "\":\"" + v + "\"";
+    return *this;
+  }
+  J &num(const char *k, double v) {
+    char b[64];
+
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) snprintf(b, sizeof b, "%.0f", v);
+    else if (std::isfinite(v)) snprintf(b, sizeof b, "%.6g", v);
+    else snprintf(b, sizeof b, "null");
+    s += ",\"" + std::string(k) + "\":" + b;
+    return *this;
+  }
+  void emit() {
+    fputs((s + "}\n").c_str(), g_json);
+    fflush(g_json);
+  }
+};
+
+void tab(const char *fmt, ...) {
+  char    b[512];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(b, sizeof b, fmt, ap);
+  va_end(ap);
+  g_table += b;
+  g_table += "\n";
+}
+
+// ---- patch sets ---------------------------------------------------------------------------------------------------
+struct Set {
+  std::string            name;
+  std::vector<pds_patch> p;
+  long long              cells = 0;
+};
+// np cubes of edge s on a lattice of pitch `pitch` (pitch = s: neighbours share faces), x fastest in a box as cubic
+// as np allows
+Set lattice(const char *name, int np, const std::vector<int> &sizes, int pitch) {
+  Set S;
+  int a = 1;
+
+  while (a * a * a < np) a++;
+  int b = a, c = a;
+  while (a * b * (c - 1) >= np && c > 1) c--;
+  while (a * (b - 1) * c >= np && b > 1) b--;
+  S.name = name;
+  for (int q = 0; q < np; q++) {
+    pds_patch P;
+    int       s = sizes[q * sizes.size() / np];
+
+    P.lo[0] = (q % a) * pitch, P.lo[1] = (q / a % b) * pitch, P.lo[2] = (q / (a * b)) * pitch;
+    P.n[0] = P.n[1] = P.n[2] = s;
+    S.p.push_back(P);
+    S.cells += (long long)s * s * s;
+  }
+  return S;
+}
+
+pds_mat make_mat(pds_ctx ctx, const Set &S) {
+  pds_mat A = NULL;
+
+  PK(ctx, pds_mat_create_patches(ctx, (int)S.p.size(), S.p.data(), LAPLACE, &A));
+  return A;
+}
+
+pds_precond make_relax(pds_ctx ctx, pds_mat A, pds_relax_type t, int bx, int by, int bz, const char *variant) {
+  pds_precond pc = NULL;
+
+  PK(ctx, pds_precond_create(ctx, "relax", &pc));
+  PK(ctx, pds_precond_set_operator(pc, A));
+  PK(ctx, pds_precond_relax_set_type(pc, t));
+  PK(ctx, pds_precond_relax_set_block(pc, bx, by, bz));
+  PK(ctx, pds_precond_relax_set_variant(pc, variant));
+  PK(ctx, pds_precond_setup(pc));
+  return pc;
+}
+
+const char *tname(pds_relax_type t) {
+  return t == PDS_RELAX_JACOBI ? "jacobi" : t == PDS_RELAX_MULTICOLOR ? "multicolor" : "chaotic";
+}
+
+// ---- copy bandwidth, DGEMM rate -----------------------------------------------------------------------------------
+void measure_copy() {
+  const long long n = g_quick ? 1ll << 24 : 1ll << 26;
+  double         *x, *y;
+
+  CK(cudaMalloc(&x, n * 8));
+  CK(cudaMalloc(&y, n * 8));
+  dev_fill(x, n, 1);
+  const double t = gpu_event_median([&] { CK(cudaMemcpyAsync(y, x, n * 8, cudaMemcpyDeviceToDevice, 0)); }, 2, 9);
+  g_copy_bw      = 16.0 * n / t;
+  J("copy").num("entries", (double)n).num("time_s", t).num("gbs", g_copy_bw * 1e-9).emit();
+  LOG("copy bandwidth %.0f GB/s", g_copy_bw * 1e-9);
+  tab("copy bandwidth (cudaMemcpy D2D, 2^%d doubles): %.0f GB/s", g_quick ? 24 : 26, g_copy_bw * 1e-9);
+  CK(cudaFree(x));
+  CK(cudaFree(y));
+}
+
+void measure_dgemm() {
+  cublasHandle_t h;
+
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) fail("cublasCreate");
+  for (int m : {512, 64}) {
+    const long long N = 80ll * 64 * 64 * 64 / m; // the block columns of 80 patches of 64^3
+    double         *A, *B, *C;
+    const double    one = 1, zero = 0;
+
+    CK(cudaMalloc(&A, (size_t)m * m * 8));
+    CK(cudaMalloc(&B, (size_t)m * N * 8));
+    CK(cudaMalloc(&C, (size_t)m * N * 8));
+    dev_fill(A, (long long)m * m, 3);
+    dev_fill(B, m * N, 4);
+    const double t = gpu_event_median(
+        [&] {
+          if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, (int)N, m, &one, A, m, B, m, &zero, C, m) !=
+              CUBLAS_STATUS_SUCCESS)
+            fail("cublasDgemm");
+        },
+        2, 7);
+    const double fl = 2.0 * m * m * (double)N;
+    J("dgemm").num("m", m).num("n", (double)N).num("time_s", t).num("tflops", fl / t * 1e-12).emit();
+    tab("cuBLAS DGEMM %d x %d times %d x %lld: %.2f ms, %.1f TFLOP/s (%.1f Gcells/s of products alone)", m, m, m, N,
+        t * 1e3, fl / t * 1e-12, m * (double)N / t * 1e-9);
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+  }
+  cublasDestroy(h);
+}
+
+// ---- validation: GPU against /cpu/ref --------------------------------------------------------------------------
+double rel_diff(pds_vec a, pds_vec b) {
+  pds_size              n;
+  std::vector<pds_real> x, y;
+  double                d = 0, s = 0;
+
+  pds_vec_get_size(a, &n);
+  x.resize(n), y.resize(n);
+  pds_vec_get_values(a, x.data(), PDS_MEM_HOST);
+  pds_vec_get_values(b, y.data(), PDS_MEM_HOST);
+  for (pds_size i = 0; i < n; i++) d = std::max(d, std::fabs(x[i] - y[i])), s = std::max(s, std::fabs(y[i]));
+  return d / (s > 0 ? s : 1);
+}
+
+void check() {
+  Set S = lattice("mixed-check", 8, {12, 10, 9, 16, 12, 10, 9, 16}, 16);
+  pds_mat Ag = make_mat(g_gpu, S), Ar = make_mat(g_ref, S);
+  pds_vec fg, ug, fr, ur, u2;
+  const struct {
+    pds_relax_type t;
+    const char    *var;
+  } cases[] = {{PDS_RELAX_JACOBI, "gemm"}, {PDS_RELAX_JACOBI, "mapc"}, {PDS_RELAX_MULTICOLOR, "gemm"},
+               {PDS_RELAX_MULTICOLOR, "mapc"}};
+
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &fg));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &ug));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &u2));
+  PK(g_ref, pds_vec_create(g_ref, S.cells, &fr));
+  PK(g_ref, pds_vec_create(g_ref, S.cells, &ur));
+  for (auto c : cases)
+    for (int b : {4, 8}) {
+      pds_precond pg = make_relax(g_gpu, Ag, c.t, b, b, b, c.var), pr = make_relax(g_ref, Ar, c.t, b, b, b, "auto");
+
+      PK(g_gpu, pds_vec_set_random(fg, 7));
+      PK(g_ref, pds_vec_set_random(fr, 7));
+      PK(g_gpu, pds_vec_set_random(ug, 8));
+      PK(g_ref, pds_vec_set_random(ur, 8));
+      PK(g_gpu, pds_vec_copy(ug, u2));
+      PK(g_gpu, pds_precond_relax_smooth(pg, fg, ug, 2));
+      PK(g_ref, pds_precond_relax_smooth(pr, fr, ur, 2));
+      PK(g_gpu, pds_precond_relax_smooth(pg, fg, u2, 2));
+      const double rel = rel_diff(ug, ur), rep = rel_diff(u2, ug);
+      J("check").str("method", tname(c.t)).str("variant", c.var).num("block", b).num("rel_vs_ref", rel)
+          .num("repeat_diff", rep).emit();
+      if (!(rel <= 1e-11)) fail("%s %s %d^3: /gpu/cuda differs from /cpu/ref by %.3e", tname(c.t), c.var, b, rel);
+      if (rep != 0) fail("%s %s %d^3: two runs differ (%.3e)", tname(c.t), c.var, b, rep);
+      pds_precond_destroy(&pg);
+      pds_precond_destroy(&pr);
+    }
+  LOG("check: every method and variant agrees with /cpu/ref, repeated runs bitwise");
+  tab("validation: jacobi and multicolor, gemm and mapc, 4^3 and 8^3 blocks, on 8 mixed patches: /gpu/cuda within "
+      "1e-11 of /cpu/ref, repeated runs bitwise");
+  pds_vec_destroy(&fg), pds_vec_destroy(&ug), pds_vec_destroy(&u2), pds_vec_destroy(&fr), pds_vec_destroy(&ur);
+  pds_mat_destroy(&Ag), pds_mat_destroy(&Ar);
+}
+
+// ---- paper 002 Fig. 4: convergence against block size ------------------------------------------------------------
+void conv() {
+  Set     S = lattice("64^3", 1, {g_quick ? 32 : 64}, 64);
+  pds_mat A = make_mat(g_gpu, S);
+  pds_vec f, u, r;
+  const int blocks[7][3] = {{2, 2, 2}, {4, 2, 2}, {4, 4, 2}, {4, 4, 4}, {8, 4, 4}, {8, 8, 4}, {8, 8, 8}};
+  const int W = g_conv_sweeps / 4;
+
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &f));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &u));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &r));
+  PK(g_gpu, pds_vec_set(f, 0));
+  tab("\nconvergence (paper 002 Fig. 4): one %s patch, f = 0, random start; 3 sweeps: ||r3||/||r0||, ||u3||/||u0||; "
+      "factor (||r_S||/||r_S-W||)^(1/W), S = %d, W = %d", S.name.c_str(), g_conv_sweeps, W);
+  tab("| block | cells | jacobi r3 | jacobi u3 | jacobi factor | multicolor r3 | multicolor u3 | multicolor factor | "
+      "chaotic r3 | chaotic u3 | chaotic factor |");
+  tab("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (auto &bk : blocks) {
+    std::string row = "| " + std::to_string(bk[0]) + "x" + std::to_string(bk[1]) + "x" + std::to_string(bk[2]) + " | " +
+                      std::to_string(bk[0] * bk[1] * bk[2]) + " |";
+    for (pds_relax_type t : {PDS_RELAX_JACOBI, PDS_RELAX_MULTICOLOR, PDS_RELAX_CHAOTIC}) {
+      pds_precond pc = make_relax(g_gpu, A, t, bk[0], bk[1], bk[2], "auto");
+      double      r0, r3, u0, u3, rw = 0, rs;
+
+      PK(g_gpu, pds_vec_set_random(u, 11));
+      PK(g_gpu, pds_mat_residual(A, f, u, r));
+      PK(g_gpu, pds_vec_norm2(r, &r0));
+      PK(g_gpu, pds_vec_norm2(u, &u0));
+      PK(g_gpu, pds_precond_relax_smooth(pc, f, u, 3));
+      PK(g_gpu, pds_mat_residual(A, f, u, r));
+      PK(g_gpu, pds_vec_norm2(r, &r3));
+      PK(g_gpu, pds_vec_norm2(u, &u3));
+      PK(g_gpu, pds_precond_relax_smooth(pc, f, u, g_conv_sweeps - W - 3));
+      PK(g_gpu, pds_mat_residual(A, f, u, r));
+      PK(g_gpu, pds_vec_norm2(r, &rw));
+      PK(g_gpu, pds_precond_relax_smooth(pc, f, u, W));
+      PK(g_gpu, pds_mat_residual(A, f, u, r));
+      PK(g_gpu, pds_vec_norm2(r, &rs));
+      const double fac = rw > 0 ? std::pow(rs / rw, 1.0 / W) : NAN;
+      J("conv").str("method", tname(t)).num("bx", bk[0]).num("by", bk[1]).num("bz", bk[2])
+          .num("cells", bk[0] * bk[1] * bk[2]).num("r3", r3 / r0).num("u3", u3 / u0).num("factor", fac)
+          .num("sweeps", g_conv_sweeps).emit();
+      char b[96];
+      snprintf(b, sizeof b, " %.4f | %.4f | %.5f |", r3 / r0, u3 / u0, fac);
+      row += b;
+      pds_precond_destroy(&pc);
+    }
+    tab("%s", row.c_str());
+  }
+  pds_vec_destroy(&f), pds_vec_destroy(&u), pds_vec_destroy(&r);
+  pds_mat_destroy(&A);
+}
+
+// ---- sweep rates ------------------------------------------------------------------------------------------------
+double bytes_per_cell(const char *var) { return !strcmp(var, "gemm") ? 64.0 : 24.0; }
+
+void rate_set(const Set &S, int b) {
+  pds_mat A = make_mat(g_gpu, S);
+  pds_vec f, u, r;
+  const double m = (double)b * b * b;
+  struct Var {
+    pds_relax_type t;
+    const char    *var;
+  };
+  const Var vars[] = {{PDS_RELAX_JACOBI, "gemm"}, {PDS_RELAX_JACOBI, "mapc"}, {PDS_RELAX_MULTICOLOR, "gemm"},
+                      {PDS_RELAX_MULTICOLOR, "mapc"}, {PDS_RELAX_CHAOTIC, "mapc"}};
+  char setname[96];
+
+  snprintf(setname, sizeof setname, "%s/%zu/%d^3", S.name.c_str(), S.p.size(), b);
+  LOG("rate %s (%.1f M cells)", setname, S.cells * 1e-6);
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &f));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &u));
+  PK(g_gpu, pds_vec_create(g_gpu, S.cells, &r));
+  PK(g_gpu, pds_vec_set_random(f, 5));
+  PK(g_gpu, pds_vec_set_random(u, 6));
+  // the point Jacobi sweep: r = f - A u; u += r / c0 (two passes, 48 bytes a cell): the bandwidth reference
+  const double tp = gpu_event_median(
+      [&] {
+        PK(g_gpu, pds_mat_residual(A, f, u, r));
+        PK(g_gpu, pds_vec_axpy(u, 1.0 / 6.0, r));
+      },
+      2, g_reps);
+  J("rate").str("set", setname).str("backend", "/gpu/cuda").str("method", "point-jacobi").num("cells", (double)S.cells)
+      .num("time_s", tp).num("gcells", S.cells / tp * 1e-9).num("frac_copy", 48.0 * S.cells / tp / g_copy_bw).emit();
+  std::string row = std::string("| ") + setname + " | " + std::to_string(S.cells / 1000000) + "M |";
+  char        cb[128];
+  snprintf(cb, sizeof cb, " %.2f (%.0f%%) |", S.cells / tp * 1e-9, 100 * 48.0 * S.cells / tp / g_copy_bw);
+  row += cb;
+  for (const Var &v : vars) {
+    if (left_s() < 20) {
+      row += " - |";
+      continue;
+    }
+    double      t0 = pds_wtime();
+    pds_precond pc = make_relax(g_gpu, A, v.t, b, b, b, v.var);
+    const double ts = pds_wtime() - t0;
+    const double t  = gpu_event_median([&] { PK(g_gpu, pds_precond_relax_smooth(pc, f, u, 1)); }, 2, g_reps);
+    const double gc = S.cells / t * 1e-9;
+    J("rate").str("set", setname).str("backend", "/gpu/cuda").str("method", tname(v.t)).str("variant", v.var)
+        .num("block", b).num("cells", (double)S.cells).num("time_s", t).num("setup_s", ts).num("gcells", gc)
+        .num("tflops", 2 * m * S.cells / t * 1e-12)
+        .num("frac_copy", bytes_per_cell(v.var) * S.cells / t / g_copy_bw).emit();
+    snprintf(cb, sizeof cb, " %.2f |", gc);
+    row += cb;
+    pds_precond_destroy(&pc);
+  }
+  // /cpu/omp on all cores: the same set and sweeps
+  if (!g_no_cpu && left_s() > 40) {
+    pds_mat Ao = make_mat(g_omp, S);
+    pds_vec fo, uo;
+
+    PK(g_omp, pds_vec_create(g_omp, S.cells, &fo));
+    PK(g_omp, pds_vec_create(g_omp, S.cells, &uo));
+    PK(g_omp, pds_vec_set_random(fo, 5));
+    PK(g_omp, pds_vec_set_random(uo, 6));
+    for (pds_relax_type t : {PDS_RELAX_JACOBI, PDS_RELAX_CHAOTIC})
+      for (const char *var : {"patch", "block", "nested"}) {
+        pds_precond pc = make_relax(g_omp, Ao, t, b, b, b, var);
+        const double tc = host_median([&] { PK(g_omp, pds_precond_relax_smooth(pc, fo, uo, 1)); }, 1, 3, false);
+        J("rate").str("set", setname).str("backend", "/cpu/omp").str("method", tname(t)).str("variant", var)
+            .num("block", b).num("cells", (double)S.cells).num("time_s", tc).num("gcells", S.cells / tc * 1e-9)
+            .num("threads", pds_ctx_get_num_threads(g_omp)).emit();
+        snprintf(cb, sizeof cb, " %.3f |", S.cells / tc * 1e-9);
+        row += cb;
+        pds_precond_destroy(&pc);
+      }
+    pds_vec_destroy(&fo), pds_vec_destroy(&uo);
+    pds_mat_destroy(&Ao);
+  } else
+    row += " - | - | - | - | - | - |";
+  tab("%s", row.c_str());
+  pds_vec_destroy(&f), pds_vec_destroy(&u), pds_vec_destroy(&r);
+  pds_mat_destroy(&A);
+}
+
+void rates() {
+  const int q = g_quick;
+  tab("\nsweep rate, Gcells/s per sweep (one sweep; /gpu/cuda median of %d after warm-up; /cpu/omp median of 3 on %d "
+      "threads); point jacobi: r = f - A u, u += r/6 (48 B/cell, %% of copy bandwidth)", g_reps,
+      pds_ctx_get_num_threads(g_omp));
+  tab("| set/patches/block | cells | point jacobi | jacobi gemm | jacobi mapc | multicolor gemm | multicolor mapc | "
+      "chaotic mapc | omp jacobi patch | omp jacobi block | omp jacobi nested | omp chaotic patch | omp chaotic block "
+      "| omp chaotic nested |");
+  tab("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  struct R {
+    const char      *name;
+    int              np;
+    std::vector<int> sizes;
+    int              pitch, block;
+  };
+  std::vector<R> sets = {{"64^3", 64, {64}, 64, 4},  {"64^3", 96, {64}, 64, 4},  {"64^3", 64, {64}, 64, 8},
+                         {"64^3", 96, {64}, 64, 8},  {"96^3", 64, {96}, 96, 8},  {"64^3", 80, {64}, 64, 8},
+                         {"80^3", 80, {80}, 80, 8},  {"mixed", 80, {64, 72, 80, 88, 96}, 96, 8},
+                         {"96^3", 80, {96}, 96, 8}};
+  if (q) sets = {{"32^3", 8, {32}, 32, 4}, {"32^3", 8, {32}, 32, 8}, {"mixed", 10, {16, 24, 32}, 32, 8}};
+  for (const R &r : sets) {
+    if (left_s() < 30) {
+      tab("| %s/%d/%d^3 | (budget spent) |", r.name, r.np, r.block);
+      continue;
+    }
+    rate_set(lattice(r.name, r.np, r.sizes, r.pitch), r.block);
+  }
+}
+
+// ---- GMG against the library's other preconditioners ------------------------------------------------------------
+void gmg_case(int n) {
+  pds_problem P;
+  pds_int     nn[3] = {n, n, n}, ps = 32;
+
+  memset(&P, 0, sizeof P);
+  PK(g_gpu, pds_problem_patches(g_gpu, nn, 1, &ps, &P));
+  pds_mat Acsr = NULL;
+  PK(g_gpu, pds_mat_convert_to_csr(P.A, &Acsr));
+  struct C {
+    const char *pc;
+    bool        csr;
+  };
+  const C cases[] = {{"gmg", false}, {"jacobi", false}, {"relax", false}, {"jacobi", true}, {"ilu0", true}};
+  for (const C &c : cases) {
+    if (left_s() < 15) break;
+    pds_solver  s;
+    pds_precond pc;
+    pds_vec     x;
+    pds_mat     A = c.csr ? Acsr : P.A;
+
+    PK(g_gpu, pds_solver_create(g_gpu, "cg", &s));
+    PK(g_gpu, pds_precond_create(g_gpu, c.pc, &pc));
+    if (!strcmp(c.pc, "relax")) PK(g_gpu, pds_precond_relax_set_block(pc, 8, 8, 8));
+    PK(g_gpu, pds_solver_set_operator(s, A));
+    PK(g_gpu, pds_solver_set_precond(s, pc));
+    PK(g_gpu, pds_solver_set_tolerances(s, 1e-8, 0, 20000));
+    PK(g_gpu, pds_vec_create(g_gpu, (pds_size)n * n * n, &x));
+    double t0 = pds_wtime();
+    PK(g_gpu, pds_solver_setup(s));
+    CK(cudaDeviceSynchronize());
+    const double tsetup = pds_wtime() - t0;
+    double       tsolve = 1e30;
+    pds_solver_result res;
+    for (int rep = 0; rep < 2; rep++) { // the second solve: the recorded device loop replays
+      PK(g_gpu, pds_vec_set(x, 0));
+      t0 = pds_wtime();
+      PK(g_gpu, pds_solver_solve(s, P.b, x));
+      CK(cudaDeviceSynchronize());
+      tsolve = std::min(tsolve, pds_wtime() - t0);
+    }
+    PK(g_gpu, pds_solver_get_result(s, &res));
+    J("gmg").num("n", n).str("pc", c.pc).str("matrix", c.csr ? "csr" : "patches").num("iterations", res.iterations)
+        .num("reason", res.reason).num("setup_s", tsetup).num("solve_s", tsolve).num("rel", res.rnorm / res.rnorm0)
+        .emit();
+    tab("| %d^3 | cg + %s (%s) | %d | %.3f | %.4f | %.4f |", n, c.pc, c.csr ? "csr" : "patches", res.iterations, tsetup,
+        tsolve, tsetup + tsolve);
+    pds_vec_destroy(&x);
+    pds_precond_destroy(&pc);
+    pds_solver_destroy(&s);
+  }
+  pds_mat_destroy(&Acsr);
+  pds_problem_destroy(&P);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  double budget = 240;
+
+  g_t0 = pds_wtime();
+  for (int i = 1; i < argc; i++) {
+    std::string o = argv[i];
+    if (o == "-quick") g_quick = 1;
+    else if (o == "-no_cpu") g_no_cpu = 1;
+    else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
+    else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
+    else if (i + 1 < argc && o == "-conv_sweeps") g_conv_sweeps = (int)parse_long("-conv_sweeps", argv[++i]);
+    else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
+    else fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-conv_sweeps N] [-reps N]\n"), exit(2);
+  }
+  if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
+  if (g_conv_sweeps < 16) g_conv_sweeps = 16;
+  g_deadline = g_t0 + budget;
+  PK(NULL, pds_ctx_create("/gpu/cuda", &g_gpu));
+  PK(NULL, pds_ctx_create("/cpu/omp", &g_omp));
+  PK(NULL, pds_ctx_create("/cpu/ref", &g_ref));
+  {
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
+  }
+  tab("bench_relax on %s", g_gpu_name);
+  measure_copy();
+  measure_dgemm();
+  check();
+  conv();
+  rates();
+  tab("\nGMG (cell-centred Poisson, 32^3 patches, rtol 1e-8, /gpu/cuda): time to reduce the residual by 1e-8");
+  tab("| grid | method | iterations | setup s | solve s | total s |");
+  tab("|---|---|---|---|---|---|");
+  for (int n : g_quick ? std::vector<int>{64} : std::vector<int>{128, 256}) gmg_case(n);
+  printf("%s\n", g_table.c_str());
+  pds_ctx_destroy(&g_gpu);
+  pds_ctx_destroy(&g_omp);
+  pds_ctx_destroy(&g_ref);
+  if (g_json != stdout) fclose(g_json);
+  return 0;
+}
