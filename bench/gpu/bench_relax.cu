@@ -304,11 +304,13 @@ void rate_set(const Set &S, int b) {
   struct Var {
     pds_relax_type t;
     const char    *var;
+    int            sym; // multicolor: forward then backward (two passes over the blocks: CG's preconditioner)
   };
   // one preconditioner, its method and variant changed in turn: the layout (and the inverses) are made again only
   // when the colours are needed (multicolor last)
-  const Var vars[] = {{PDS_RELAX_JACOBI, "gemm"}, {PDS_RELAX_JACOBI, "mapc"}, {PDS_RELAX_CHAOTIC, "mapc"},
-                      {PDS_RELAX_MULTICOLOR, "gemm"}, {PDS_RELAX_MULTICOLOR, "mapc"}};
+  const Var vars[] = {{PDS_RELAX_JACOBI, "gemm", 0},     {PDS_RELAX_JACOBI, "mapc", 0},
+                      {PDS_RELAX_CHAOTIC, "mapc", 0},    {PDS_RELAX_MULTICOLOR, "gemm", 0},
+                      {PDS_RELAX_MULTICOLOR, "mapc", 0}, {PDS_RELAX_MULTICOLOR, "gemm", 1}};
   pds_precond pc = NULL;
   char setname[96];
 
@@ -339,16 +341,15 @@ void rate_set(const Set &S, int b) {
     }
     double t0 = pds_wtime();
     if (!pc) pc = make_relax(g_gpu, A, v.t, b, b, b, v.var);
-    else {
-      PK(g_gpu, pds_precond_relax_set_type(pc, v.t));
-      PK(g_gpu, pds_precond_relax_set_variant(pc, v.var));
-      PK(g_gpu, pds_precond_setup(pc));
-    }
+    PK(g_gpu, pds_precond_relax_set_type(pc, v.t));
+    PK(g_gpu, pds_precond_relax_set_variant(pc, v.var));
+    PK(g_gpu, pds_precond_relax_set_symmetric(pc, v.sym));
+    PK(g_gpu, pds_precond_setup(pc));
     const double ts = pds_wtime() - t0;
     const double t  = gpu_event_median([&] { PK(g_gpu, pds_precond_relax_smooth(pc, f, u, 1)); }, 2, g_reps);
     const double gc = S.cells / t * 1e-9;
-    J("rate").str("set", setname).str("backend", "/gpu/cuda").str("method", tname(v.t)).str("variant", v.var)
-        .num("block", b).num("cells", (double)S.cells).num("time_s", t).num("setup_s", ts).num("gcells", gc)
+    J("rate").str("set", setname).str("backend", "/gpu/cuda")
+        .str("method", std::string(tname(v.t)) + (v.sym ? "-symmetric" : "")).str("variant", v.var).num("block", b).num("cells", (double)S.cells).num("time_s", t).num("setup_s", ts).num("gcells", gc)
         .num("tflops", 2 * m * S.cells / t * 1e-12)
         .num("frac_copy", bytes_per_cell(v.var) * S.cells / t / g_copy_bw).emit();
     snprintf(cb, sizeof cb, " %.2f |", gc);
@@ -387,12 +388,13 @@ void rate_set(const Set &S, int b) {
 void rates() {
   const int q = g_quick;
   tab("\nsweep rate, Gcells/s per sweep (one sweep; /gpu/cuda median of %d after warm-up; /cpu/omp median of 3 on %d "
-      "threads); point jacobi: r = f - A u, u += r/6 (48 B/cell, %% of copy bandwidth)", g_reps,
+      "threads); point jacobi: r = f - A u, u += r/6 (48 B/cell, %% of copy bandwidth); multicolor: one forward pass "
+      "over the colours, symmetric: forward and back (two passes)", g_reps,
       pds_ctx_get_num_threads(g_omp));
   tab("| set/patches/block | cells | point jacobi | jacobi gemm | jacobi mapc | chaotic mapc | multicolor gemm | "
-      "multicolor mapc | omp jacobi patch | omp jacobi block | omp jacobi nested | omp chaotic patch | omp chaotic block "
+      "multicolor mapc | multicolor symmetric gemm | omp jacobi patch | omp jacobi block | omp jacobi nested | omp chaotic patch | omp chaotic block "
       "| omp chaotic nested |");
-  tab("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  tab("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   struct R {
     const char      *name;
     int              np;

@@ -633,7 +633,7 @@ int pds_precond_relax_get_info(pds_precond pc, int *ntypes, int *ncolors, pds_in
 static int relax_view(pds_precond pc, FILE *f) {
   struct relax *R   = pc->data;
   pds_ctx       ctx = pc->hdr.ctx;
-  char          line[160];
+  char          line[256];
 
   fprintf(f, "  block relaxation %s%s: blocks %d x %d x %d%s, omega %g, %d sweep%s\n", type_name(R->type),
           R->type == PDS_RELAX_MULTICOLOR && R->symmetric ? " (symmetric)" : "", R->bs[0], R->bs[1], R->bs[2],

@@ -28,6 +28,7 @@
 static pds_ctx ctx, ref;
 static int     devloop = 1; /* 0 when PDS_DEVICE_LOOP=0 (compute-sanitizer's racecheck and synccheck runs) */
 static int     verbose;     /* PDS_TEST_VERBOSE=1: a line per check on stdout */
+static int     small;       /* PDS_TEST_SMALL=1 (under compute-sanitizer): the 8^3 blocks left out */
 
 /* ---- helpers ----------------------------------------------------------------------------------------------- */
 static uint64_t rng_state;
@@ -256,7 +257,7 @@ static void relax_equivalence(void) {
       const int            sym  = ty != 2;
       pds_precond          pr;
 
-      if (ty == 2 && bi != 1) continue;
+      if ((ty == 2 && bi != 1) || (small && blocks[bi][0] == 8)) continue;
       pr = relax_pc(ref, Ar, type, blocks[bi], sym, NULL);
       relax_run(pr, fr, ur, u0, sr, ar);
       TEST_CALL(pds_precond_destroy(&pr));
@@ -478,9 +479,9 @@ static void relax_auto_and_errors(void) {
     buf[len] = 0;
     fclose(fp);
     if (verbose) printf("-view, auto with %s blocks:\n%s", k ? "4^3" : "2^3", buf);
-    if (!strstr(buf, k ? "cuda gemm (auto)" : "cuda mapc (auto)"))
+    if (!strstr(buf, k ? "gemm (auto)" : "mapc (auto)"))
       TEST_FAIL("relax auto with %s blocks: -view does not say '%s':\n%s", k ? "4^3" : "2^3",
-                k ? "cuda gemm (auto)" : "cuda mapc (auto)", buf);
+                k ? "gemm (auto)" : "mapc (auto)", buf);
     TEST_CALL(pds_precond_destroy(&pc));
   }
   /* an unknown variant: PDS_ERR_ARG at setup, naming the known ones */
@@ -501,6 +502,7 @@ int main(int argc, char **argv) {
   }
   devloop = !(getenv("PDS_DEVICE_LOOP") && !strcmp(getenv("PDS_DEVICE_LOOP"), "0"));
   verbose = getenv("PDS_TEST_VERBOSE") && !strcmp(getenv("PDS_TEST_VERBOSE"), "1");
+  small   = getenv("PDS_TEST_SMALL") && !strcmp(getenv("PDS_TEST_SMALL"), "1");
   TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
   patches_kernels();
   relax_equivalence();

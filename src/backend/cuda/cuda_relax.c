@@ -273,13 +273,14 @@ static int relax_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
 
   PDS_CHECK(R && buf && len > 0, ctx, PDS_ERR_ARG, "relax: plan_describe needs a plan and a buffer");
   if (R->variant == V_MAPC)
-    snprintf(buf, len, "cuda mapc%s: a thread per block cell, %d x %d blocks per thread block (%d per inverse read), "
-             "residual in shared memory, A_b^-1 r_b, update", a, R->pack, R->reuse, R->reuse);
+    snprintf(buf, len, "%s: mapc%s: a thread per block cell, %d x %d blocks per thread block (%d per inverse read), "
+             "residual in shared memory, A_b^-1 r_b, update", ctx->backend, a, R->pack, R->reuse, R->reuse);
   else if (R->last_method == PDS_RELAX_CHAOTIC)
-    snprintf(buf, len, "cuda gemm%s running mapc: chaotic block Gauss-Seidel is not a Jacobi-type scheme as gemm is", a);
+    snprintf(buf, len, "%s: gemm%s running mapc: chaotic block Gauss-Seidel is not a Jacobi-type scheme as gemm is",
+             ctx->backend, a);
   else
-    snprintf(buf, len, "cuda gemm%s: residual pass, cuBLAS DGEMM on %d segments of >= %d blocks, block products "
-             "on %d blocks, update pass; chaotic runs mapc", a, R->nbig, R->gemm_min, (int)R->nsmall);
+    snprintf(buf, len, "%s: gemm%s: residual pass, cuBLAS DGEMM on %d segments of >= %d blocks, block products "
+             "on %d blocks, update pass; chaotic runs mapc", ctx->backend, a, R->nbig, R->gemm_min, (int)R->nsmall);
   return PDS_OK;
 }
 
