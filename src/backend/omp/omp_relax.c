@@ -14,7 +14,10 @@
  *             sweeps, Mcells/s for patch / block / nested: one 64^3 patch 17 / 32 / 32 (8^3 blocks) and 112 / 235 /
  *             236 (4^3); 8 patches of 32^3 27 / 29 / 24 (8^3) and 214 / 215 / 210 (4^3); 27 of 32^3 with 4^3 blocks
  *             186 / 197 / 187, multicolor 91 / 96 / 92, chaotic 110 / 111 / 113; 64 of 16^3 196 / 207 / 195. "block"
- *             is the best or within 3% everywhere; "patch" leaves threads idle when there are few patches.
+ *             is the best or within 3% everywhere; "patch" leaves threads idle when there are few patches. With at
+ *             least 4 patches a thread, "patch" is taken: on the 16-core Xeon host of an H200 (bench_relax, 64 and 96
+ *             patches of 64^3, 16 threads) patch / block / nested gave 0.81 / 0.60 / 0.53 Gcells/s (4^3 blocks) and
+ *             0.21-0.25 / 0.17-0.18 / 0.17-0.18 (8^3).
  * Within a thread's share, consecutive blocks of one type (consecutive in the work arrays) are multiplied as a group
  * (up to 4096 cells, whole tiles of 8 blocks: R and E 32 KiB each) by a tiled dense product on the inverses packed
  * in 4-row panels (the plan's copy, rb_pack), each panel read once per group and kept in L1; with AVX2 (checked at
@@ -101,7 +104,9 @@ static int relax_plan_create_omp(pds_ctx ctx, const struct pds_patches *P, const
             "relax variant '%s': %s knows auto, patch, block and nested", variant ? variant : "(null)", ctx->backend);
   PDS_CALL(PDS_NEW(ctx, 1, &pl));
   pl->is_auto = v < 0;
-  pl->variant = v >= 0 ? v : V_BLOCK;
+  /* auto: patches when every thread gets at least 4 (the 16-core Xeon of the H200 host, 64 and 96 patches of 64^3:
+     patch 1.2-1.5x block), else blocks (few patches leave threads idle) */
+  pl->variant = v >= 0 ? v : P->np >= 4 * omp_get_max_threads() ? V_PATCH : V_BLOCK;
   pl->np = P->np, pl->ncolors = nc;
   pl->avx2 = have_avx2();
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)P->np * (nc + 1) + 1, &pl->pcol));
