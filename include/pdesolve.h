@@ -193,7 +193,7 @@ PDS_EXTERN int pds_mat_bsr_get_arrays(pds_mat A, const pds_size **browptr, const
 PDS_EXTERN int pds_mat_view(pds_mat A, FILE *f);
 
 /* ---- preconditioners -------------------------------------------------------------------------------- */
-/* type: "none", "jacobi", "pbjacobi", "shell". */
+/* type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0" (stencil7), "relax" and "gmg" (patches), "shell". */
 PDS_EXTERN int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc);
 PDS_EXTERN int pds_precond_destroy(pds_precond *pc);
 PDS_EXTERN const char *pds_precond_get_type(pds_precond pc);
