@@ -1,6 +1,7 @@
 /* tests/fail/t801_alloc.c: allocation-failure sweep (CSparse-style): the k-th allocation of a whole pipeline
  * (generate, convert, precondition (jacobi, pbjacobi, none, ilu0 in each ordering and approximate variant), solve with every method, in single
- * and mixed precision too) fails for k = 0, 1, 2, ...; every call must return
+ * and mixed precision too; and a patch set: its CSR copy, CG with relax and gmg, richardson with chaotic relax) fails for
+ * k = 0, 1, 2, ...; every call must return
  * PDS_ERR_MEM with a message and release what it made (the sanitizer build checks for leaks). Also: objects of
  * different contexts are refused. */
 #include "test.h"
@@ -40,6 +41,43 @@ done:
   return ierr;
 }
 
+/* a patch set (mixed sizes), its CSR copy, and a solve with relax (kind 0: cg + multicolor, 1: richardson + chaotic)
+   or gmg (kind 2: cg + gmg, direct coarse solve; 3: fgmres + gmg, CG coarse solve) */
+static int patches_pipeline(pds_ctx ctx, int kind) {
+  pds_problem   p = {0};
+  pds_mat       B = NULL;
+  pds_solver    s = NULL;
+  pds_precond   P = NULL;
+  pds_vec       x = NULL;
+  const pds_int n[3] = {8, 8, 8}, sizes[2] = {4, 2};
+  int           ierr;
+
+  if ((ierr = pds_problem_patches(ctx, n, 2, sizes, &p))) goto done;
+  if ((ierr = pds_mat_convert_to_csr(p.A, &B))) goto done;
+  if ((ierr = pds_vec_duplicate(p.b, &x))) goto done;
+  if ((ierr = pds_vec_set(x, 0.0))) goto done;
+  if ((ierr = pds_solver_create(ctx, kind == 1 ? "richardson" : kind == 3 ? "fgmres" : "cg", &s))) goto done;
+  if ((ierr = pds_precond_create(ctx, kind < 2 ? "relax" : "gmg", &P))) goto done;
+  if (kind < 2) {
+    if ((ierr = pds_precond_relax_set_type(P, kind ? PDS_RELAX_CHAOTIC : PDS_RELAX_MULTICOLOR))) goto done;
+    if ((ierr = pds_precond_relax_set_block(P, 2, 2, 2))) goto done;
+  } else {
+    if ((ierr = pds_precond_gmg_set_smoother(P, PDS_RELAX_JACOBI, 2, 2, 2, 0, 1, 1))) goto done;
+    if ((ierr = pds_precond_gmg_set_coarse(P, kind == 3 ? "cg" : "direct", 1000))) goto done;
+  }
+  if ((ierr = pds_solver_set_operator(s, p.A))) goto done;
+  if ((ierr = pds_solver_set_precond(s, P))) goto done;
+  if ((ierr = pds_solver_set_tolerances(s, 1e-8, 0, 300))) goto done;
+  ierr = pds_solver_solve(s, p.b, x);
+done:
+  pds_precond_destroy(&P);
+  pds_solver_destroy(&s);
+  pds_vec_destroy(&x);
+  pds_mat_destroy(&B);
+  pds_problem_destroy(&p);
+  return ierr;
+}
+
 int main(int argc, char **argv) {
   pds_ctx     ctx = test_init(argc, argv), other;
   const char *solvers[] = {"cg", "bicgstab", "gmres", "fgmres", "richardson"};
@@ -68,6 +106,21 @@ int main(int argc, char **argv) {
                             pds_error_name(ierr), pds_ctx_get_error(ctx));
         TEST_ASSERT(k > 5);
       }
+  for (int kind = 0; kind < 4; kind++) {
+    int k, ierr = PDS_ERR_MEM;
+
+    for (k = 0; k < 2000; k++) {
+      pds_ctx_set_alloc_fail(ctx, k);
+      ierr = patches_pipeline(ctx, kind);
+      if (ierr != PDS_ERR_MEM) break;
+      TEST_ASSERT(strstr(pds_ctx_get_error(ctx), "allocation"));
+      pds_ctx_clear_error(ctx);
+    }
+    pds_ctx_set_alloc_fail(ctx, -1);
+    if (ierr) TEST_FAIL("patches pipeline %d: allocation %d gave %s: %s", kind, k, pds_error_name(ierr),
+                        pds_ctx_get_error(ctx));
+    TEST_ASSERT(k > 5);
+  }
   /* objects from different contexts do not mix */
   TEST_CALL(pds_ctx_create(pds_ctx_get_backend(ctx), &other));
   {
