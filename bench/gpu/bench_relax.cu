@@ -21,7 +21,7 @@
 // Byte and flop models per cell and sweep (m = cells per block): gemm: residual pass 24 B (u, f, R), the product
 // 16 B (R, E) + the inverse once, the update 24 B (u, E, u): 64 B and 2 m flops; mapc: 24 B (u, f, u) + the
 // inverse through L2 (8 m bytes per cell from L2), 2 m flops. frac_copy = model bytes / time / copy bandwidth.
-// Usage: bench_relax [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-conv_sweeps 1000] [-reps 10]
+// Usage: bench_relax [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-no_conv] [-no_gmg] [-conv_sweeps 1000] [-reps 10]
 #include <cublas_v2.h>
 
 #include <cmath>
@@ -38,7 +38,7 @@ const pds_real LAPLACE[7] = {6, -1, -1, -1, -1, -1, -1};
 
 FILE       *g_json = stdout;
 double      g_copy_bw = 0, g_deadline = 0;
-int         g_reps = 10, g_quick = 0, g_no_cpu = 0, g_conv_sweeps = 1000;
+int         g_reps = 10, g_quick = 0, g_no_cpu = 0, g_conv_sweeps = 1000, g_no_conv = 0, g_no_gmg = 0;
 char        g_gpu_name[256] = "?";
 pds_ctx     g_gpu, g_omp, g_ref;
 std::string g_table;
@@ -480,11 +480,16 @@ int main(int argc, char **argv) {
     std::string o = argv[i];
     if (o == "-quick") g_quick = 1;
     else if (o == "-no_cpu") g_no_cpu = 1;
+    else if (o == "-no_conv") g_no_conv = 1;
+    else if (o == "-no_gmg") g_no_gmg = 1;
     else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
     else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
     else if (i + 1 < argc && o == "-conv_sweeps") g_conv_sweeps = (int)parse_long("-conv_sweeps", argv[++i]);
     else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
-    else fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-conv_sweeps N] [-reps N]\n"), exit(2);
+    else
+      fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-no_conv] [-no_gmg] "
+                      "[-conv_sweeps N] [-reps N]\n"),
+          exit(2);
   }
   if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
   if (g_conv_sweeps < 16) g_conv_sweeps = 16;
@@ -501,12 +506,13 @@ int main(int argc, char **argv) {
   measure_copy();
   measure_dgemm();
   check();
-  conv();
+  if (!g_no_conv) conv();
   rates();
   tab("\nGMG (cell-centred Poisson, 32^3 patches, rtol 1e-8, /gpu/cuda): time to reduce the residual by 1e-8");
   tab("| grid | method | iterations | setup s | solve s | total s |");
   tab("|---|---|---|---|---|---|");
-  for (int n : g_quick ? std::vector<int>{64} : std::vector<int>{128, 256}) gmg_case(n);
+  if (!g_no_gmg)
+    for (int n : g_quick ? std::vector<int>{64} : std::vector<int>{128, 256}) gmg_case(n);
   printf("%s\n", g_table.c_str());
   pds_ctx_destroy(&g_gpu);
   pds_ctx_destroy(&g_omp);
