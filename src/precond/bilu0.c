@@ -32,12 +32,7 @@ static uint64_t grids_shape(const struct pds_stencil7 *g, int nb) {
 }
 
 /* a pc of type bilu0, or the error saying it is not */
-static int bilu0_of(pds_precond pc, struct bilu0 **P) {
-  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
-  PDS_CHECK(!strcmp(pc->type, "bilu0"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not bilu0", pc->type);
-  *P = pc->data;
-  return PDS_OK;
-}
+static int bilu0_of(pds_precond pc, struct bilu0 **P) { return pds_precond_data(pc, "bilu0", (void **)P); }
 
 int pds_precond_bilu0_set_variant(pds_precond pc, const char *variant) {
   struct bilu0 *P = NULL;

@@ -56,12 +56,7 @@ struct gmg {
   pds_precond      cgpc;
 };
 
-static int gmg_of(pds_precond pc, struct gmg **G) {
-  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
-  PDS_CHECK(!strcmp(pc->type, "gmg"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not gmg", pc->type);
-  *G = pc->data;
-  return PDS_OK;
-}
+static int gmg_of(pds_precond pc, struct gmg **G) { return pds_precond_data(pc, "gmg", (void **)G); }
 
 int pds_precond_gmg_set_cycle(pds_precond pc, const char *cycle) {
   struct gmg *G = NULL;

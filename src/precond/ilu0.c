@@ -50,12 +50,7 @@ struct ilu0 {
   unsigned long          bsr_of;      /* the id of the stencil7 matrix it was made from */
 };
 
-static int ilu0_of(pds_precond pc, struct ilu0 **P) {
-  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
-  PDS_CHECK(!strcmp(pc->type, "ilu0"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not ilu0", pc->type);
-  *P = pc->data;
-  return PDS_OK;
-}
+static int ilu0_of(pds_precond pc, struct ilu0 **P) { return pds_precond_data(pc, "ilu0", (void **)P); }
 
 int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift) {
   struct ilu0 *P = NULL;

@@ -13,6 +13,13 @@ static const struct precond_entry registry[] = {
 };
 #undef PDS_PRECOND
 
+int pds_precond_data(pds_precond pc, const char *type, void **data) {
+  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
+  PDS_CHECK(!strcmp(pc->type, type), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not %s", pc->type, type);
+  *data = pc->data;
+  return PDS_OK;
+}
+
 int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc) {
   pds_precond P;
   int         ierr;

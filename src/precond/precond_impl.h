@@ -32,6 +32,9 @@ struct pds_precond_s {
 /* relax (relax.c): clip = 1 makes a block larger than a patch shrink to the patch instead of being an error (the
    multigrid's coarse levels, src/precond/gmg.c) */
 PDS_INTERN int pds_precond_relax_set_clip(pds_precond pc, int clip);
+/* pc's private data after checking that pc is a valid preconditioner of the given type (PDS_ERR_ARG naming both
+   types otherwise): what the type-specific setters (pds_precond_bilu0_set_variant, ...) start from */
+PDS_INTERN int pds_precond_data(pds_precond pc, const char *type, void **data);
 
 #define PDS_PRECOND(name, create) PDS_INTERN int create(pds_precond pc);
 #include "precond_list.h"

@@ -49,12 +49,7 @@ struct relax {
   double                   t_setup; /* seconds of the last layout build (types, colours, inverses) */
 };
 
-static int relax_of(pds_precond pc, struct relax **R) {
-  PDS_VALID(pc, PDS_CLASSID_PRECOND, "preconditioner");
-  PDS_CHECK(!strcmp(pc->type, "relax"), pc->hdr.ctx, PDS_ERR_ARG, "preconditioner is %s, not relax", pc->type);
-  *R = pc->data;
-  return PDS_OK;
-}
+static int relax_of(pds_precond pc, struct relax **R) { return pds_precond_data(pc, "relax", (void **)R); }
 
 static pds_real relax_omega(const struct relax *R) {
   return R->omega != 0 ? R->omega : R->type == PDS_RELAX_JACOBI ? 0.8 : 1.0;
