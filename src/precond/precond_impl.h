@@ -20,7 +20,8 @@ struct pds_precond_s {
   pds_mat                A;
   int                    bs;         /* requested block size (pbjacobi), 0 = the operator's */
   int                    setup_done;
-  int                    host_sync;  /* its apply waits on the host (an inner solve reads norms): no device loop records it */
+  int                    host_sync;  /* its apply runs on or waits for the host (shell's callback, gmg's coarse CG, which
+                                        reads norms): no device loop records it */
   int                    same_pattern; /* set while pds_precond_update_values runs the setup */
   unsigned long          state;      /* new at every setup (never reused): what a recorded device loop keys on */
   void                  *user;       /* shell */

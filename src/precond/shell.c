@@ -27,6 +27,7 @@ static int shell_apply(pds_precond pc, pds_vec x, pds_vec y) {
 }
 
 int pds_precond_create_shell(pds_precond pc) {
+  pc->host_sync = 1; /* the callback runs on the host: it may read or copy vectors, which a device loop cannot record */
   pc->ops.setup = shell_setup;
   pc->ops.apply = shell_apply;
   return PDS_OK;
