@@ -28,9 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublas_v2.h>
-
-#include "cuda_impl.h"
+#include "cuda_relax.h"
 
 enum { V_AUTO, V_GEMM, V_MAPC, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"auto", "gemm", "mapc"};
@@ -40,34 +38,6 @@ static const char *const variant_names[V_COUNT] = {"auto", "gemm", "mapc"};
 #define RELAX_CTA      256 /* mapc: blocks of fewer cells are packed up to this many threads (PDS_CUDA_RELAX_PACK=0: 1) */
 #define RELAX_REUSE_M  64  /* mapc, block products: blocks of this many cells or more take 8 blocks of one type per
                               inverse read (PDS_CUDA_RELAX_REUSE=1, 4 or 8 sets it) */
-
-/* a set of blocks swept at once: colour c (0 .. ncolors - 1) or every block (index ncolors: jacobi, chaotic) */
-struct relax_group {
-  int     s0, s1;     /* segments */
-  pds_int b0, b1;     /* blocks */
-  int     big0, big1; /* gemm: its segments for cuBLAS, bigseg[big0 .. big1) */
-  pds_int mi0, mi1;   /* mapc: its work items, items[mi0 .. mi1) */
-  pds_int si0, si1;   /* gemm: the work items of its small segments, items[si0 .. si1) */
-};
-
-struct relax_plan {
-  int                 asked, variant;   /* the name given, what runs (auto resolved) */
-  int                 stride, pack;     /* mapc, block products: threads per spatial block (the largest m), items per CTA */
-  int                 reuse;            /* blocks per work item: products sharing one read of the inverse */
-  int                 mmax, ncolors, nsegs, gemm_min;
-  pds_int             nblocks;
-  pds_size            ncells;
-  struct relax_group *grp;              /* [ncolors + 1] */
-  int                *bigseg;           /* host: segment indices, group 0, 1, ..., then the all-blocks group */
-  int                 nbig;             /* per sweep of every colour */
-  int2               *items;            /* device: mapc's work items colour by colour, then gemm's small segments' */
-  pds_int             nitems, nsmall;   /* items in all; blocks of small segments */
-  cublasHandle_t      blas;
-  cudaStream_t        blas_stream;
-  void               *ws;               /* device: cuBLAS's workspace */
-  size_t              ws_bytes;
-  int                 last_method;      /* -1 before the first smooth (plan_describe) */
-};
 
 static int blas_error(pds_ctx ctx, cublasStatus_t st, const char *what) {
   return PDS_ERROR(ctx, PDS_ERR_BACKEND, "relax (gemm): cuBLAS error %s (%d) in %s", cublasGetStatusString(st), (int)st,
