@@ -403,14 +403,14 @@ cudaError_t pds_cuda_patches_restrict(cudaStream_t s, const struct pds_patches *
                                       pds_real scale, const pds_real *rf, pds_real *rc);
 cudaError_t pds_cuda_patches_prolong(cudaStream_t s, const struct pds_patches *Pc, const struct pds_patches *Pf,
                                      int trilinear, const pds_real *ec, pds_real *uf);
-/* gemm's passes over layout blocks [b0, b1) in mapc's thread-block shape (stride, pack: below): R[r_b + i] = (f - A u)
-   at cell i of block b (zero: u is 0, R = f); u at cell i of block b += omega E[r_b + i] (zero: 0 + omega E, u not
-   read) */
+/* gemm's passes over layout blocks [b0, b1) in mapc's thread-block shape (stride, pack: below) with cpt = 1, 2 or 4
+   cells per thread (stride cpt >= every block's m): R[r_b + i] = (f - A u) at cell i of block b (zero: u is 0,
+   R = f); u at cell i of block b += omega E[r_b + i] (zero: 0 + omega E, u not read) */
 cudaError_t pds_cuda_relax_residual(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
-                                    pds_int b0, pds_int b1, int stride, int pack, int zero, const pds_real *f,
+                                    pds_int b0, pds_int b1, int stride, int pack, int cpt, int zero, const pds_real *f,
                                     const pds_real *u, pds_real *R);
 cudaError_t pds_cuda_relax_update(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
-                                  pds_int b0, pds_int b1, int stride, int pack, int zero, pds_real omega,
+                                  pds_int b0, pds_int b1, int stride, int pack, int cpt, int zero, pds_real omega,
                                   const pds_real *E, pds_real *u);
 /* u_p = u_p + omega E_p for p in [0, n), E in cell order */
 cudaError_t pds_cuda_relax_update_cells(cudaStream_t s, pds_size n, int zero, pds_real omega, const pds_real *E,

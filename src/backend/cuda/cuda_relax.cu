@@ -6,10 +6,10 @@
 // and multicolor. (gemm's products are cuBLAS's, on the host side: round-off of ref, bitwise the same on every run.)
 //
 // Kernels and their byte and flop models (8-byte reals; m = cells of a block; "per cell" = per cell swept):
-//   relax_residual_k  gemm's residual pass over the colour's blocks, in mapc's thread-block shape (a thread per cell of a
-//                     spatial block, no search: the block's index is the thread block's): reads f and u with its halo
-//                     (neighbours mostly from L1/L2; a block's x-rows are b0 cells long, so blocks of 2^3 use half
-//                     of each 32-byte sector), writes R block-ordered: ~24 B/cell, 14 flops
+//   relax_residual_k  gemm's residual pass over the colour's blocks, in mapc's thread-block shape with 1, 2 or 4 cells
+//                     of a spatial block per thread (no search: the block's index is the thread block's): reads f and
+//                     u with its halo (neighbours mostly from L1/L2; a block's x-rows are b0 cells long, so blocks of
+//                     2^3 use half of each 32-byte sector), writes R block-ordered: ~24 B/cell, 14 flops
 //   relax_update_k    u += omega E, the same shape: reads u, E, writes u: 24 B/cell, 2 flops
 //   relax_update_cells_k   the same with E in cell order (mapc's jacobi): 24 B/cell, 2 flops
 //   (cuBLAS DGEMM)    E_seg = A_t^-1 R_seg per segment, m x m times m x nblocks: 2 m flops per cell (1024 for 8^3
@@ -75,8 +75,11 @@ __device__ __forceinline__ double relax_cell_residual(const pds_cuda_pstencil &S
   return PB_SUB(f[p], pbd_row_sum(S, g, ghost, u, ci, cj, ck, p));
 }
 
-// gemm's residual pass over layout blocks [b0, b1), in mapc's thread-block shape (thread (g, i): cell i of block
-// b0 + pack blockIdx + g): R[r_b + i] = (f - A u) at the block's cell i (zero: f)
+// gemm's residual pass over layout blocks [b0, b1), in mapc's thread-block shape with CPT cells per thread (thread
+// (g, i): cells i, i + stride, ..., i + (CPT - 1) stride of block b0 + pack blockIdx + g; stride CPT >= every m):
+// R[r_b + l] = (f - A u) at the block's cell l (zero: f). All of a thread's loads are issued before its stores, so
+// CPT cells' loads are in flight at once and the block's descriptors are read once for CPT cells.
+template <int CPT>
 __global__ void __launch_bounds__(MAPC_MAXT)
     relax_residual_k(pds_cuda_pstencil S, const pds_patch_geom *__restrict__ geom, const pds_int *__restrict__ ghost,
                      const pds_relax_block *__restrict__ blk, const pds_relax_btype *__restrict__ type, long long b0,
@@ -88,12 +91,19 @@ __global__ void __launch_bounds__(MAPC_MAXT)
 
   if (g >= pack || b >= b1) return;
   const rblock B = relax_load(blk, type, b);
+  double       r[CPT];
   long long    p;
 
-  if (i < B.m) R[B.r + i] = relax_cell_residual(S, geom, ghost, B, i, zero, f, u, &p);
+#pragma unroll
+  for (int c = 0; c < CPT; c++)
+    if (i + c * stride < B.m) r[c] = relax_cell_residual(S, geom, ghost, B, i + c * stride, zero, f, u, &p);
+#pragma unroll
+  for (int c = 0; c < CPT; c++)
+    if (i + c * stride < B.m) R[B.r + i + c * stride] = r[c];
 }
 
-// gemm's update over the same blocks and shape: u_p = u_p + omega E[r_b + i] (zero: 0 + omega E, u not read)
+// gemm's update over the same blocks and shape: u_p = u_p + omega E[r_b + l] (zero: 0 + omega E, u not read)
+template <int CPT>
 __global__ void __launch_bounds__(MAPC_MAXT)
     relax_update_k(const pds_patch_geom *__restrict__ geom, const pds_relax_block *__restrict__ blk,
                    const pds_relax_btype *__restrict__ type, long long b0, long long b1, int stride, int zero,
@@ -103,16 +113,27 @@ __global__ void __launch_bounds__(MAPC_MAXT)
   const long long b = b0 + (long long)blockIdx.x * pack + g;
 
   if (g >= pack || b >= b1) return;
-  const rblock B = relax_load(blk, type, b);
+  const rblock   B  = relax_load(blk, type, b);
+  const pbd_geom gm = pbd_load(geom, B.patch);
+  double         v[CPT];
+  long long      p[CPT];
 
-  if (i >= B.m) return;
-  const unsigned  q  = (unsigned)i / (unsigned)B.b0;
-  const int       ci = B.o0 + (int)((unsigned)i - q * (unsigned)B.b0), cj = B.o1 + (int)(q % (unsigned)B.b1);
-  const int       ck = B.o2 + (int)(q / (unsigned)B.b1);
-  const pbd_geom  gm = pbd_load(geom, B.patch);
-  const long long p  = gm.first + ((long long)ck * gm.n1 + cj) * gm.n0 + ci;
+#pragma unroll
+  for (int c = 0; c < CPT; c++) {
+    const int l = i + c * stride;
 
-  u[p] = PB_ADD(zero ? 0.0 : u[p], PB_MUL(omega, E[B.r + i]));
+    if (l < B.m) {
+      const unsigned q  = (unsigned)l / (unsigned)B.b0;
+      const int      ci = B.o0 + (int)((unsigned)l - q * (unsigned)B.b0), cj = B.o1 + (int)(q % (unsigned)B.b1);
+      const int      ck = B.o2 + (int)(q / (unsigned)B.b1);
+
+      p[c] = gm.first + ((long long)ck * gm.n1 + cj) * gm.n0 + ci;
+      v[c] = PB_ADD(zero ? 0.0 : u[p[c]], PB_MUL(omega, E[B.r + l]));
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < CPT; c++)
+    if (i + c * stride < B.m) u[p[c]] = v[c];
 }
 
 // u_p += omega E_p, E in cell order (mapc's jacobi; zero: u is 0)
@@ -266,22 +287,38 @@ inline unsigned blocks_for(long long n) { return (unsigned)((n + RT - 1) / RT); 
 extern "C" {
 
 cudaError_t pds_cuda_relax_residual(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
-                                    pds_int b0, pds_int b1, int stride, int pack, int zero, const pds_real *f,
+                                    pds_int b0, pds_int b1, int stride, int pack, int cpt, int zero, const pds_real *f,
                                     const pds_real *u, pds_real *R) {
+  const dim3 grid((unsigned)(((long long)b1 - b0 + pack - 1) / pack)), block((unsigned)(stride * pack));
+
   if (b1 <= b0) return cudaSuccess;
   if (stride < 1 || pack < 1 || (long long)stride * pack > MAPC_MAXT) return cudaErrorInvalidValue;
-  return pds_launch(relax_residual_k, dim3((unsigned)(((long long)b1 - b0 + pack - 1) / pack)),
-                    dim3((unsigned)(stride * pack)), 0, s, pb_stencil(P), P->geom, P->ghost, L->blk, L->type,
+  if (cpt == 4)
+    return pds_launch(relax_residual_k<4>, grid, block, 0, s, pb_stencil(P), P->geom, P->ghost, L->blk, L->type,
+                      (long long)b0, (long long)b1, stride, zero, f, u, R);
+  if (cpt == 2)
+    return pds_launch(relax_residual_k<2>, grid, block, 0, s, pb_stencil(P), P->geom, P->ghost, L->blk, L->type,
+                      (long long)b0, (long long)b1, stride, zero, f, u, R);
+  if (cpt != 1) return cudaErrorInvalidValue;
+  return pds_launch(relax_residual_k<1>, grid, block, 0, s, pb_stencil(P), P->geom, P->ghost, L->blk, L->type,
                     (long long)b0, (long long)b1, stride, zero, f, u, R);
 }
 
 cudaError_t pds_cuda_relax_update(cudaStream_t s, const struct pds_patches *P, const struct pds_relax_layout *L,
-                                  pds_int b0, pds_int b1, int stride, int pack, int zero, pds_real omega,
+                                  pds_int b0, pds_int b1, int stride, int pack, int cpt, int zero, pds_real omega,
                                   const pds_real *E, pds_real *u) {
+  const dim3 grid((unsigned)(((long long)b1 - b0 + pack - 1) / pack)), block((unsigned)(stride * pack));
+
   if (b1 <= b0) return cudaSuccess;
   if (stride < 1 || pack < 1 || (long long)stride * pack > MAPC_MAXT) return cudaErrorInvalidValue;
-  return pds_launch(relax_update_k, dim3((unsigned)(((long long)b1 - b0 + pack - 1) / pack)),
-                    dim3((unsigned)(stride * pack)), 0, s, P->geom, L->blk, L->type, (long long)b0, (long long)b1,
+  if (cpt == 4)
+    return pds_launch(relax_update_k<4>, grid, block, 0, s, P->geom, L->blk, L->type, (long long)b0, (long long)b1,
+                      stride, zero, omega, E, u);
+  if (cpt == 2)
+    return pds_launch(relax_update_k<2>, grid, block, 0, s, P->geom, L->blk, L->type, (long long)b0, (long long)b1,
+                      stride, zero, omega, E, u);
+  if (cpt != 1) return cudaErrorInvalidValue;
+  return pds_launch(relax_update_k<1>, grid, block, 0, s, P->geom, L->blk, L->type, (long long)b0, (long long)b1,
                     stride, zero, omega, E, u);
 }
 

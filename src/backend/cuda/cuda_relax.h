@@ -20,6 +20,8 @@ struct relax_plan {
   int                 asked, variant;   /* the name given, what runs (auto resolved) */
   int                 stride, pack;     /* mapc, block products: threads per spatial block (the largest m), items per CTA */
   int                 reuse;            /* blocks per work item: products sharing one read of the inverse */
+  int                 cpt, pstride, ppack; /* gemm's residual and update passes: cells per thread, threads per block,
+                                              blocks per thread block */
   int                 mmax, ncolors, nsegs, gemm_min;
   pds_int             nblocks;
   pds_size            ncells;
@@ -32,6 +34,11 @@ struct relax_plan {
   cudaStream_t        blas_stream;
   void               *ws;               /* device: cuBLAS's workspace */
   size_t              ws_bytes;
+  int                 nside;            /* side streams for concurrent DGEMMs (cuda_relax.c, RELAX_NSIDE) */
+  cudaStream_t        sstream[4];
+  cublasHandle_t      sblas[4];         /* each bound to its side stream and its own workspace */
+  void               *sws[4];
+  cudaEvent_t         fork, join[4];
   int                 last_method;      /* -1 before the first smooth (plan_describe) */
 };
 
