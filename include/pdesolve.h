@@ -49,6 +49,11 @@ PDS_EXTERN int  pds_malloc(pds_ctx ctx, pds_memtype mt, size_t bytes, void *p);
 PDS_EXTERN int  pds_calloc(pds_ctx ctx, pds_memtype mt, size_t bytes, void *p);
 PDS_EXTERN int  pds_free(pds_ctx ctx, pds_memtype mt, void *p);  /* p: address of the pointer; sets it NULL */
 PDS_EXTERN void pds_ctx_set_alloc_fail(pds_ctx ctx, long k);
+/* Page-lock bytes bytes of host memory at p (the user's own arrays) so that a device backend copies them
+   asynchronously, overlapped with its kernels (pds_precond_relax_smooth_host); /gpu/cuda: cudaHostRegister, an error
+   if p is already registered; CPU backends: nothing to do. Unregister before freeing p. */
+PDS_EXTERN int pds_host_register(pds_ctx ctx, void *p, size_t bytes);
+PDS_EXTERN int pds_host_unregister(pds_ctx ctx, void *p);
 
 /* ---- vectors ---------------------------------------------------------------------------------------- */
 PDS_EXTERN int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v);      /* values undefined until set */
@@ -269,6 +274,23 @@ PDS_EXTERN int pds_precond_relax_set_variant(pds_precond pc, const char *variant
 PDS_EXTERN int pds_precond_relax_smooth(pds_precond pc, pds_vec f, pds_vec u, int sweeps);
 /* after setup: distinct block matrices (inverses), colours, blocks */
 PDS_EXTERN int pds_precond_relax_get_info(pds_precond pc, int *ntypes, int *ncolors, pds_int *nblocks);
+/* relax on a patch set whose data live in host memory (paper 002 Fig. 6; by default data stay on the device and
+   pds_precond_relax_smooth is the call): `sweeps` sweeps on A u = f, f and u host arrays of the operator's rows in
+   patch order; after setup. On /gpu/cuda each sweep gathers every patch's ghost values on the host, then streams the
+   patches through the device on `nslots` streams, each patch copied in (u, its ghosts, f), swept by mapping C
+   (one thread block per spatial block) and copied back:
+     PDS_RELAX_STREAM_DEPTH:   patch after patch, copy in, sweep, copy out (copies overlap other patches' sweeps);
+     PDS_RELAX_STREAM_BREADTH: nslots patches at a time, all copies in, then all sweeps, then all copies out
+                               (sweeps of small patches overlap each other).
+   A patch sees its neighbours' values from the start of the sweep: jacobi gives the values of the device-resident
+   sweep (bitwise those of /cpu/ref and of the mapc variant); multicolor and chaotic become patch-wise (each patch
+   swept by its own colours or chaotically against frozen neighbours; multicolor stays deterministic, the same bits
+   in both orders and for any nslots). Page-lock f and u (pds_host_register) so that the copies overlap the sweeps.
+   On CPU backends host memory is the backend's: this is pds_precond_relax_smooth on the arrays. Defaults: depth,
+   8 slots (fewer when there are fewer patches). */
+typedef enum { PDS_RELAX_STREAM_DEPTH = 0, PDS_RELAX_STREAM_BREADTH = 1 } pds_relax_stream;
+PDS_EXTERN int pds_precond_relax_set_stream(pds_precond pc, pds_relax_stream order, int nslots);
+PDS_EXTERN int pds_precond_relax_smooth_host(pds_precond pc, const pds_real *f, pds_real *u, int sweeps);
 /* gmg (a patches operator): geometric multigrid on the patch hierarchy of cell-centred problems: every patch
    coarsened by 2 in each direction while all patch sizes and origins are even and the level has more cells than
    the coarse limit; restriction by summing the 8 fine cells times 1/2 (4 times their average: the h^2 scaling of a

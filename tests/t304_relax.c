@@ -670,6 +670,91 @@ static void test_alloc(pds_ctx ctx) {
   pds_mat_destroy(&A);
 }
 
+/* host-resident data (pds_precond_relax_smooth_host): on a CPU backend the smoother on the host arrays, the bits of
+   pds_precond_relax_smooth; on a device backend the patches streamed with frozen neighbours: jacobi the
+   device-resident values (to round-off: auto may run gemm there), multicolor the same bits in both orders and for any
+   number of slots, and every type convergent; the errors */
+static void test_host(pds_ctx ctx) {
+  const struct pset S = tile16();
+  const pds_size    n = cells(&S);
+  const int         cpu = !strncmp(pds_ctx_get_backend(ctx), "/cpu/", 5);
+  pds_mat           A = mk(ctx, &S, NSYM);
+  double           *f = rand_array(n), *u0 = rand_array(n), *u = malloc(n * sizeof *u), *u2 = malloc(n * sizeof *u);
+  const struct cfg  cs[3] = {{PDS_RELAX_JACOBI, {4, 4, 4}, 0, 1, 1, NULL},
+                             {PDS_RELAX_MULTICOLOR, {2, 3, 2}, 0, 1, 1, NULL},
+                             {PDS_RELAX_CHAOTIC, {3, 5, 1}, 0, 1, 1, NULL}};
+  static const int  orders[3][2] = {{PDS_RELAX_STREAM_DEPTH, 1}, {PDS_RELAX_STREAM_BREADTH, 4},
+                                    {PDS_RELAX_STREAM_DEPTH, 100}};
+  char              what[128];
+
+  TEST_ASSERT(u && u2);
+  for (int i = 0; i < 3; i++) {
+    pds_precond pc = mkpc(ctx, A, &cs[i]);
+    pds_vec     fv = vec_of(ctx, f, n), uv = vec_of(ctx, u0, n);
+    double     *want, rr;
+
+    TEST_CALL(pds_precond_relax_smooth(pc, fv, uv, 2));
+    want = values(uv, n);
+    for (int o = 0; o < 3; o++) {
+      TEST_CALL(pds_precond_relax_set_stream(pc, (pds_relax_stream)orders[o][0], orders[o][1]));
+      memcpy(u, u0, n * sizeof *u);
+      TEST_CALL(pds_precond_relax_smooth_host(pc, f, u, 2));
+      snprintf(what, sizeof what, "smooth_host, type %d, order %d, %d slots: 2 sweeps", (int)cs[i].type, orders[o][0],
+               orders[o][1]);
+      if (cpu && cs[i].type != PDS_RELAX_CHAOTIC) check_bits(u, want, n, what);
+      else if (cs[i].type == PDS_RELAX_JACOBI) check_close(u, want, n, 1e-12, what);
+      else if (cs[i].type == PDS_RELAX_MULTICOLOR && o > 0) check_bits(u, u2, n, what); /* the first order's bits */
+      if (o == 0) memcpy(u2, u, n * sizeof *u);
+    }
+    /* convergent: 80 sweeps from 0 solve the diagonally dominant problem */
+    memset(u, 0, n * sizeof *u);
+    TEST_CALL(pds_precond_relax_smooth_host(pc, f, u, 80));
+    TEST_CALL(pds_vec_set_values(uv, u, PDS_MEM_HOST));
+    rr = test_true_relres(A, fv, uv);
+    if (!(rr < 1e-8)) TEST_FAIL("smooth_host, type %d: relative residual %.3g after 80 sweeps", (int)cs[i].type, rr);
+    if (i == 0) { /* the errors */
+      TEST_ASSERT_ERR(ctx, pds_precond_relax_smooth_host(pc, f, (double *)f, 1), PDS_ERR_ARG, "same array");
+      TEST_ASSERT_ERR(ctx, pds_precond_relax_smooth_host(pc, NULL, u, 1), PDS_ERR_ARG, "f is NULL");
+      TEST_ASSERT_ERR(ctx, pds_precond_relax_smooth_host(pc, f, u, -2), PDS_ERR_ARG, "sweeps");
+      TEST_ASSERT_ERR(ctx, pds_precond_relax_set_stream(pc, (pds_relax_stream)3, 4), PDS_ERR_ARG, "order 3");
+      TEST_ASSERT_ERR(ctx, pds_precond_relax_set_stream(pc, PDS_RELAX_STREAM_DEPTH, 0), PDS_ERR_ARG, "0 slots");
+      TEST_ASSERT_ERR(ctx, pds_host_register(ctx, NULL, 8), PDS_ERR_ARG, "NULL memory");
+      TEST_ASSERT_ERR(ctx, pds_host_register(ctx, u, 0), PDS_ERR_ARG, "0 bytes");
+      TEST_CALL(pds_precond_relax_smooth_host(pc, f, u, 0));
+    }
+    free(want);
+    pds_vec_destroy(&fv), pds_vec_destroy(&uv);
+    pds_precond_destroy(&pc);
+  }
+  { /* before setup */
+    pds_precond pc;
+
+    TEST_CALL(pds_precond_create(ctx, "relax", &pc));
+    TEST_ASSERT_ERR(ctx, pds_precond_relax_smooth_host(pc, f, u, 1), PDS_ERR_STATE, "not set up");
+    pds_precond_destroy(&pc);
+  }
+  { /* page-locked arrays: the same bits as pageable ones (CPU backends: registering is a no-op) */
+    pds_precond pc = mkpc(ctx, A, &cs[1]);
+
+    memcpy(u, u0, n * sizeof *u);
+    TEST_CALL(pds_precond_relax_smooth_host(pc, f, u, 2));
+    memcpy(u2, u0, n * sizeof *u);
+    TEST_CALL(pds_host_register(ctx, u2, n * sizeof *u2));
+    TEST_CALL(pds_host_register(ctx, f, n * sizeof *f));
+    TEST_CALL(pds_precond_relax_smooth_host(pc, f, u2, 2));
+    check_bits(u2, u, n, "smooth_host on page-locked arrays");
+    if (!cpu) {
+      TEST_ASSERT_ERR(ctx, pds_host_register(ctx, f, n * sizeof *f), PDS_ERR_ARG, "already registered");
+    }
+    TEST_CALL(pds_host_unregister(ctx, u2));
+    TEST_CALL(pds_host_unregister(ctx, f));
+    if (!cpu) TEST_ASSERT_ERR(ctx, pds_host_unregister(ctx, f), PDS_ERR_ARG, "not registered");
+    pds_precond_destroy(&pc);
+  }
+  free(f), free(u0), free(u), free(u2);
+  pds_mat_destroy(&A);
+}
+
 int main(int argc, char **argv) {
   pds_ctx ctx = test_init(argc, argv);
 
@@ -685,6 +770,7 @@ int main(int argc, char **argv) {
     test_chaotic(ctx, &T, 4);
   }
   test_solvers(ctx);
+  test_host(ctx);
   test_finalize(&ctx);
   return 0;
 }

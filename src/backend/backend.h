@@ -28,6 +28,9 @@ struct pds_kernels {
   int (*mem_free)(pds_ctx, void *p);
   int (*mem_copy)(pds_ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes);
   int (*mem_zero)(pds_ctx, void *p, size_t bytes);
+  /* page-lock / release the user's host memory (pds_host_register); NULL: nothing to do (CPU backends) */
+  int (*mem_pin)(pds_ctx, void *p, size_t bytes);
+  int (*mem_unpin)(pds_ctx, void *p);
   int (*destroy)(pds_ctx); /* release backend_data */
 
   /* the modules' kernel groups, each declared next to its module (docs/dev.md: how a module adds one) */

@@ -30,6 +30,7 @@ struct relax {
   int            bs[3], sweeps, symmetric, clip;
   pds_real       omega;       /* 0: the type's default */
   char           variant[16]; /* pds_precond_relax_set_variant's name */
+  int            stream_order, nslots; /* pds_precond_relax_set_stream (smooth_host) */
   /* the layout and what it was built for */
   int                      have;
   unsigned long            of_id;
@@ -138,6 +139,18 @@ int pds_precond_relax_set_variant(pds_precond pc, const char *variant) {
             "relax variant: a name of 1 to %zu characters", sizeof R->variant - 1);
   if (strcmp(R->variant, variant)) plan_free(pc->hdr.ctx, R), pc->setup_done = 0; /* a new plan at the next setup */
   snprintf(R->variant, sizeof R->variant, "%s", variant);
+  return PDS_OK;
+}
+
+int pds_precond_relax_set_stream(pds_precond pc, pds_relax_stream order, int nslots) {
+  struct relax *R = NULL;
+
+  PDS_CALL(relax_of(pc, &R));
+  PDS_CHECK(order == PDS_RELAX_STREAM_DEPTH || order == PDS_RELAX_STREAM_BREADTH, pc->hdr.ctx, PDS_ERR_ARG,
+            "relax stream order %d: PDS_RELAX_STREAM_DEPTH or PDS_RELAX_STREAM_BREADTH", (int)order);
+  PDS_CHECK(nslots >= 1 && nslots <= 256, pc->hdr.ctx, PDS_ERR_ARG,
+            "relax stream: %d slots; 1 to 256 patches on the device at once", nslots);
+  R->stream_order = (int)order, R->nslots = nslots;
   return PDS_OK;
 }
 
@@ -631,6 +644,27 @@ int pds_precond_relax_smooth(pds_precond pc, pds_vec f, pds_vec u, int sweeps) {
   return relax_run(pc, f, u, sweeps, 0);
 }
 
+int pds_precond_relax_smooth_host(pds_precond pc, const pds_real *f, pds_real *u, int sweeps) {
+  struct relax *R = NULL;
+  pds_ctx       ctx;
+
+  PDS_CALL(relax_of(pc, &R));
+  ctx = pc->hdr.ctx;
+  PDS_CHECK(pc->setup_done && R->have && R->have_plan, ctx, PDS_ERR_STATE, "relax is not set up; call pds_precond_setup");
+  PDS_CHECK(f && u, ctx, PDS_ERR_ARG, "relax smooth_host: %s is NULL", f ? "u" : "f");
+  PDS_CHECK(f != u, ctx, PDS_ERR_ARG, "relax smooth_host: f and u are the same array");
+  PDS_CHECK(sweeps >= 0, ctx, PDS_ERR_ARG, "relax smooth_host: %d sweeps; 0 or more", sweeps);
+  if (!sweeps) return PDS_OK;
+  if (ctx->k->relax.smooth_host)
+    return ctx->k->relax.smooth_host(ctx, R->plan, R->P, &R->L, (int)R->type, R->symmetric, relax_omega(R), sweeps,
+                                     R->stream_order, R->nslots, f, u);
+  PDS_CHECK(R->unified, ctx, PDS_ERR_UNSUPPORTED, "backend %s has no kernel 'relax.smooth_host' (host-resident patch "
+            "sets)", ctx->backend);
+  /* a CPU backend: the host arrays are its memory */
+  return ctx->k->relax.smooth(ctx, R->plan, R->P, &R->L, (int)R->type, R->symmetric, relax_omega(R), sweeps, 0, f, u,
+                              R->work);
+}
+
 int pds_precond_relax_get_info(pds_precond pc, int *ntypes, int *ncolors, pds_int *nblocks) {
   struct relax *R = NULL;
 
@@ -676,6 +710,7 @@ int pds_precond_create_relax(pds_precond pc) {
   R->type = PDS_RELAX_JACOBI;
   R->bs[0] = R->bs[1] = R->bs[2] = 8;
   R->sweeps = 1, R->symmetric = 1;
+  R->stream_order = PDS_RELAX_STREAM_DEPTH, R->nslots = 8;
   snprintf(R->variant, sizeof R->variant, "auto");
   pc->data        = R;
   pc->ops.setup   = relax_setup;

@@ -65,6 +65,13 @@ struct pds_relax_kernels {
      order, so ref and omp agree bitwise for jacobi and multicolor); u_p = u_p + omega E. */
   int (*smooth)(pds_ctx, void *plan, const struct pds_patches *P, const struct pds_relax_layout *L, int method,
                 int symmetric, pds_real omega, int sweeps, int zero, const pds_real *f, pds_real *u, pds_real *work);
+  /* optional (device backends; NULL on CPU backends, whose memory is host memory): `sweeps` sweeps on A u = f with f
+     and u in host memory, the patches streamed through the device, pds_precond_relax_smooth_host's semantics: each
+     sweep first takes every patch's ghost values from u, then sweeps each patch against them (its own blocks by
+     method: jacobi as smooth does; multicolor colour by colour within the patch; chaotic in place), patches
+     concurrently. order: 0 depth-first, 1 breadth-first; nslots: patches on the device at once (>= 1). */
+  int (*smooth_host)(pds_ctx, void *plan, const struct pds_patches *P, const struct pds_relax_layout *L, int method,
+                     int symmetric, pds_real omega, int sweeps, int order, int nslots, const pds_real *f, pds_real *u);
 };
 
 #endif

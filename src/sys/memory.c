@@ -67,6 +67,18 @@ int pds_memcpy(pds_ctx ctx, void *dst, pds_memtype dmt, const void *src, pds_mem
   return PDS_OK;
 }
 
+int pds_host_register(pds_ctx ctx, void *p, size_t bytes) {
+  if (!ctx) return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG, "pds_host_register: ctx is NULL");
+  PDS_CHECK(p && bytes, ctx, PDS_ERR_ARG, "pds_host_register: %s", p ? "0 bytes" : "NULL memory");
+  return ctx->k->mem_pin ? ctx->k->mem_pin(ctx, p, bytes) : PDS_OK;
+}
+
+int pds_host_unregister(pds_ctx ctx, void *p) {
+  if (!ctx) return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG, "pds_host_unregister: ctx is NULL");
+  PDS_CHECK(p, ctx, PDS_ERR_ARG, "pds_host_unregister: NULL memory");
+  return ctx->k->mem_unpin ? ctx->k->mem_unpin(ctx, p) : PDS_OK;
+}
+
 /* *dst = a new array of memory type dmt holding a copy of bytes bytes of src (memory type smt). */
 int pds_dup_array(pds_ctx ctx, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes, void *dst) {
   PDS_CALL(pds_malloc(ctx, dmt, bytes, dst));

@@ -459,6 +459,74 @@ static void relax_cg(void) {
   free(b), free(x1), free(x2);
 }
 
+/* host-resident data streamed through the GPU (pds_precond_relax_smooth_host): jacobi gives /cpu/ref's bits in both
+   orders, for any number of slots and whatever the plan (mapc, gemm, 1, 4 or 8 blocks per inverse read); multicolor on
+   a one-patch set (no neighbours to freeze) gives ref's bits too, and on the relax set the same bits in every order */
+static void relax_streamed(void) {
+  static const int blocks[3][3] = {{4, 4, 4}, {3, 5, 2}, {8, 8, 8}};
+  static const int orders[4][2] = {{PDS_RELAX_STREAM_DEPTH, 1}, {PDS_RELAX_STREAM_DEPTH, 3},
+                                   {PDS_RELAX_STREAM_BREADTH, 2}, {PDS_RELAX_STREAM_BREADTH, 64}};
+  const pds_real   st[7] = {6.5, -1.1, -0.9, -1.2, -0.8, -1.05, -0.95};
+  const pds_patch  one[1] = {{{0, 0, 0}, {12, 8, 8}}};
+  char             what[200];
+
+  for (int set = 0; set < 2; set++) { /* the relax set, then one patch */
+    pds_mat Ag, Ar;
+    pds_int n;
+    double *f, *u0, *want, *got, *first;
+    pds_vec fr, ur;
+
+    if (set == 0) Ag = relax_set(ctx, st), Ar = relax_set(ref, st);
+    else {
+      TEST_CALL(pds_mat_create_patches(ctx, 1, one, st, &Ag));
+      TEST_CALL(pds_mat_create_patches(ref, 1, one, st, &Ar));
+    }
+    TEST_CALL(pds_mat_get_size(Ar, &n, NULL));
+    f = rnd((size_t)n, 31), u0 = rnd((size_t)n, 32), want = alloc((size_t)n), got = alloc((size_t)n);
+    first = alloc((size_t)n);
+    TEST_CALL(pds_vec_create(ref, n, &fr));
+    TEST_CALL(pds_vec_create(ref, n, &ur));
+    TEST_CALL(pds_vec_set_values(fr, f, PDS_MEM_HOST));
+    for (int bi = 0; bi < 3; bi++)
+      for (int ty = 0; ty < 2; ty++) {
+        const pds_relax_type type = ty ? PDS_RELAX_MULTICOLOR : PDS_RELAX_JACOBI;
+        pds_precond          pr;
+
+        if (small && bi == 2) continue;
+        pr = relax_pc(ref, Ar, type, blocks[bi], 1, NULL);
+        TEST_CALL(pds_vec_set_values(ur, u0, PDS_MEM_HOST));
+        TEST_CALL(pds_precond_relax_smooth(pr, fr, ur, 2));
+        TEST_CALL(pds_vec_get_values(ur, want, PDS_MEM_HOST));
+        TEST_CALL(pds_precond_destroy(&pr));
+        for (int v = 0; v < (small ? 1 : 3); v++) {
+          pds_precond pg;
+
+          if (v == 2) setenv("PDS_CUDA_RELAX_REUSE", bi == 1 ? "4" : "1", 1), setenv("PDS_CUDA_RELAX_PACK", "0", 1);
+          pg = relax_pc(ctx, Ag, type, blocks[bi], 1, v == 1 ? "gemm" : "mapc");
+          unsetenv("PDS_CUDA_RELAX_REUSE"), unsetenv("PDS_CUDA_RELAX_PACK");
+          for (int o = 0; o < 4; o++) {
+            snprintf(what, sizeof what, "smooth_host %s, %s %dx%dx%d, %s, %s with %d slots", set ? "one patch" :
+                     "the relax set", ty ? "multicolor" : "jacobi", blocks[bi][0], blocks[bi][1], blocks[bi][2],
+                     v == 1 ? "gemm plan" : v == 2 ? "mapc (other reuse, unpacked)" : "mapc",
+                     orders[o][0] == PDS_RELAX_STREAM_DEPTH ? "depth-first" : "breadth-first", orders[o][1]);
+            TEST_CALL(pds_precond_relax_set_stream(pg, (pds_relax_stream)orders[o][0], orders[o][1]));
+            memcpy(got, u0, (size_t)n * sizeof *got);
+            TEST_CALL(pds_precond_relax_smooth_host(pg, f, got, 2));
+            if (ty == 0 || set == 1) compare(what, got, want, (size_t)n, 0, 1);
+            else if (o == 0 && v == 0) memcpy(first, got, (size_t)n * sizeof *got);
+            else bitwise(what, got, first, (size_t)n);
+          }
+          TEST_CALL(pds_precond_destroy(&pg));
+        }
+      }
+    TEST_CALL(pds_vec_destroy(&fr));
+    TEST_CALL(pds_vec_destroy(&ur));
+    TEST_CALL(pds_mat_destroy(&Ag));
+    TEST_CALL(pds_mat_destroy(&Ar));
+    free(f), free(u0), free(want), free(got), free(first);
+  }
+}
+
 /* -view says what auto picked: mapc for 2^3 blocks, gemm for 4^3 */
 static void relax_auto_and_errors(void) {
   const pds_real st[7] = {6, -1, -1, -1, -1, -1, -1};
@@ -508,6 +576,7 @@ int main(int argc, char **argv) {
   relax_equivalence();
   relax_chaotic();
   relax_cg();
+  relax_streamed();
   relax_auto_and_errors();
   TEST_CALL(pds_ctx_destroy(&ref));
   test_finalize(&ctx);

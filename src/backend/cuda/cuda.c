@@ -97,6 +97,33 @@ static int mem_zero_cuda(pds_ctx ctx, void *p, size_t bytes) {
   return PDS_OK;
 }
 
+static int mem_pin_cuda(pds_ctx ctx, void *p, size_t bytes) {
+  cudaError_t e;
+
+  (void)pds_cuda_enter(ctx);
+  e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  if (e == cudaErrorHostMemoryAlreadyRegistered) {
+    (void)cudaGetLastError();
+    return PDS_ERROR(ctx, PDS_ERR_ARG, "pds_host_register: the memory at %p is already registered", p);
+  }
+  PDS_CUDA_CALL(ctx, e);
+  return PDS_OK;
+}
+
+static int mem_unpin_cuda(pds_ctx ctx, void *p) {
+  cudaError_t e;
+
+  (void)pds_cuda_enter(ctx);
+  e = cudaHostUnregister(p);
+  if (e == cudaErrorHostMemoryNotRegistered || e == cudaErrorInvalidValue) {
+    (void)cudaGetLastError();
+    return PDS_ERROR(ctx, PDS_ERR_ARG, "pds_host_unregister: the memory at %p is not registered (pds_host_register "
+                     "with the same address first)", p);
+  }
+  PDS_CUDA_CALL(ctx, e);
+  return PDS_OK;
+}
+
 static int host_pinned(const void *p) {
   struct cudaPointerAttributes a;
 
@@ -377,6 +404,8 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->mem_free  = mem_free_cuda;
   k->mem_copy  = mem_copy_cuda;
   k->mem_zero  = mem_zero_cuda;
+  k->mem_pin   = mem_pin_cuda;
+  k->mem_unpin = mem_unpin_cuda;
   k->destroy   = destroy_cuda;
   pds_cuda_fill_vec(&k->vec);
   pds_cuda_fill_csr(&k->csr);

@@ -416,7 +416,7 @@ cudaError_t pds_cuda_relax_update(cudaStream_t s, const struct pds_patches *P, c
 cudaError_t pds_cuda_relax_update_cells(cudaStream_t s, pds_size n, int zero, pds_real omega, const pds_real *E,
                                         pds_real *u);
 /* paper 002's mapping C over the work items [i0, i1) of items (device; an item (x, y): the y <= reuse consecutive
-   blocks x, x + 1, ... of one segment; reuse 1: [i0, i1) are layout blocks, items is not read): stride = threads per
+   blocks x, x + 1, ... of one segment; items NULL: [i0, i1) are layout blocks, reuse 1): stride = threads per
    spatial block (>= the largest m), pack = items per thread block (stride pack <= 512), reuse = 1, 4 or 8 (blocks
    whose product shares one read of the inverse); inplace: u_p += omega A_b^-1 r_b, else E_p = A_b^-1 r_b (cell
    order); zero: r_b = f_b */

@@ -69,6 +69,7 @@ static void plan_free(pds_ctx ctx, struct relax_plan *R) {
 
   if (!R) return;
   be = pds_cuda_enter(ctx);
+  pds_cuda_relax_stream_free(ctx, R->st);
   for (int j = 0; j < R->nside; j++) {
     if (R->sstream[j]) (void)cudaStreamSynchronize(R->sstream[j]);
     if (R->sblas[j]) (void)cublasDestroy(R->sblas[j]);
@@ -296,8 +297,8 @@ static int mapc_group(pds_ctx ctx, struct cuda_be *be, const struct relax_plan *
                       pds_real omega, const pds_real *f, pds_real *u, pds_real *E) {
   const pds_int i0 = R->reuse == 1 ? G->b0 : G->mi0, i1 = R->reuse == 1 ? G->b1 : G->mi1;
 
-  PDS_CUDA_CALL(ctx, pds_cuda_relax_mapc(be->stream, P, L, inplace, R->items, i0, i1, R->stride, R->pack, R->reuse,
-                                         zero, omega, f, u, E));
+  PDS_CUDA_CALL(ctx, pds_cuda_relax_mapc(be->stream, P, L, inplace, R->reuse == 1 ? NULL : R->items, i0, i1,
+                                         R->stride, R->pack, R->reuse, zero, omega, f, u, E));
   return PDS_OK;
 }
 
@@ -405,4 +406,5 @@ void pds_cuda_fill_relax(struct pds_relax_kernels *g) {
   g->plan_destroy  = relax_plan_destroy_cuda;
   g->plan_describe = relax_plan_describe_cuda;
   g->smooth        = relax_smooth_cuda;
+  g->smooth_host   = pds_cuda_relax_smooth_host;
 }

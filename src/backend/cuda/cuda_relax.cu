@@ -166,8 +166,8 @@ __device__ __forceinline__ void relax_block_rows(const double *__restrict__ inv,
   }
 }
 
-// Mapping C over the work items [i0, i1) (an item: up to RG consecutive blocks of one segment, so of one type; RG = 1:
-// [i0, i1) are layout blocks, each its own item, and items is not read):
+// Mapping C over the work items [i0, i1) (an item: up to RG consecutive blocks of one segment, so of one type; items
+// NULL: [i0, i1) are layout blocks, each its own item, RG = 1):
 // blockDim = pack stride threads; sub-group g = threadIdx / stride takes item i0 + pack blockIdx + g, its thread i
 // cell i of each of the item's blocks (threads with i >= m idle; every thread reaches the barrier). Each block's
 // residual goes to its own stretch of shared memory; then thread i forms e_i of every block of the item, reading
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(MAPC_MAXT)
   long long       off = 0;
 
   if (g < pack && it < i1) {
-    const int2 I = RG == 1 ? make_int2((int)it, 1) : items[it]; /* RG = 1: [i0, i1) are blocks, no items */
+    const int2 I = items ? items[it] : make_int2((int)it, 1); /* no items: [i0, i1) are blocks */
 
     cnt = I.y < RG ? I.y : RG;
 #pragma unroll

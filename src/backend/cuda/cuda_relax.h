@@ -1,5 +1,6 @@
-/* src/backend/cuda/cuda_relax.h: what the host files of /gpu/cuda's relax group share: the plan that plan_create
- * makes (cuda_relax.c). */
+/* src/backend/cuda/cuda_relax.h: what the two host files of /gpu/cuda's relax group share: the plan that
+ * plan_create makes (cuda_relax.c: device-resident sweeps) and that smooth_host reads (cuda_relax_stream.c: host-
+ * resident patch sets streamed through the device). */
 #ifndef PDS_CUDA_RELAX_H
 #define PDS_CUDA_RELAX_H
 
@@ -40,6 +41,13 @@ struct relax_plan {
   void               *sws[4];
   cudaEvent_t         fork, join[4];
   int                 last_method;      /* -1 before the first smooth (plan_describe) */
+  struct relax_stream *st;              /* smooth_host's slots (cuda_relax_stream.c), made at its first call */
 };
+
+/* cuda_relax_stream.c: the smooth_host slot, and the release of its slots (plan_destroy calls it) */
+PDS_INTERN int  pds_cuda_relax_smooth_host(pds_ctx ctx, void *plan, const struct pds_patches *P,
+                                           const struct pds_relax_layout *L, int method, int symmetric, pds_real omega,
+                                           int sweeps, int order, int nslots, const pds_real *f, pds_real *u);
+PDS_INTERN void pds_cuda_relax_stream_free(pds_ctx ctx, struct relax_stream *st);
 
 #endif
