@@ -22,7 +22,8 @@
 #      ilu256.jsonl, ilu256.txt),
 #   5d. paper 002's block relaxation (bench/gpu/bench_relax: copy bandwidth and cuBLAS DGEMM rate, validation against
 #      /cpu/ref, the convergence study against block size, sweep rates of every method and variant on the paper's patch
-#      sets with /cpu/omp beside, GMG against CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz;
+#      sets with /cpu/omp beside, host-resident patch sets streamed depth- and breadth-first (Fig. 6), GMG against
+#      CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz;
 #      GPU_CHECK_RELAX_S, default 300 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU

@@ -21,9 +21,13 @@
 // Byte and flop models per cell and sweep (m = cells per block): gemm: residual pass 24 B (u, f, R), the product
 // 16 B (R, E) + the inverse once, the update 24 B (u, E, u): 64 B and 2 m flops; mapc: 24 B (u, f, u) + the
 // inverse through L2 (8 m bytes per cell from L2), 2 m flops. frac_copy = model bytes / time / copy bandwidth.
-// Usage: bench_relax [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-no_conv] [-no_gmg] [-conv_sweeps 1000] [-reps 10]
+//   stream   paper 002 Fig. 6: host-resident patch sets (16^3 and 64^3 patches) streamed through the GPU, depth-first
+//            and breadth-first, against device-resident data and the host link's transfer floor (streams() says how);
+// Usage: bench_relax [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-no_conv] [-no_rate] [-no_stream] [-no_gmg]
+//                    [-sets STR] [-conv_sweeps 1000] [-reps 10]
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -39,6 +43,8 @@ const pds_real LAPLACE[7] = {6, -1, -1, -1, -1, -1, -1};
 FILE       *g_json = stdout;
 double      g_copy_bw = 0, g_deadline = 0;
 int         g_reps = 10, g_quick = 0, g_no_cpu = 0, g_conv_sweeps = 1000, g_no_conv = 0, g_no_gmg = 0;
+int         g_no_stream = 0, g_no_rate = 0;
+std::string g_sets; // -sets: only the rate sets whose "name/patches/block^3" contains it
 char        g_gpu_name[256] = "?";
 pds_ctx     g_gpu, g_omp, g_ref;
 std::string g_table;
@@ -407,12 +413,147 @@ void rates() {
                          {"96^3", 80, {96}, 96, 8}};
   if (q) sets = {{"32^3", 8, {32}, 32, 4}, {"32^3", 8, {32}, 32, 8}, {"mixed", 10, {16, 24, 32}, 32, 8}};
   for (const R &r : sets) {
+    char key[96];
+
+    snprintf(key, sizeof key, "%s/%d/%d^3", r.name, r.np, r.block);
+    if (!g_sets.empty() && !strstr(key, g_sets.c_str())) continue;
     if (left_s() < 30) {
       tab("| %s/%d/%d^3 | (budget spent) |", r.name, r.np, r.block);
       continue;
     }
     rate_set(lattice(r.name, r.np, r.sizes, r.pitch), r.block);
   }
+}
+
+// ---- paper 002 Fig. 6: host-resident patch sets streamed through the GPU ---------------------------------------
+// Chaotic block Gauss-Seidel, 8^3 blocks, 3 sweeps (the paper's case) on np patches of 16^3 or 64^3 whose f and u live
+// in page-locked host memory: pds_precond_relax_smooth_host depth-first on 4 and on 16 slots, breadth-first with
+// every patch on the device at once (at most 256 slots), against the same 3 sweeps on device-resident data; the
+// host link's copy rates (pinned, 256 MiB: each direction alone, and both at once on two streams) measured in the
+// same run, and the transfer floor: per sweep, 16 B/cell + 8 B per ghost entry in, 8 B/cell out, at most each
+// direction's rate and together at most the two-way rate.
+void streams() {
+  double h2d = 0, d2h = 0, duplex = 0;
+  {
+    const size_t bytes = (size_t)(g_quick ? 64 : 256) << 20;
+    void        *h, *d;
+
+    CK(cudaMallocHost(&h, bytes));
+    CK(cudaMalloc(&d, bytes));
+    memset(h, 1, bytes);
+    h2d = bytes / gpu_event_median([&] { CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, 0)); }, 1, 5);
+    d2h = bytes / gpu_event_median([&] { CK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, 0)); }, 1, 5);
+    { // both directions at once, on two streams: what a depth-first pipeline can move at most
+      void        *h2, *d2;
+      cudaStream_t s1, s2;
+      cudaEvent_t  e0, e1, e2;
+
+      CK(cudaMallocHost(&h2, bytes));
+      CK(cudaMalloc(&d2, bytes));
+      CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+      CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+      CK(cudaEventCreate(&e0));
+      CK(cudaEventCreate(&e1));
+      CK(cudaEventCreate(&e2));
+      std::vector<double> ts;
+      for (int rep = 0; rep < 6; rep++) {
+        CK(cudaEventRecord(e0, s1));
+        CK(cudaStreamWaitEvent(s2, e0, 0));
+        CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s1));
+        CK(cudaMemcpyAsync(h2, d2, bytes, cudaMemcpyDeviceToHost, s2));
+        CK(cudaEventRecord(e1, s1));
+        CK(cudaEventRecord(e2, s2));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventSynchronize(e2));
+        float a = 0, b = 0;
+        CK(cudaEventElapsedTime(&a, e0, e1));
+        CK(cudaEventElapsedTime(&b, e0, e2));
+        if (rep) ts.push_back(std::max(a, b) * 1e-3); // the first: warm-up
+      }
+      std::sort(ts.begin(), ts.end());
+      duplex = 2.0 * bytes / ts[ts.size() / 2];
+      CK(cudaEventDestroy(e0));
+      CK(cudaEventDestroy(e1));
+      CK(cudaEventDestroy(e2));
+      CK(cudaStreamDestroy(s1));
+      CK(cudaStreamDestroy(s2));
+      CK(cudaFreeHost(h2));
+      CK(cudaFree(d2));
+    }
+    CK(cudaFreeHost(h));
+    CK(cudaFree(d));
+    J("link").num("h2d_gbs", h2d * 1e-9).num("d2h_gbs", d2h * 1e-9).num("duplex_gbs", duplex * 1e-9).emit();
+  }
+  tab("\nhost-resident patches streamed (paper 002 Fig. 6): chaotic block GS, 8^3 blocks, 3 sweeps, f and u page-locked; "
+      "host link (pinned, cudaMemcpy): H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s in all; floor: 16 B/cell "
+      "+ 8 B/ghost in, 8 B/cell out per sweep, at these rates", h2d * 1e-9, d2h * 1e-9, duplex * 1e-9);
+  tab("| patches | cells | device-resident ms | depth-first 4 slots ms | depth-first 16 slots ms | breadth-first ms "
+      "(slots) | transfer floor ms | best / floor |");
+  tab("|---|---|---|---|---|---|---|---|");
+  bool validated = false;
+  for (int edge : {16, 64})
+    for (int np : g_quick ? std::vector<int>{8, 27} : std::vector<int>{16, 32, 64, 96}) {
+      if (left_s() < 20) {
+        tab("| %d x %d^3 | (budget spent) |", np, edge);
+        continue;
+      }
+      Set       S = lattice("stream", np, {edge}, edge);
+      pds_mat   A = make_mat(g_gpu, S);
+      const int sweeps = 3, bslots = np < 256 ? np : 256;
+      std::vector<pds_real> f(S.cells), u0(S.cells), u(S.cells);
+      pds_vec fv, uv;
+
+      for (long long i = 0; i < S.cells; i++) f[i] = std::sin(0.001 * i), u0[i] = std::cos(0.002 * i);
+      PK(g_gpu, pds_host_register(g_gpu, f.data(), S.cells * sizeof(pds_real)));
+      PK(g_gpu, pds_host_register(g_gpu, u.data(), S.cells * sizeof(pds_real)));
+      PK(g_gpu, pds_vec_create(g_gpu, S.cells, &fv));
+      PK(g_gpu, pds_vec_create(g_gpu, S.cells, &uv));
+      PK(g_gpu, pds_vec_set_values(fv, f.data(), PDS_MEM_HOST));
+      if (!validated) { // jacobi streamed = jacobi device-resident (mapc), bitwise
+        pds_precond pj = make_relax(g_gpu, A, PDS_RELAX_JACOBI, 8, 8, 8, "mapc");
+        std::vector<pds_real> want(S.cells);
+
+        PK(g_gpu, pds_vec_set_values(uv, u0.data(), PDS_MEM_HOST));
+        PK(g_gpu, pds_precond_relax_smooth(pj, fv, uv, 2));
+        PK(g_gpu, pds_vec_get_values(uv, want.data(), PDS_MEM_HOST));
+        for (int order = 0; order < 2; order++) {
+          PK(g_gpu, pds_precond_relax_set_stream(pj, (pds_relax_stream)order, order ? bslots : 4));
+          memcpy(u.data(), u0.data(), S.cells * sizeof(pds_real));
+          PK(g_gpu, pds_precond_relax_smooth_host(pj, f.data(), u.data(), 2));
+          if (memcmp(u.data(), want.data(), S.cells * sizeof(pds_real)))
+            fail("streamed jacobi (%s) differs from the device-resident sweep", order ? "breadth" : "depth");
+        }
+        pds_precond_destroy(&pj);
+        validated = true;
+        tab("validation: streamed jacobi (depth-first and breadth-first) = device-resident jacobi mapc, bitwise");
+      }
+      pds_precond pc = make_relax(g_gpu, A, PDS_RELAX_CHAOTIC, 8, 8, 8, "mapc");
+      PK(g_gpu, pds_vec_set_values(uv, u0.data(), PDS_MEM_HOST));
+      const double tdev = gpu_event_median([&] { PK(g_gpu, pds_precond_relax_smooth(pc, fv, uv, sweeps)); }, 1, 5);
+      double t[3];
+      const int orders[3][2] = {{PDS_RELAX_STREAM_DEPTH, 4}, {PDS_RELAX_STREAM_DEPTH, 16},
+                                {PDS_RELAX_STREAM_BREADTH, bslots}};
+      for (int k = 0; k < 3; k++) {
+        PK(g_gpu, pds_precond_relax_set_stream(pc, (pds_relax_stream)orders[k][0], orders[k][1]));
+        memcpy(u.data(), u0.data(), S.cells * sizeof(pds_real));
+        t[k] = host_median([&] { PK(g_gpu, pds_precond_relax_smooth_host(pc, f.data(), u.data(), sweeps)); }, 1, 5,
+                           false);
+      }
+      const double ghosts = 6.0 * edge * edge * np;
+      const double in = 16.0 * S.cells + 8 * ghosts, out = 8.0 * S.cells;
+      const double floor = sweeps * std::max(std::max(in / h2d, out / d2h), (in + out) / duplex);
+      const double best  = std::min(t[0], std::min(t[1], t[2]));
+      J("stream").num("edge", edge).num("patches", np).num("cells", (double)S.cells).num("sweeps", sweeps)
+          .num("device_s", tdev).num("depth4_s", t[0]).num("depth16_s", t[1]).num("breadth_s", t[2])
+          .num("breadth_slots", bslots).num("floor_s", floor).emit();
+      tab("| %d x %d^3 | %.2fM | %.3f | %.3f | %.3f | %.3f (%d) | %.3f | %.2f |", np, edge, S.cells * 1e-6, tdev * 1e3,
+          t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, bslots, floor * 1e3, best / floor);
+      pds_precond_destroy(&pc);
+      PK(g_gpu, pds_host_unregister(g_gpu, f.data()));
+      PK(g_gpu, pds_host_unregister(g_gpu, u.data()));
+      pds_vec_destroy(&fv), pds_vec_destroy(&uv);
+      pds_mat_destroy(&A);
+    }
 }
 
 // ---- GMG against the library's other preconditioners ------------------------------------------------------------
@@ -482,13 +623,16 @@ int main(int argc, char **argv) {
     else if (o == "-no_cpu") g_no_cpu = 1;
     else if (o == "-no_conv") g_no_conv = 1;
     else if (o == "-no_gmg") g_no_gmg = 1;
+    else if (o == "-no_stream") g_no_stream = 1;
+    else if (o == "-no_rate") g_no_rate = 1;
+    else if (i + 1 < argc && o == "-sets") g_sets = argv[++i];
     else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
     else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
     else if (i + 1 < argc && o == "-conv_sweeps") g_conv_sweeps = (int)parse_long("-conv_sweeps", argv[++i]);
     else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
     else
-      fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-no_conv] [-no_gmg] "
-                      "[-conv_sweeps N] [-reps N]\n"),
+      fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-no_conv] [-no_rate] "
+                      "[-no_stream] [-no_gmg] [-sets STR] [-conv_sweeps N] [-reps N]\n"),
           exit(2);
   }
   if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
@@ -507,7 +651,8 @@ int main(int argc, char **argv) {
   measure_dgemm();
   check();
   if (!g_no_conv) conv();
-  rates();
+  if (!g_no_rate) rates();
+  if (!g_no_stream) streams();
   tab("\nGMG (cell-centred Poisson, 32^3 patches, rtol 1e-8, /gpu/cuda): time to reduce the residual by 1e-8");
   tab("| grid | method | iterations | setup s | solve s | total s |");
   tab("|---|---|---|---|---|---|");

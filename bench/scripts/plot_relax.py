@@ -10,7 +10,10 @@ Writes, into --out (default: the current folder):
                               the paper's Fig. 4 with multicolour Gauss-Seidel added;
   relax_rates.png             cells per second per sweep on each patch set (paper 002 Fig. 7 and Table 2), one bar per
                               /gpu/cuda method and variant, the point-Jacobi sweep (the bandwidth reference) and the
-                              best /cpu/omp variant; the paper's 56 Mcells/s (X2090, 8^3 blocks) as a line.
+                              best /cpu/omp variant; the paper's 56 Mcells/s (X2090, 8^3 blocks) as a line;
+  relax_fig6_streams.png      host-resident patch sets streamed through the GPU (paper 002 Fig. 6): time of 3 chaotic
+                              sweeps against the number of patches, (a) 16^3 and (b) 64^3 patches, depth-first on 4
+                              and 16 slots, breadth-first, the device-resident sweeps and the host link's floor.
 Lines that are not JSON objects of bench "relax" are skipped. Needs matplotlib (an error says so if it is missing).
 """
 import argparse
@@ -91,6 +94,27 @@ def main():
         ax.grid(alpha=0.3, axis="y")
         fig.tight_layout()
         fig.savefig(os.path.join(a.out, "relax_rates.png"), dpi=120)
+
+    streams = [r for r in R if r.get("case") == "stream"]
+    if streams:
+        edges = sorted({r["edge"] for r in streams})
+        fig, ax = plt.subplots(1, len(edges), figsize=(5 * len(edges), 4), squeeze=False)
+        for k, e in enumerate(edges):
+            pts = sorted((r for r in streams if r["edge"] == e), key=lambda r: r["patches"])
+            xs = [r["patches"] for r in pts]
+            for key, lab, st in (("depth4_s", "depth-first, 4 slots", "o-"), ("depth16_s", "depth-first, 16 slots", "s-"),
+                                 ("breadth_s", "breadth-first, all patches", "^-"),
+                                 ("device_s", "device-resident (no transfers)", "k--"),
+                                 ("floor_s", "host-link floor", "k:")):
+                ax[0][k].plot(xs, [1e3 * r[key] for r in pts], st, label=lab)
+            ax[0][k].set_xlabel("number of patches")
+            ax[0][k].set_ylabel("ms for 3 sweeps")
+            ax[0][k].set_title("(%s) patches of %d^3, 8^3 blocks" % ("ab"[k % 2], e))
+            ax[0][k].grid(alpha=0.3)
+            ax[0][k].legend(fontsize=7)
+        fig.suptitle("chaotic block GS on host-resident patches (paper 002 Fig. 6), %s" % gpu)
+        fig.tight_layout()
+        fig.savefig(os.path.join(a.out, "relax_fig6_streams.png"), dpi=120)
 
 
 if __name__ == "__main__":
