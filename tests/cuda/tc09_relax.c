@@ -6,14 +6,17 @@
  *   patches_bodies.h does);
  * - relax smooth (2 sweeps from a random u) and apply (1 sweep from 0) for jacobi and multicolor (symmetric, and
  *   forward only once), variants mapc, mapc with 4 blocks per inverse read and one work item per thread block
- *   (PDS_CUDA_RELAX_REUSE=4, PDS_CUDA_RELAX_PACK=0), gemm, and gemm with every segment through cuBLAS
- *   (PDS_CUDA_RELAX_GEMM_MIN=1; by default this small set's segments mostly go to the block-product kernel), blocks
+ *   (PDS_CUDA_RELAX_REUSE=4, PDS_CUDA_RELAX_PACK=0), gemm (every segment by cuBLAS, on side streams; 2 cells per
+ *   thread in its passes for every block size: PDS_CUDA_RELAX_CPT=2), and gemm on one stream with the segments under
+ *   64 blocks by the block-product kernel and 4 cells per thread (PDS_CUDA_RELAX_SIDE=0, PDS_CUDA_RELAX_GEMM_MIN=64,
+ *   PDS_CUDA_RELAX_CPT=4: this small set's segments then mostly go to the block-product kernel), blocks
  *   2^3, 4^3, 8^3 and 3 x 5 x 2 on patches of 8 and 12 cells (8^3 and 3 x 5 x 2 do not divide them: edge blocks):
  *   relative 1e-12 against ref, mapc also ref's values; two GPU runs give the same bits;
  * - chaotic (mapc, and gemm, which runs mapc) converges to the solution ref's block Gauss-Seidel converges to;
  * - CG + relax (jacobi 4^3) on the GPU with the device loop (the default: smooth is recorded into the loop's graph;
- *   auto, gemm, gemm with every segment by cuBLAS, mapc) takes ref's iteration count within 1, a second solve replays
- *   the graph (a few device-to-host copies, the same bits) and the host loop gives the device loop's bits;
+ *   auto, gemm (its DGEMMs forked to side streams inside the capture), gemm on one stream, mapc) takes ref's
+ *   iteration count within 1, a second solve replays the graph (a few device-to-host copies, the same bits) and the
+ *   host loop gives the device loop's bits;
  * - auto picks mapc for 2^3 blocks and gemm for 4^3 (-view); an unknown variant is PDS_ERR_ARG naming the known ones.
  * PDS_TEST_VERBOSE=1 prints a line per comparison (relative difference, values that differ from ref's).
  * Needs a GPU: registered with label cuda only; run with another backend it does nothing. */
@@ -232,7 +235,8 @@ static void relax_run(pds_precond pc, pds_vec f, pds_vec u, const double *u0, do
 
 static void relax_equivalence(void) {
   static const int blocks[4][3] = {{2, 2, 2}, {4, 4, 4}, {8, 8, 8}, {3, 5, 2}};
-  /* the second gemm: every segment by cuBLAS; the second mapc: 4 blocks per inverse read, one item per thread block */
+  /* the second gemm: one stream, the block-product kernel, 4 cells a thread; the second mapc: 4 blocks per inverse
+     read, one item per thread block */
   static const char *const variants[4] = {"mapc", "gemm", "gemm", "mapc"};
   const pds_real st[7] = {6.5, -1.1, -0.9, -1.2, -0.8, -1.05, -0.95};
   pds_mat        Ag = relax_set(ctx, st), Ar = relax_set(ref, st);
@@ -265,15 +269,21 @@ static void relax_equivalence(void) {
         const int   mapc = v == 0 || v == 3;
         pds_precond pg;
 
-        if (v == 2) setenv("PDS_CUDA_RELAX_GEMM_MIN", "1", 1); /* read when the plan is made */
+        if (v == 1) setenv("PDS_CUDA_RELAX_CPT", "2", 1); /* read when the plan is made */
+        if (v == 2)
+          setenv("PDS_CUDA_RELAX_GEMM_MIN", "64", 1), setenv("PDS_CUDA_RELAX_SIDE", "0", 1),
+              setenv("PDS_CUDA_RELAX_CPT", "4", 1);
         if (v == 3) setenv("PDS_CUDA_RELAX_REUSE", "4", 1), setenv("PDS_CUDA_RELAX_PACK", "0", 1);
         pg = relax_pc(ctx, Ag, type, blocks[bi], sym, variants[v]);
         unsetenv("PDS_CUDA_RELAX_GEMM_MIN"), unsetenv("PDS_CUDA_RELAX_REUSE"), unsetenv("PDS_CUDA_RELAX_PACK");
+        unsetenv("PDS_CUDA_RELAX_SIDE"), unsetenv("PDS_CUDA_RELAX_CPT");
         relax_run(pg, fg, ug, u0, s1, a1);
         relax_run(pg, fg, ug, u0, s2, a2);
         snprintf(what, sizeof what, "relax %s%s %dx%dx%d, %s%s", ty ? "multicolor" : "jacobi",
                  ty == 2 ? " (forward only)" : "", blocks[bi][0], blocks[bi][1], blocks[bi][2], variants[v],
-                 v == 2 ? " (every segment by cuBLAS)" : v == 3 ? " (4 blocks per inverse read, unpacked)" : "");
+                 v == 2 ? " (one stream, block products, 4 cells a thread)"
+                 : v == 3 ? " (4 blocks per inverse read, unpacked)"
+                          : "");
         {
           char w2[200];
 
@@ -365,7 +375,8 @@ static void relax_chaotic(void) {
 
 /* CG preconditioned by block Jacobi (4^3) on the cell-centred Laplacian of the relax set */
 static void relax_cg(void) {
-  /* the third: gemm with every segment through cuBLAS (its DGEMMs recorded into the device loop's graph) */
+  /* the second: gemm as it comes (its DGEMMs forked to side streams inside the device loop's capture); the third: gemm
+     on one stream with the block-product kernel */
   static const char *const variants[4] = {"auto", "gemm", "gemm", "mapc"};
   const pds_real           st[7] = {6, -1, -1, -1, -1, -1, -1};
   const int                bs[3] = {4, 4, 4};
@@ -402,10 +413,10 @@ static void relax_cg(void) {
     long long   d0, d1;
     double      rr;
 
-    if (v == 2) setenv("PDS_CUDA_RELAX_GEMM_MIN", "1", 1);
+    if (v == 2) setenv("PDS_CUDA_RELAX_GEMM_MIN", "64", 1), setenv("PDS_CUDA_RELAX_SIDE", "0", 1);
     pg = relax_pc(ctx, Ag, PDS_RELAX_JACOBI, bs, 1, variants[v]);
-    if (v == 2) unsetenv("PDS_CUDA_RELAX_GEMM_MIN");
-    name = v == 2 ? "gemm, every segment by cuBLAS" : variants[v];
+    if (v == 2) unsetenv("PDS_CUDA_RELAX_GEMM_MIN"), unsetenv("PDS_CUDA_RELAX_SIDE");
+    name = v == 2 ? "gemm, one stream, block products" : variants[v];
     TEST_CALL(pds_solver_create(ctx, "cg", &s));
     TEST_CALL(pds_solver_set_operator(s, Ag));
     TEST_CALL(pds_solver_set_precond(s, pg));

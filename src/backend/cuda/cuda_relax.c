@@ -3,28 +3,29 @@
  * (kernels and byte / flop models in cuda_relax.cu):
  *   gemm  per colour (jacobi: all blocks at once) one residual pass writes R, the block-ordered work entries of the
  *         colour's blocks; then E_seg = A_t^-1 R_seg for each segment (m x m inverse times the m x nblocks matrix of
- *         its residuals) as one cuBLAS DGEMM (FP64 tensor cores on sm_80 and later); segments of fewer than
- *         PDS_CUDA_RELAX_GEMM_MIN blocks (64; the environment variable of that name sets it), too small for a
- *         library launch to pay, are multiplied by one block-product kernel per colour; then one update pass
- *         u += omega E. Chaotic runs mapc: gemm is a Jacobi-type scheme (all residuals before any update).
+ *         its residuals) as one cuBLAS DGEMM (FP64 tensor cores on sm_80 and later), the DGEMMs of a colour spread
+ *         over the context's stream and up to RELAX_NSIDE side streams (a boundary type's few hundred blocks do not
+ *         fill the GPU alone); without side streams (PDS_CUDA_RELAX_SIDE=0) segments of fewer than 64 blocks, too
+ *         small for a serial library launch to pay, are multiplied by one block-product kernel per colour; then one
+ *         update pass u += omega E. Chaotic runs mapc: gemm is a Jacobi-type scheme (all residuals before any
+ *         update).
  *   mapc  paper 002's mapping C: a thread per cell of a spatial block, the block residual in shared memory,
  *         e_i = sum_k inv[k m + i] r_k, the update; small blocks packed several to a thread block, and blocks of 64
  *         cells or more taken 8 of one type at a time so that each inverse entry read serves 8 products
  *         (cuda_relax.cu). multicolor: colour by colour in place; chaotic: every block at once in place (each reads
  *         whatever its neighbours hold); jacobi: the blocks write E, then an update pass (two vectors: no block reads
  *         a neighbour's new value).
- *   auto  gemm when the largest block has at least 64 cells, else mapc. Measured on an H200 (a scratch timing, one run
- *         of 20 sweeps each: 256^3 cells in 64 patches of 64^3, 7-point Poisson; cells per second per sweep, jacobi /
- *         multicolor forward): 2^3 mapc 37 / 42 G, gemm 23 / 21 G; 4^3 mapc 28 / 27 G, gemm 30 / 25 G; 8^3 mapc 7.5 /
- *         7.6 G (2.5 without the 8-block reuse), gemm 19 / 15 G. The 8^3 DGEMM alone (m = 512 on 16.8M cells) took
- *         0.30 ms (57 TFLOP/s) of gemm's 0.88 ms; patches.residual on the same cells 0.20 ms (86 Gcells/s, 2.1 TB/s
- *         by the 24 B/cell model; the copy bandwidth measured 4.0 TB/s). Segments of 16 or more blocks by cuBLAS
- *         (instead of 64) were slower. The rule and the thresholds are to be tuned with bench/gpu/bench_relax.
+ *   auto  gemm when the largest block has at least 64 cells, else mapc. Measured on an H200 (bench_relax, 64 patches of
+ *         64^3, 7-point Poisson; Gcells/s per sweep, jacobi / multicolor forward): 4^3 mapc 28 / 27, gemm 31 / 27; 8^3
+ *         mapc 7.5 / 7.6 (2.5 without the 8-block reuse), gemm 22 / 19. Per 8^3 jacobi sweep on these 16.8M cells
+ *         (ncu, one stream): the residual pass 255 us (1.65 TB/s), the interior type's DGEMM 264 us (53.6 TFLOP/s),
+ *         six face types' DGEMMs 14 us each, the update pass 141 us (2.7 TB/s).
  * smooth runs inside the Krylov device loop's stream capture (src/solver/loop.c): it allocates nothing, waits for
- * nothing and reads nothing from the device; everything it needs (the cuBLAS handle bound to the context's stream,
- * cuBLAS's workspace set with cublasSetWorkspace, the block lists) is made by plan_create. Deterministic: jacobi and
- * multicolor give the same bits on every run (no atomics; cuBLAS DGEMM with a fixed workspace, default math mode and
- * atomics off is reproducible on one device); mapc gives /cpu/ref's bits, gemm ref's results to round-off. */
+ * nothing and reads nothing from the device; everything it needs (the cuBLAS handles bound to their streams,
+ * cuBLAS's workspaces set with cublasSetWorkspace, the events of the side streams' fork and join, the block lists) is
+ * made by plan_create. Deterministic: jacobi and multicolor give the same bits on every run (no atomics; cuBLAS DGEMM
+ * with a fixed workspace, default math mode and atomics off is reproducible on one device, and each DGEMM writes its
+ * own columns, whichever stream runs it); mapc gives /cpu/ref's bits, gemm ref's results to round-off. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,12 @@
 enum { V_AUTO, V_GEMM, V_MAPC, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"auto", "gemm", "mapc"};
 
-#define RELAX_GEMM_MIN 64  /* segments of at least this many blocks go to cuBLAS (PDS_CUDA_RELAX_GEMM_MIN) */
+#define RELAX_GEMM_MIN 64  /* without side streams, segments of at least this many blocks go to cuBLAS, the others to
+                              the block-product kernel; with side streams (the default) every segment does
+                              (PDS_CUDA_RELAX_GEMM_MIN sets it). H200, the seven 8^3 sets of bench_relax, jacobi gemm:
+                              1 instead of 64, 0-7 % faster per sweep (64^3 / 64: 20.5 -> 22.0 Gcells/s): the block
+                              products of 368 edge and corner blocks took 98 us on 46 thread blocks, each reading the
+                              2 MiB inverse */
 #define RELAX_AUTO_M   64  /* auto: gemm from this many cells per block on */
 #define RELAX_CTA      256 /* mapc: blocks of fewer cells are packed up to this many threads (PDS_CUDA_RELAX_PACK=0: 1) */
 #define RELAX_CPT_M    256 /* gemm's passes: blocks of this many cells or more take 2 cells per thread (the block's
@@ -215,9 +221,8 @@ static int plan_blas(pds_ctx ctx, struct cuda_be *be, struct relax_plan *R) {
   BLAS_CALL(ctx, "cublasSetAtomicsMode", cublasSetAtomicsMode(R->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
   BLAS_CALL(ctx, "cublasSetPointerMode", cublasSetPointerMode(R->blas, CUBLAS_POINTER_MODE_HOST));
   R->blas_stream = be->stream;
-  /* the side streams: DGEMMs of one colour run side by side (gemm_products); each its own handle and workspace */
-  R->nside = env_int("PDS_CUDA_RELAX_SIDE", RELAX_NSIDE);
-  if (R->nside < 0 || R->nside > RELAX_NSIDE) R->nside = RELAX_NSIDE;
+  /* the side streams (R->nside, plan_create): DGEMMs of one colour run side by side (gemm_products); each its own
+     handle and workspace */
   if (R->nside) PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&R->fork, cudaEventDisableTiming));
   for (int j = 0; j < R->nside; j++) {
     PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&R->sstream[j], cudaStreamNonBlocking));
@@ -260,7 +265,9 @@ static int relax_plan_create_cuda(pds_ctx ctx, const struct pds_patches *P, cons
   if (R->cpt != 1 && R->cpt != 2 && R->cpt != 4) R->cpt = 1;
   R->pstride = (R->mmax + R->cpt - 1) / R->cpt;
   R->ppack   = env_int("PDS_CUDA_RELAX_PACK", 1) == 0 || R->pstride >= RELAX_CTA ? 1 : RELAX_CTA / R->pstride;
-  R->gemm_min = env_int("PDS_CUDA_RELAX_GEMM_MIN", RELAX_GEMM_MIN);
+  R->nside = env_int("PDS_CUDA_RELAX_SIDE", RELAX_NSIDE);
+  if (R->nside < 0 || R->nside > RELAX_NSIDE) R->nside = RELAX_NSIDE;
+  R->gemm_min = env_int("PDS_CUDA_RELAX_GEMM_MIN", R->nside ? 1 : RELAX_GEMM_MIN);
   if (R->gemm_min < 1) R->gemm_min = 1;
   if ((ierr = plan_groups(ctx, be, L, R))) goto fail;
   if (R->variant == V_GEMM && (ierr = plan_blas(ctx, be, R))) goto fail;
@@ -341,7 +348,7 @@ static int gemm_group(pds_ctx ctx, struct cuda_be *be, struct relax_plan *R, con
                       const pds_real *f, pds_real *u, pds_real *Rw, pds_real *Ew) {
   if (G->s1 <= G->s0) return PDS_OK;
   PDS_CUDA_CALL(ctx, pds_cuda_relax_residual(be->stream, P, L, G->b0, G->b1, R->pstride, R->ppack, R->cpt, zero, f, u,
-                                                 Rw));
+                                             Rw));
   PDS_CALL(gemm_products(ctx, be, R, L, G, Rw, Ew));
   PDS_CUDA_CALL(ctx, pds_cuda_relax_update(be->stream, P, L, G->b0, G->b1, R->pstride, R->ppack, R->cpt, zero, omega,
                                                Ew, u));

@@ -10,6 +10,8 @@
 //                     of a spatial block per thread (no search: the block's index is the thread block's): reads f and
 //                     u with its halo (neighbours mostly from L1/L2; a block's x-rows are b0 cells long, so blocks of
 //                     2^3 use half of each 32-byte sector), writes R block-ordered: ~24 B/cell, 14 flops
+//                     (Tried: the block's u and face halo staged in shared memory first, each value loaded once in
+//                     x-rows of b0 + 2: 8-10 % slower per 8^3 jacobi sweep on an H200 than 2 cells per thread here.)
 //   relax_update_k    u += omega E, the same shape: reads u, E, writes u: 24 B/cell, 2 flops
 //   relax_update_cells_k   the same with E in cell order (mapc's jacobi): 24 B/cell, 2 flops
 //   (cuBLAS DGEMM)    E_seg = A_t^-1 R_seg per segment, m x m times m x nblocks: 2 m flops per cell (1024 for 8^3
