@@ -744,7 +744,7 @@ static void test_host(pds_ctx ctx) {
     TEST_CALL(pds_precond_relax_smooth_host(pc, f, u2, 2));
     check_bits(u2, u, n, "smooth_host on page-locked arrays");
     if (!cpu) {
-      TEST_ASSERT_ERR(ctx, pds_host_register(ctx, f, n * sizeof *f), PDS_ERR_ARG, "already registered");
+      TEST_ASSERT_ERR(ctx, pds_host_register(ctx, f, n * sizeof *f), PDS_ERR_ARG, "already page-locked");
     }
     TEST_CALL(pds_host_unregister(ctx, u2));
     TEST_CALL(pds_host_unregister(ctx, f));

@@ -97,30 +97,24 @@ static int mem_zero_cuda(pds_ctx ctx, void *p, size_t bytes) {
   return PDS_OK;
 }
 
-static int mem_pin_cuda(pds_ctx ctx, void *p, size_t bytes) {
-  cudaError_t e;
+/* host_pinned (below): whether p lies in page-locked memory (cudaHostRegister or cudaHostAlloc); asked first so that
+   the usual mistakes (registering twice, unregistering what is not registered) are PDS_ERR_ARG without a failing
+   CUDA call (which compute-sanitizer reports) */
+static int host_pinned(const void *p);
 
+static int mem_pin_cuda(pds_ctx ctx, void *p, size_t bytes) {
   (void)pds_cuda_enter(ctx);
-  e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
-  if (e == cudaErrorHostMemoryAlreadyRegistered) {
-    (void)cudaGetLastError();
-    return PDS_ERROR(ctx, PDS_ERR_ARG, "pds_host_register: the memory at %p is already registered", p);
-  }
-  PDS_CUDA_CALL(ctx, e);
+  PDS_CHECK(!host_pinned(p), ctx, PDS_ERR_ARG, "pds_host_register: the memory at %p is already page-locked "
+            "(registered, or allocated pinned)", p);
+  PDS_CUDA_CALL(ctx, cudaHostRegister(p, bytes, cudaHostRegisterDefault));
   return PDS_OK;
 }
 
 static int mem_unpin_cuda(pds_ctx ctx, void *p) {
-  cudaError_t e;
-
   (void)pds_cuda_enter(ctx);
-  e = cudaHostUnregister(p);
-  if (e == cudaErrorHostMemoryNotRegistered || e == cudaErrorInvalidValue) {
-    (void)cudaGetLastError();
-    return PDS_ERROR(ctx, PDS_ERR_ARG, "pds_host_unregister: the memory at %p is not registered (pds_host_register "
-                     "with the same address first)", p);
-  }
-  PDS_CUDA_CALL(ctx, e);
+  PDS_CHECK(host_pinned(p), ctx, PDS_ERR_ARG, "pds_host_unregister: the memory at %p is not registered "
+            "(pds_host_register with the same address first)", p);
+  PDS_CUDA_CALL(ctx, cudaHostUnregister(p));
   return PDS_OK;
 }
 
