@@ -34,12 +34,14 @@
 enum { V_AUTO, V_GEMM, V_MAPC, V_COUNT };
 static const char *const variant_names[V_COUNT] = {"auto", "gemm", "mapc"};
 
-#define RELAX_GEMM_MIN 64  /* without side streams, segments of at least this many blocks go to cuBLAS, the others to
-                              the block-product kernel; with side streams (the default) every segment does
-                              (PDS_CUDA_RELAX_GEMM_MIN sets it). H200, the seven 8^3 sets of bench_relax, jacobi gemm:
-                              1 instead of 64, 0-7 % faster per sweep (64^3 / 64: 20.5 -> 22.0 Gcells/s): the block
-                              products of 368 edge and corner blocks took 98 us on 46 thread blocks, each reading the
-                              2 MiB inverse */
+#define RELAX_GEMM_MIN 64  /* segments of at least this many blocks go to cuBLAS, the others to the block-product
+                              kernel (PDS_CUDA_RELAX_GEMM_MIN sets it) ... */
+#define RELAX_ALLGEMM_M 256 /* ... except that with side streams every segment of a type of this many cells or more
+                              does: H200, the seven 8^3 sets of bench_relax, jacobi gemm, 0-7 % faster per sweep
+                              (64^3 / 64: 20.5 -> 22.0 Gcells/s; the block products of its 368 edge and corner blocks
+                              took 98 us on 46 thread blocks, each reading the 2 MiB inverse). Not for small blocks:
+                              with gmg's multicolor 4^3 smoothers and every segment by cuBLAS, CG + gmg at 128^3 took
+                              0.024 s instead of 0.011 (one DGEMM launch per type and colour on every level) */
 #define RELAX_AUTO_M   64  /* auto: gemm from this many cells per block on */
 #define RELAX_CTA      256 /* mapc: blocks of fewer cells are packed up to this many threads (PDS_CUDA_RELAX_PACK=0: 1) */
 #define RELAX_CPT_M    256 /* gemm's passes: blocks of this many cells or more take 2 cells per thread (the block's
@@ -185,7 +187,7 @@ static int plan_groups(pds_ctx ctx, struct cuda_be *be, const struct pds_relax_l
     for (int s = G->s0; s < G->s1; s++) {
       const struct pds_relax_seg *S = &L->hseg[s];
 
-      if (S->b1 - S->b0 >= R->gemm_min) R->bigseg[nb++] = s;
+      if (S->b1 - S->b0 >= R->gemm_min || (R->nside && L->htype[S->type].m >= RELAX_ALLGEMM_M)) R->bigseg[nb++] = s;
       else seg_items(S, R->reuse, h, &n), R->nsmall += S->b1 - S->b0;
     }
     G->big1 = nb, G->si1 = n;
@@ -267,7 +269,7 @@ static int relax_plan_create_cuda(pds_ctx ctx, const struct pds_patches *P, cons
   R->ppack   = env_int("PDS_CUDA_RELAX_PACK", 1) == 0 || R->pstride >= RELAX_CTA ? 1 : RELAX_CTA / R->pstride;
   R->nside = env_int("PDS_CUDA_RELAX_SIDE", RELAX_NSIDE);
   if (R->nside < 0 || R->nside > RELAX_NSIDE) R->nside = RELAX_NSIDE;
-  R->gemm_min = env_int("PDS_CUDA_RELAX_GEMM_MIN", R->nside ? 1 : RELAX_GEMM_MIN);
+  R->gemm_min = env_int("PDS_CUDA_RELAX_GEMM_MIN", RELAX_GEMM_MIN);
   if (R->gemm_min < 1) R->gemm_min = 1;
   if ((ierr = plan_groups(ctx, be, L, R))) goto fail;
   if (R->variant == V_GEMM && (ierr = plan_blas(ctx, be, R))) goto fail;
