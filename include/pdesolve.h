@@ -393,6 +393,28 @@ PDS_EXTERN int pds_mesh_reorder_rcm(pds_mesh m);                         /* reve
 PDS_EXTERN int pds_mesh_write_vtk(pds_mesh m, const char *path, int nfields, const char *const *names,
                                   const pds_real *const *values);
 
+/* ---- spectral elements (paper 003) ------------------------------------------------------------------------ */
+/* The spectral-element space on the unit cube cut into elements[0] x elements[1] x elements[2] hexahedra, with
+   order + 1 Gauss-Lobatto-Legendre points per direction (order 1 .. 13), affine (deform 0) or deformed by the
+   smooth map x = xi + deform sin(pi xi_x) sin(pi xi_y) sin(pi xi_z) (1, 1, 1), which keeps the cube's faces and
+   makes the geometric factors full 3 x 3 per point (|deform| < 0.106 keeps every element valid; an inverted
+   element is PDS_ERR_ARG naming it). The global points are those of the structured grid of
+   (elements[d] order + 1) points per direction; the points on the cube's faces are the Dirichlet points. */
+typedef struct pds_sem_s *pds_sem;
+typedef struct {
+  int      order, n;       /* polynomial order, points per direction (order + 1) */
+  pds_int  elements[3], nelem;
+  pds_size nlocal;         /* nelem n^3: points counted once per element */
+  pds_int  nglobal;        /* distinct points */
+  pds_int  nmasked;        /* of them on the cube's faces */
+  pds_real deform;
+} pds_sem_info;
+PDS_EXTERN int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *sem);
+PDS_EXTERN int pds_sem_destroy(pds_sem *sem);
+PDS_EXTERN int pds_sem_get_info(pds_sem sem, pds_sem_info *info);
+/* xyz[3 g + d]: coordinate d of global point g (host memory, 3 nglobal values) */
+PDS_EXTERN int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz);
+
 /* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
 /* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary
    marker (> 0). Element stiffness k_ij = k/(4A) (b_i b_j + c_i c_j) (b, c: differences of the y and x

@@ -1,0 +1,222 @@
+/* src/disc/sem.c: the spectral-element space of paper 003 on a box of hexahedra (issue 13): E = ex x ey x ez
+ * elements of the unit cube, each with n = p + 1 Gauss-Lobatto-Legendre points per direction (sem_gll.c), affine or
+ * deformed by the smooth map x = xi + deform s(xi) (1, 1, 1), s = sin(pi xi_x) sin(pi xi_y) sin(pi xi_z), which keeps
+ * the cube's faces in place (so G is full 3 x 3 per point, the paper's stated next step).
+ *
+ * Local point l = e n^3 + (k n + j) n + i of element e = (ez_i ey + ey_i) ex + ex_i, at reference coordinates
+ * (x_i, x_j, x_k). The geometry is isoparametric: the coordinates at the points, differentiated by D, give the
+ * Jacobian matrix J = dx/dr per point; then
+ *   jac   = det J,  B = w_i w_j w_k jac                      (the diagonal mass matrix),
+ *   G     = w_i w_j w_k jac J^-1 J^-T                         (the 6 entries of the symmetric 3 x 3, G11 G12 G13 G22
+ *                                                              G23 G33, at G[(6 e + c) n^3 + l - e n^3]),
+ * so that the element stiffness is A^e = D^T G D (paper 003 Eq. 3) with D the three tensor-product derivatives.
+ * Global numbering: the structured grid of (ex p + 1)(ey p + 1)(ez p + 1) points; the gather-scatter lists the local
+ * points of each global point in ascending order (every backend sums in that order: deterministic, no atomics); the
+ * mask marks the global points on the cube's faces (Dirichlet). */
+#include <math.h>
+
+#include "sem_impl.h"
+
+#define SEM_VALID(s)                                                                                         \
+  do {                                                                                                       \
+    if (!(s)) return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG, "sem object is NULL");      \
+    if ((s)->hdr.classid != PDS_CLASSID_SEM)                                                                 \
+      return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG,                                      \
+                       "sem object is not valid (destroyed, or another kind of handle)");                    \
+  } while (0)
+
+static void sem_free(struct pds_sem_s *S) {
+  pds_ctx ctx = S->hdr.ctx;
+
+  pds_free(ctx, PDS_MEM_HOST, &S->gid), pds_free(ctx, PDS_MEM_HOST, &S->xyz);
+  pds_free(ctx, PDS_MEM_HOST, &S->G), pds_free(ctx, PDS_MEM_HOST, &S->jac), pds_free(ctx, PDS_MEM_HOST, &S->B);
+  pds_free(ctx, PDS_MEM_HOST, &S->mask), pds_free(ctx, PDS_MEM_HOST, &S->gsptr);
+  pds_free(ctx, PDS_MEM_HOST, &S->gsidx);
+}
+
+/* the deformation map of the unit cube and the affine point of element (a, b, c) at reference (r, s, t) */
+static void sem_point(const struct pds_sem_s *S, pds_int a, pds_int b, pds_int c, double r, double s, double t,
+                      double x[3]) {
+  const double xi[3] = {(a + 0.5 * (r + 1.0)) / S->ne[0], (b + 0.5 * (s + 1.0)) / S->ne[1],
+                        (c + 0.5 * (t + 1.0)) / S->ne[2]};
+  const double d     = S->deform * sin(PDS_PI * xi[0]) * sin(PDS_PI * xi[1]) * sin(PDS_PI * xi[2]);
+
+  for (int q = 0; q < 3; q++) x[q] = xi[q] + d;
+}
+
+/* coordinates, Jacobians, G and B of every element; PDS_ERR_ARG for an inverted element */
+static int sem_geometry(struct pds_sem_s *S) {
+  const int      n = S->n, n3 = n * n * n;
+  const double  *D = S->D, *w = S->w;
+  const pds_int  E = S->E;
+  int            bad = 0;
+  pds_int        bad_e = -1;
+  int            bad_l = 0;
+  double         bad_j = 0;
+
+  for (pds_int e = 0; e < E; e++) {
+    const pds_int a = e % S->ne[0], b = e / S->ne[0] % S->ne[1], c = e / S->ne[0] / S->ne[1];
+    double       *X = S->xyz + (size_t)3 * n3 * e;
+
+    for (int k = 0, l = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++, l++) sem_point(S, a, b, c, S->x[i], S->x[j], S->x[k], X + 3 * l);
+    for (int k = 0, l = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++, l++) {
+          double J[3][3] = {{0}}, K[3][3], det, wq = w[i] * w[j] * w[k];
+          double *G = S->G + (size_t)6 * n3 * e + l;
+
+          for (int m = 0; m < n; m++) /* J[q][d] = d x_q / d r_d by D along each direction */
+            for (int q = 0; q < 3; q++) {
+              J[q][0] += D[i * n + m] * X[3 * ((k * n + j) * n + m) + q];
+              J[q][1] += D[j * n + m] * X[3 * ((k * n + m) * n + i) + q];
+              J[q][2] += D[k * n + m] * X[3 * ((m * n + j) * n + i) + q];
+            }
+          det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+          if (!(det > 0)) {
+            if (!bad) bad_e = e, bad_l = l, bad_j = det;
+            bad = 1;
+            continue;
+          }
+          /* K = J^-1 = dr/dx (adjugate / det) */
+          K[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
+          K[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
+          K[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
+          K[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
+          K[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
+          K[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
+          K[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
+          K[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
+          K[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
+          {
+            static const int ab[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+
+            for (int c6 = 0; c6 < 6; c6++) { /* G_ab = w jac sum_q K_aq K_bq */
+              const int ra = ab[c6][0], rb = ab[c6][1];
+
+              G[(size_t)c6 * n3] = wq * det * (K[ra][0] * K[rb][0] + K[ra][1] * K[rb][1] + K[ra][2] * K[rb][2]);
+            }
+          }
+          S->jac[(size_t)n3 * e + l] = det;
+          S->B[(size_t)n3 * e + l]   = wq * det;
+        }
+  }
+  if (bad)
+    return PDS_ERROR(S->hdr.ctx, PDS_ERR_ARG,
+                     "sem: element %" PDS_INT_FMT " is inverted or degenerate: Jacobian determinant %g at its point "
+                     "(%d, %d, %d) (deform %g: the map x = xi + deform s(xi) (1, 1, 1) folds; use |deform| < 1 / (3 "
+                     "pi) = 0.106 or smaller)", bad_e, bad_j, bad_l % n, bad_l / n % n, bad_l / (n * n), S->deform);
+  return PDS_OK;
+}
+
+/* the structured global numbering, the mask and the gather-scatter lists */
+static int sem_numbering(struct pds_sem_s *S) {
+  pds_ctx       ctx = S->hdr.ctx;
+  const int     n = S->n, p = n - 1;
+  const pds_int NX = S->ne[0] * p + 1, NY = S->ne[1] * p + 1, NZ = S->ne[2] * p + 1;
+  pds_size     *fill = NULL;
+  int           ierr;
+
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->gsptr));
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->mask));
+  for (pds_int e = 0; e < S->E; e++) {
+    const pds_int a = e % S->ne[0], b = e / S->ne[0] % S->ne[1], c = e / S->ne[0] / S->ne[1];
+
+    for (int k = 0, l = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++, l++) {
+          const pds_int gx = a * p + i, gy = b * p + j, gz = c * p + k, g = (gz * NY + gy) * NX + gx;
+
+          S->gid[(pds_size)e * n * n * n + l] = g;
+          S->gsptr[g + 1]++;
+          S->mask[g] = gx == 0 || gx == NX - 1 || gy == 0 || gy == NY - 1 || gz == 0 || gz == NZ - 1;
+        }
+  }
+  for (pds_int g = 0; g < S->nglob; g++) {
+    S->gsptr[g + 1] += S->gsptr[g];
+    S->nmask += S->mask[g];
+  }
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nloc + 1, &S->gsidx));
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &fill));
+  memcpy(fill, S->gsptr, (size_t)S->nglob * sizeof *fill);
+  for (pds_size l = 0; l < S->nloc; l++) S->gsidx[fill[S->gid[l]]++] = (pds_int)l; /* ascending in each list */
+  ierr = pds_free(ctx, PDS_MEM_HOST, &fill);
+  return ierr;
+}
+
+int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *out) {
+  struct pds_sem_s *S = NULL;
+  int               ierr;
+  double            nl;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(out, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *out = NULL;
+  PDS_CHECK(elements, ctx, PDS_ERR_ARG, "elements is NULL");
+  PDS_CHECK(order >= PDS_SEM_NMIN - 1 && order <= PDS_SEM_NMAX - 1, ctx, PDS_ERR_ARG,
+            "sem: polynomial order %d; %d to %d (%d to %d points per direction)", order, PDS_SEM_NMIN - 1,
+            PDS_SEM_NMAX - 1, PDS_SEM_NMIN, PDS_SEM_NMAX);
+  PDS_CHECK(elements[0] >= 1 && elements[1] >= 1 && elements[2] >= 1, ctx, PDS_ERR_ARG,
+            "sem: %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " elements; at least 1 in each direction",
+            elements[0], elements[1], elements[2]);
+  PDS_CHECK(isfinite(deform), ctx, PDS_ERR_ARG, "sem: deform is not finite");
+  nl = (double)elements[0] * elements[1] * elements[2] * (order + 1) * (order + 1) * (order + 1);
+  PDS_CHECK(nl <= (double)PDS_INT_MAX, ctx, PDS_ERR_SIZE,
+            "sem: %.0f local points; at most %d (32-bit indices)", nl, PDS_INT_MAX);
+  PDS_CALL(PDS_NEW(ctx, 1, &S));
+  S->hdr    = (struct pds_header){ctx, PDS_CLASSID_SEM, 1};
+  S->n      = order + 1;
+  S->ne[0]  = elements[0], S->ne[1] = elements[1], S->ne[2] = elements[2];
+  S->E      = elements[0] * elements[1] * elements[2];
+  S->deform = deform;
+  S->nloc   = (pds_size)nl;
+  S->nglob  = (elements[0] * order + 1) * (elements[1] * order + 1) * (elements[2] * order + 1);
+  (void)pds_sem_gll(S->n, S->x, S->w, S->D);
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->gid));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 3 * S->nloc + 1, &S->xyz));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 6 * S->nloc + 1, &S->G));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->jac));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->B));
+  PDS_CALL_GOTO(ierr, fail, sem_geometry(S));
+  PDS_CALL_GOTO(ierr, fail, sem_numbering(S));
+  *out = S;
+  return PDS_OK;
+fail:
+  sem_free(S);
+  pds_free(ctx, PDS_MEM_HOST, &S);
+  return ierr;
+}
+
+int pds_sem_destroy(pds_sem *sem) {
+  pds_ctx ctx;
+
+  if (!sem || !*sem) return PDS_OK;
+  SEM_VALID(*sem);
+  ctx = (*sem)->hdr.ctx;
+  sem_free(*sem);
+  (*sem)->hdr.classid = PDS_CLASSID_FREED;
+  return pds_free(ctx, PDS_MEM_HOST, sem);
+}
+
+int pds_sem_get_info(pds_sem sem, pds_sem_info *info) {
+  SEM_VALID(sem);
+  PDS_CHECK(info, sem->hdr.ctx, PDS_ERR_ARG, "info is NULL");
+  info->order = sem->n - 1, info->n = sem->n;
+  for (int d = 0; d < 3; d++) info->elements[d] = sem->ne[d];
+  info->nelem = sem->E, info->nlocal = sem->nloc, info->nglobal = sem->nglob, info->nmasked = sem->nmask;
+  info->deform = sem->deform;
+  return PDS_OK;
+}
+
+int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz) {
+  SEM_VALID(sem);
+  PDS_CHECK(xyz, sem->hdr.ctx, PDS_ERR_ARG, "xyz is NULL");
+  for (pds_int g = 0; g < sem->nglob; g++) {
+    const pds_size l = (pds_size)sem->gsidx[sem->gsptr[g]]; /* the first local point of each global one */
+
+    for (int q = 0; q < 3; q++) xyz[3 * (size_t)g + q] = sem->xyz[3 * l + q];
+  }
+  return PDS_OK;
+}

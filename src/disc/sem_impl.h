@@ -1,0 +1,36 @@
+/* src/disc/sem_impl.h: spectral elements on hexahedra (paper 003, issue 13): the Gauss-Lobatto-Legendre rule of
+ * the reference interval (sem_gll.c) and the space on a box of elements (sem.c: coordinates, geometric factors,
+ * mass, global numbering, gather-scatter, mask; host arrays). */
+#ifndef PDS_SEM_IMPL_H
+#define PDS_SEM_IMPL_H
+
+#include "disc_impl.h"
+
+#define PDS_SEM_NMIN 2  /* points per direction: polynomial degree 1 .. 13 */
+#define PDS_SEM_NMAX 14
+
+/* The n-point GLL rule on [-1, 1] (n in PDS_SEM_NMIN .. PDS_SEM_NMAX): x[n] ascending points, w[n] weights,
+   D[n * n] row-major, D[i n + j] = l_j'(x_i) (any output may be NULL). Returns 0, or -1 for n out of range. */
+PDS_INTERN int pds_sem_gll(int n, pds_real *x, pds_real *w, pds_real *D);
+
+#define PDS_CLASSID_SEM 0x70645306u
+
+/* The space (sem.c says how each array is made). n3 = n^3 points per element, nloc = E n3 local points. */
+struct pds_sem_s {
+  struct pds_header hdr;
+  int               n;           /* points per direction (order + 1) */
+  pds_int           ne[3], E;    /* elements per direction, in all */
+  pds_real          deform;
+  pds_size          nloc;
+  pds_int           nglob, nmask;
+  pds_real          x[PDS_SEM_NMAX], w[PDS_SEM_NMAX], D[PDS_SEM_NMAX * PDS_SEM_NMAX]; /* the GLL rule */
+  pds_int          *gid;         /* [nloc] local point -> global point */
+  pds_real         *xyz;         /* [3 nloc] coordinates, point by point */
+  pds_real         *G;           /* [6 nloc] G11 G12 G13 G22 G23 G33 of element e at G + 6 n3 e + c n3 */
+  pds_real         *jac, *B;     /* [nloc] Jacobian determinant, mass w_i w_j w_k jac */
+  unsigned char    *mask;        /* [nglob] 1: on the cube's faces (Dirichlet) */
+  pds_size         *gsptr;       /* [nglob + 1] gather-scatter: global g's local points are */
+  pds_int          *gsidx;       /*   gsidx[gsptr[g] .. gsptr[g + 1]), ascending */
+};
+
+#endif
