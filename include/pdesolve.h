@@ -414,6 +414,12 @@ PDS_EXTERN int pds_sem_destroy(pds_sem *sem);
 PDS_EXTERN int pds_sem_get_info(pds_sem sem, pds_sem_info *info);
 /* xyz[3 g + d]: coordinate d of global point g (host memory, 3 nglobal values) */
 PDS_EXTERN int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz);
+/* The Poisson operator -lap on the space as a matrix of type "sem" (nglobal rows), applied matrix-free: each
+   element's D^T G D on its points, summed at the shared points (paper 003 Eq. 3-6; deterministic, no atomics), the
+   Dirichlet points masked (their rows and columns the identity): symmetric positive definite. get_diagonal gives
+   paper 003 Eq. 9's diagonal (with a full G's cross terms), assembled. The matrix copies what it needs: the space
+   may be destroyed after. */
+PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
 
 /* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
 /* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary

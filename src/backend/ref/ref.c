@@ -17,6 +17,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   pds_ref_fill_ilu0(&k->ilu0);
   pds_ref_fill_patches(&k->patches);
   pds_ref_fill_relax(&k->relax);
+  pds_ref_fill_sem(&k->sem);
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

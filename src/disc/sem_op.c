@@ -1,0 +1,126 @@
+/* src/disc/sem_op.c: the matrix type "sem": paper 003's Poisson operator on a spectral-element space, applied
+ * matrix-free (Eq. 6: the local tensor-product operators D^T G^e D of the elements, then the gather-scatter) on
+ * global vectors, the Dirichlet points masked: A = M Q^T A_L Q M + (I - M), symmetric positive definite, so that cg,
+ * gmres and the others use it unchanged. The matrix keeps its own backend copies of the space's arrays (the space may
+ * be destroyed after) and a work array of one value per local point; the arithmetic is the sem kernel group's
+ * (src/disc/sem_kernels.h). Its diagonal (get_diagonal, so `jacobi` works on it) is Eq. 9's, assembled. */
+#include "sem_impl.h"
+#include "sem_kernels.h"
+
+struct sem_mat {
+  struct pds_sem_dev dev;     /* views of the arrays below */
+  pds_real          *D, *G, *work;
+  pds_int           *gid, *gsidx;
+  unsigned char     *mask;
+  pds_size          *gsptr;
+  int                unified; /* backend memory is host memory */
+  pds_vec            tmp;     /* alpha A x + beta y with beta != 0 or alpha != 1 */
+  int                order;
+  pds_int            ne[3];
+  pds_real           deform;
+};
+
+#define SEMMAT(A) ((struct sem_mat *)(A)->data)
+
+static void sem_mat_free(pds_ctx ctx, struct sem_mat *M) {
+  const pds_memtype mt = M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
+
+  pds_free(ctx, mt, &M->D), pds_free(ctx, mt, &M->G), pds_free(ctx, mt, &M->work);
+  pds_free(ctx, mt, &M->gid), pds_free(ctx, mt, &M->gsidx), pds_free(ctx, mt, &M->mask), pds_free(ctx, mt, &M->gsptr);
+  if (M->tmp) pds_vec_destroy(&M->tmp);
+}
+
+/* y = alpha A x + beta y */
+static int sem_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
+  struct sem_mat *M   = SEMMAT(A);
+  pds_ctx         ctx = A->hdr.ctx;
+  const pds_real *xa;
+  pds_real       *ya;
+
+  PDS_KERNEL(ctx, sem.apply);
+  if (alpha == 1 && beta == 0) {
+    PDS_CALL(pds_vec_dev_read(x, &xa));
+    PDS_CALL(pds_vec_dev_write(y, &ya));
+    return ctx->k->sem.apply(ctx, &M->dev, xa, ya, M->work);
+  }
+  if (!M->tmp) PDS_CALL(pds_vec_create(ctx, A->nrows, &M->tmp));
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_write(M->tmp, &ya));
+  PDS_CALL(ctx->k->sem.apply(ctx, &M->dev, xa, ya, M->work));
+  return pds_vec_axpby(y, alpha, M->tmp, beta); /* y = alpha A x + beta y */
+}
+
+static int sem_get_diagonal(pds_mat A, pds_vec d) {
+  struct sem_mat *M   = SEMMAT(A);
+  pds_ctx         ctx = A->hdr.ctx;
+  pds_real       *da;
+
+  PDS_KERNEL(ctx, sem.diag);
+  PDS_CALL(pds_vec_dev_write(d, &da));
+  return ctx->k->sem.diag(ctx, &M->dev, da, M->work);
+}
+
+static int sem_view(pds_mat A, FILE *f) {
+  const struct sem_mat *M = SEMMAT(A);
+
+  fprintf(f, "  spectral elements (paper 003): %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
+          " hexahedra of order %d (%d GLL points a direction), %s; %" PDS_SIZE_FMT " local points, %" PDS_INT_FMT
+          " global; matrix-free D^T G D per element, gather-scatter, Dirichlet points masked\n",
+          M->ne[0], M->ne[1], M->ne[2], M->order, M->order + 1, M->deform != 0 ? "deformed" : "affine",
+          M->dev.nloc, M->dev.nglob);
+  return PDS_OK;
+}
+
+static int sem_destroy(pds_mat A) {
+  if (A->data) sem_mat_free(A->hdr.ctx, SEMMAT(A));
+  return pds_free(A->hdr.ctx, PDS_MEM_HOST, &A->data);
+}
+
+/* *dst: a backend copy of bytes bytes of host src (the host array itself on CPU backends' unified memory is not
+   used: the space may be destroyed before the matrix) */
+static int dup(pds_ctx ctx, const void *src, size_t bytes, int unified, void *dst) {
+  return pds_dup_array(ctx, unified ? PDS_MEM_HOST : PDS_MEM_DEVICE, src, PDS_MEM_HOST, bytes, dst);
+}
+
+int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
+  pds_ctx         ctx;
+  pds_mat         B = NULL;
+  struct sem_mat *M = NULL;
+  size_t          n3;
+  int             ierr;
+
+  PDS_CHECK(sem && sem->hdr.classid == PDS_CLASSID_SEM, NULL, PDS_ERR_ARG,
+            "sem is NULL or not a valid sem object (pds_sem_create_box)");
+  ctx = sem->hdr.ctx;
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  n3 = (size_t)sem->n * sem->n * sem->n;
+  PDS_CALL(pds_mat_alloc(ctx, "sem", sem->nglob, sem->nglob, &B));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 1, &M));
+  B->data        = M;
+  B->ops.destroy = sem_destroy; /* from here on, destroying B frees what M holds */
+  M->unified = ctx->k->mem_alloc == NULL;
+  M->order = sem->n - 1, M->deform = sem->deform;
+  for (int d = 0; d < 3; d++) M->ne[d] = sem->ne[d];
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->D, (size_t)sem->n * sem->n * sizeof *sem->D, M->unified, &M->D));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->G, 6 * sem->nloc * sizeof *sem->G, M->unified, &M->G));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gid, sem->nloc * sizeof *sem->gid, M->unified, &M->gid));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->mask, (size_t)sem->nglob, M->unified, &M->mask));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsptr, ((size_t)sem->nglob + 1) * sizeof *sem->gsptr, M->unified,
+                                &M->gsptr));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsidx, sem->nloc * sizeof *sem->gsidx, M->unified, &M->gsidx));
+  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE,
+                                       sem->nloc * sizeof(pds_real), &M->work));
+  M->dev = (struct pds_sem_dev){sem->n, sem->E, sem->nglob, sem->nloc, M->D, M->G, M->gid, M->mask, M->gsptr,
+                                M->gsidx};
+  B->nnz                 = (pds_size)(n3 * sem->E); /* local points: what the operator stores per value of x */
+  B->ops.apply           = sem_apply;
+  B->ops.apply_transpose = sem_apply; /* symmetric */
+  B->ops.get_diagonal    = sem_get_diagonal;
+  B->ops.view            = sem_view;
+  *A = B;
+  return PDS_OK;
+fail:
+  pds_mat_destroy(&B);
+  return ierr;
+}

@@ -1,0 +1,280 @@
+/* tests/disc/td12_sem_op.c: the matrix-free spectral-element operator (src/disc/sem_op.c, the sem kernel group) on
+ * the backend of argv[1]:
+ * - against the test's own assembly on small meshes (affine and deformed, orders 1 to 5): every element's dense
+ *   D^T G D built entry by entry from the space's D and G, summed at the shared points, the Dirichlet rows and
+ *   columns the identity; A x for random x to 1e-12, its diagonal to 1e-12 (Eq. 9 with the cross terms of a full G);
+ * - symmetric (y.Ax = x.Ay), positive definite (the dense matrix's Cholesky factorization succeeds);
+ * - the same bits as /cpu/ref, and on repeated runs;
+ * - spectral convergence: CG + jacobi on -lap u = 3 pi^2 u, u = sin(pi x) sin(pi y) sin(pi z), zero on the cube's
+ *   faces, 2^3 elements (affine and deformed): the max error falls exponentially with the order (printed);
+ * - bad input: a NULL space. */
+#include "disc/sem_impl.h"
+#include "test.h"
+
+static uint64_t rs = 12345;
+static double   rnd(void) {
+  rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(rs >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+/* the dense assembled operator of S (nglob^2, row-major) */
+static double *assemble(pds_sem S) {
+  const int    n = S->n, n3 = n * n * n;
+  const size_t N = (size_t)S->nglob;
+  double      *A = calloc(N * N, sizeof *A), *Ae = malloc((size_t)n3 * n3 * sizeof *Ae);
+
+  TEST_ASSERT(A && Ae);
+  for (pds_int e = 0; e < S->E; e++) {
+    const double *G = S->G + (size_t)6 * n3 * e;
+    static const int cidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+
+    memset(Ae, 0, (size_t)n3 * n3 * sizeof *Ae);
+    /* (D_a)_{r p}: r = (ri, rj, rk), nonzero for p differing from r only in direction a: D[r_a n + p_a] */
+    for (int r = 0; r < n3; r++) {
+      const int rc[3] = {r % n, r / n % n, r / (n * n)};
+
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+          const double g = G[(size_t)cidx[a][b] * n3 + r];
+
+          for (int m = 0; m < n; m++)
+            for (int q = 0; q < n; q++) {
+              int pc[3] = {rc[0], rc[1], rc[2]}, qc[3] = {rc[0], rc[1], rc[2]};
+
+              pc[a] = m, qc[b] = q;
+              {
+                const int p = (pc[2] * n + pc[1]) * n + pc[0], qq = (qc[2] * n + qc[1]) * n + qc[0];
+
+                Ae[(size_t)p * n3 + qq] += S->D[rc[a] * n + m] * g * S->D[rc[b] * n + q];
+              }
+            }
+        }
+    }
+    for (int p = 0; p < n3; p++)
+      for (int q = 0; q < n3; q++) {
+        const pds_int gp = S->gid[(size_t)n3 * e + p], gq = S->gid[(size_t)n3 * e + q];
+
+        if (!S->mask[gp] && !S->mask[gq]) A[(size_t)gp * N + gq] += Ae[(size_t)p * n3 + q];
+      }
+  }
+  for (size_t g = 0; g < N; g++)
+    if (S->mask[g]) A[g * N + g] = 1.0;
+  free(Ae);
+  return A;
+}
+
+static int cholesky_ok(const double *A0, size_t N) {
+  double *A = malloc(N * N * sizeof *A);
+  int     ok = 1;
+
+  TEST_ASSERT(A);
+  memcpy(A, A0, N * N * sizeof *A);
+  for (size_t j = 0; j < N && ok; j++) {
+    double d = A[j * N + j];
+
+    for (size_t k = 0; k < j; k++) d -= A[j * N + k] * A[j * N + k];
+    if (!(d > 0)) ok = 0;
+    else {
+      d = sqrt(d);
+      A[j * N + j] = d;
+      for (size_t i = j + 1; i < N; i++) {
+        double s = A[i * N + j];
+
+        for (size_t k = 0; k < j; k++) s -= A[i * N + k] * A[j * N + k];
+        A[i * N + j] = s / d;
+      }
+    }
+  }
+  free(A);
+  return ok;
+}
+
+static double *values(pds_vec v, size_t n) {
+  double *h = malloc(n * sizeof *h);
+
+  TEST_ASSERT(h);
+  TEST_CALL(pds_vec_get_values(v, h, PDS_MEM_HOST));
+  return h;
+}
+
+int main(int argc, char **argv) {
+  pds_ctx ctx = test_init(argc, argv), ref;
+  static const struct { pds_int el[3]; int order; double deform; } cases[] = {
+      {{2, 2, 2}, 3, 0.0}, {{2, 2, 2}, 3, 0.08}, {{3, 1, 2}, 4, 0.05}, {{1, 1, 1}, 5, 0.1}, {{3, 2, 2}, 1, 0.0},
+      {{2, 3, 1}, 2, 0.06}};
+
+  TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    pds_sem  S, Sr;
+    pds_mat  A, Ar;
+    pds_vec  x, y, xr, yr, d;
+    double  *Ad, *hx, *hy, *hd, *hyr, *hx2, *hy2, ax = 0, ay = 0, amax = 0, err = 0, derr = 0;
+    size_t   N;
+
+    TEST_CALL(pds_sem_create_box(ctx, cases[c].el, cases[c].order, cases[c].deform, &S));
+    TEST_CALL(pds_sem_create_box(ref, cases[c].el, cases[c].order, cases[c].deform, &Sr));
+    TEST_CALL(pds_mat_create_sem(S, &A));
+    TEST_CALL(pds_mat_create_sem(Sr, &Ar));
+    N  = (size_t)S->nglob;
+    Ad = assemble(S);
+    hx = malloc(N * sizeof *hx), hx2 = malloc(N * sizeof *hx2);
+    TEST_ASSERT(hx && hx2);
+    for (size_t g = 0; g < N; g++) hx[g] = rnd(), hx2[g] = rnd();
+    TEST_CALL(pds_vec_create(ctx, (pds_size)N, &x));
+    TEST_CALL(pds_vec_create(ctx, (pds_size)N, &y));
+    TEST_CALL(pds_vec_create(ctx, (pds_size)N, &d));
+    TEST_CALL(pds_vec_create(ref, (pds_size)N, &xr));
+    TEST_CALL(pds_vec_create(ref, (pds_size)N, &yr));
+    TEST_CALL(pds_vec_set_values(x, hx, PDS_MEM_HOST));
+    TEST_CALL(pds_vec_set_values(xr, hx, PDS_MEM_HOST));
+    TEST_CALL(pds_mat_apply(A, x, y));
+    TEST_CALL(pds_mat_apply(Ar, xr, yr));
+    hy = values(y, N), hyr = values(yr, N);
+    for (size_t g = 0; g < N; g++) {
+      double s = 0;
+
+      for (size_t q = 0; q < N; q++) s += Ad[g * N + q] * hx[q], amax = fmax(amax, fabs(Ad[g * N + q]));
+      err = fmax(err, fabs(s - hy[g]));
+    }
+    if (!(err <= 1e-12 * amax * sqrt((double)N)))
+      TEST_FAIL("case %zu: |A x - assembled A x| = %.3g (max |A_ij| %.3g)", c, err, amax);
+    TEST_ASSERT(!memcmp(hy, hyr, N * sizeof *hy)); /* /cpu/ref's bits (the GPU: to round-off, tc10) */
+    TEST_CALL(pds_mat_apply(A, x, y));
+    hy2 = values(y, N);
+    TEST_ASSERT(!memcmp(hy, hy2, N * sizeof *hy)); /* repeatable */
+    /* diagonal */
+    TEST_CALL(pds_mat_get_diagonal(A, d));
+    hd = values(d, N);
+    for (size_t g = 0; g < N; g++) derr = fmax(derr, fabs(hd[g] - Ad[g * N + g]));
+    if (!(derr <= 1e-12 * amax)) TEST_FAIL("case %zu: diagonal off by %.3g (max |A_ij| %.3g)", c, derr, amax);
+    /* symmetric, positive definite */
+    for (size_t g = 0; g < N; g++) ax += hx2[g] * hy[g];
+    TEST_CALL(pds_vec_set_values(x, hx2, PDS_MEM_HOST));
+    TEST_CALL(pds_mat_apply(A, x, y));
+    free(hy2);
+    hy2 = values(y, N);
+    for (size_t g = 0; g < N; g++) ay += hx[g] * hy2[g];
+    TEST_ASSERT_NEAR(ax, ay, 1e-12, 1e-12 * amax);
+    TEST_ASSERT(cholesky_ok(Ad, N));
+    { /* alpha A x + beta y */
+      pds_vec z;
+      double *hz;
+
+      TEST_CALL(pds_vec_duplicate(x, &z));
+      TEST_CALL(pds_vec_set(z, 2.0));
+      TEST_CALL(pds_mat_apply_add(A, -0.5, x, 3.0, z));
+      hz = values(z, N);
+      for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hz[g], 6.0 - 0.5 * hy2[g], 1e-14, 1e-14);
+      free(hz);
+      pds_vec_destroy(&z);
+    }
+    free(Ad), free(hx), free(hx2), free(hy), free(hyr), free(hy2), free(hd);
+    pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&d), pds_vec_destroy(&xr), pds_vec_destroy(&yr);
+    TEST_CALL(pds_sem_destroy(&S)); /* the matrix keeps its own copies */
+    TEST_CALL(pds_mat_destroy(&A));
+    pds_mat_destroy(&Ar), pds_sem_destroy(&Sr);
+  }
+  { /* a mesh over the threads' threshold (25920 local points): /cpu/ref's bits for A x and the diagonal */
+    const pds_int el[3] = {6, 5, 4};
+    pds_sem       S, Sr;
+    pds_mat       A, Ar;
+    pds_vec       x, y, xr, yr;
+    double       *h, *a, *b;
+    size_t        N;
+
+    TEST_CALL(pds_sem_create_box(ctx, el, 5, 0.07, &S));
+    TEST_CALL(pds_sem_create_box(ref, el, 5, 0.07, &Sr));
+    TEST_CALL(pds_mat_create_sem(S, &A));
+    TEST_CALL(pds_mat_create_sem(Sr, &Ar));
+    N = (size_t)S->nglob;
+    h = malloc(N * sizeof *h);
+    TEST_ASSERT(h);
+    for (size_t g = 0; g < N; g++) h[g] = rnd();
+    TEST_CALL(pds_vec_create(ctx, (pds_size)N, &x));
+    TEST_CALL(pds_vec_create(ctx, (pds_size)N, &y));
+    TEST_CALL(pds_vec_create(ref, (pds_size)N, &xr));
+    TEST_CALL(pds_vec_create(ref, (pds_size)N, &yr));
+    TEST_CALL(pds_vec_set_values(x, h, PDS_MEM_HOST));
+    TEST_CALL(pds_vec_set_values(xr, h, PDS_MEM_HOST));
+    for (int k = 0; k < 2; k++) {
+      if (k) {
+        TEST_CALL(pds_mat_get_diagonal(A, y));
+        TEST_CALL(pds_mat_get_diagonal(Ar, yr));
+      } else {
+        TEST_CALL(pds_mat_apply(A, x, y));
+        TEST_CALL(pds_mat_apply(Ar, xr, yr));
+      }
+      a = values(y, N), b = values(yr, N);
+      if (memcmp(a, b, N * sizeof *a)) TEST_FAIL("%s on 6 x 5 x 4 elements: not /cpu/ref's bits", k ? "diag" : "A x");
+      free(a), free(b);
+    }
+    free(h);
+    pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xr), pds_vec_destroy(&yr);
+    pds_mat_destroy(&A), pds_mat_destroy(&Ar), pds_sem_destroy(&S), pds_sem_destroy(&Sr);
+  }
+  { /* spectral convergence: CG + jacobi, -lap u = 3 pi^2 u, u = sin sin sin */
+    const pds_int el[3] = {2, 2, 2};
+
+    printf("-lap u = 3 pi^2 u on 2^3 elements, CG + jacobi to 1e-13: order, iterations, max error (affine, deformed)\n");
+    for (int order = 2; order <= 10; order += 2) {
+      double errs[2];
+      int    its[2];
+
+      for (int def = 0; def < 2; def++) {
+        pds_sem           S;
+        pds_mat           A;
+        pds_vec           b, x;
+        pds_solver        s;
+        pds_precond       pc;
+        pds_solver_result res;
+        double           *hb, *hx, *xyz, e = 0;
+        size_t            N;
+
+        TEST_CALL(pds_sem_create_box(ctx, el, order, def ? 0.05 : 0.0, &S));
+        TEST_CALL(pds_mat_create_sem(S, &A));
+        N  = (size_t)S->nglob;
+        hb = calloc(N, sizeof *hb), hx = malloc(N * sizeof *hx), xyz = malloc(3 * N * sizeof *xyz);
+        TEST_ASSERT(hb && hx && xyz);
+        for (pds_size l = 0; l < S->nloc; l++) { /* b = M Q^T B f */
+          const double *X = S->xyz + 3 * l;
+          const pds_int g = S->gid[l];
+
+          if (!S->mask[g])
+            hb[g] += S->B[l] * 3 * PDS_PI * PDS_PI * sin(PDS_PI * X[0]) * sin(PDS_PI * X[1]) * sin(PDS_PI * X[2]);
+        }
+        TEST_CALL(pds_sem_get_coordinates(S, xyz));
+        TEST_CALL(pds_vec_create(ctx, (pds_size)N, &b));
+        TEST_CALL(pds_vec_create(ctx, (pds_size)N, &x));
+        TEST_CALL(pds_vec_set_values(b, hb, PDS_MEM_HOST));
+        TEST_CALL(pds_vec_set(x, 0));
+        TEST_CALL(pds_solver_create(ctx, "cg", &s));
+        TEST_CALL(pds_precond_create(ctx, "jacobi", &pc));
+        TEST_CALL(pds_solver_set_operator(s, A));
+        TEST_CALL(pds_solver_set_precond(s, pc));
+        TEST_CALL(pds_solver_set_tolerances(s, 1e-13, 0, 2000));
+        TEST_CALL(pds_solver_solve(s, b, x));
+        TEST_CALL(pds_solver_get_result(s, &res));
+        TEST_ASSERT(res.reason > 0);
+        TEST_CALL(pds_vec_get_values(x, hx, PDS_MEM_HOST));
+        for (size_t g = 0; g < N; g++)
+          e = fmax(e, fabs(hx[g] - sin(PDS_PI * xyz[3 * g]) * sin(PDS_PI * xyz[3 * g + 1]) *
+                                       sin(PDS_PI * xyz[3 * g + 2])));
+        errs[def] = e, its[def] = res.iterations;
+        free(hb), free(hx), free(xyz);
+        pds_vec_destroy(&b), pds_vec_destroy(&x), pds_solver_destroy(&s), pds_precond_destroy(&pc);
+        pds_mat_destroy(&A), pds_sem_destroy(&S);
+      }
+      printf("  %2d  %4d %4d  %.3e  %.3e\n", order, its[0], its[1], errs[0], errs[1]);
+      if (order == 4) TEST_ASSERT(errs[0] < 2e-3 && errs[1] < 5e-3);
+      if (order == 10) TEST_ASSERT(errs[0] < 1e-9 && errs[1] < 1e-8);
+    }
+  }
+  {
+    pds_mat A;
+
+    TEST_ASSERT(pds_mat_create_sem(NULL, &A) == PDS_ERR_ARG);
+  }
+  TEST_CALL(pds_ctx_destroy(&ref));
+  test_finalize(&ctx);
+  return 0;
+}
