@@ -427,6 +427,13 @@ cudaError_t pds_cuda_relax_mapc(cudaStream_t s, const struct pds_patches *P, con
 cudaError_t pds_cuda_relax_blockprod(cudaStream_t s, const struct pds_relax_layout *L, const int2 *items, pds_int i0,
                                      pds_int i1, int stride, int pack, int reuse, const pds_real *R, pds_real *E);
 
+/* ---- sem (cuda_sem.cu): the spectral-element operator w = A x and its diagonal d (src/disc/sem_kernels.h), work:
+   nloc values of device memory ---------------------------------------------------------------------------------- */
+struct pds_sem_dev;
+cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                               pds_real *work);
+cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, pds_real *d, pds_real *work);
+
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;

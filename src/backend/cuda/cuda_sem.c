@@ -1,0 +1,21 @@
+/* src/backend/cuda/cuda_sem.c: /gpu/cuda's sem group (src/disc/sem_kernels.h): the spectral-element operator's
+ * matrix-free product and its diagonal, launched from the kernels of cuda_sem.cu (which give /cpu/ref's bits). Both
+ * only launch (no device read, nothing to wait for), so they run inside a device loop's stream capture. */
+#include "cuda_impl.h"
+
+static int sem_apply_cuda(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w, pds_real *work) {
+  PDS_CHECK(S && S->E >= 1 && S->n >= 2 && S->n <= 14, ctx, PDS_ERR_ARG, "sem.apply: a space of 2 to 14 points a "
+            "direction and at least one element is needed");
+  LAUNCH(ctx, pds_cuda_sem_apply(s_, S, x, w, work));
+}
+
+static int sem_diag_cuda(pds_ctx ctx, const struct pds_sem_dev *S, pds_real *d, pds_real *work) {
+  PDS_CHECK(S && S->E >= 1 && S->n >= 2 && S->n <= 14, ctx, PDS_ERR_ARG, "sem.diag: a space of 2 to 14 points a "
+            "direction and at least one element is needed");
+  LAUNCH(ctx, pds_cuda_sem_diag(s_, S, d, work));
+}
+
+void pds_cuda_fill_sem(struct pds_sem_kernels *g) {
+  g->apply = sem_apply_cuda;
+  g->diag  = sem_diag_cuda;
+}

@@ -1,0 +1,141 @@
+// src/backend/cuda/cuda_sem.cu: the spectral-element kernels on /gpu/cuda (src/disc/sem_kernels.h; the slots are
+// cuda_sem.c's). Compiled with -fmad=false and written in sem_bodies.h's order (every product and sum rounded on its
+// own, in ref's order), so the values are /cpu/ref's bits.
+//
+// Kernels and their byte and flop models (8-byte reals, per local point, n points per direction):
+//   sem_local_k     A^e u for one element per thread block, threads (i, j) of an n x n layer each walking k (the
+//                   nekRS "axhelm" layout): D and the element's u (gathered through gid with the mask) in shared
+//                   memory, then ur, us, ut, G times them (a, b, c to shared memory), then D^T of the three, written
+//                   to the local work array. Memory: x through gid (8 + 4 bytes; a shared point is read once per
+//                   element), mask (1), G (48), work written (8): about 69 bytes; 12 n + 15 flops.
+//   sem_assemble_k  w_g = x_g (masked) or the sum of g's local products in gsidx order: 8 (gsptr) + 12 per local
+//                   point (gsidx, work) + 8 (w) + 1 (mask) bytes per global point.
+//   sem_diag_k      paper 003's "extended" kernel: one thread per local point (any n, thread blocks cross elements),
+//                   Eq. 9 and the cross terms: G's three diagonal entries along the point's three lines (24 n bytes,
+//                   from L1/L2) + 3 cross entries; 9 n + 11 flops; writes 8 bytes.
+#include "../../disc/sem_kernels.h"
+#include "cuda_launch.cuh"
+
+namespace {
+
+__global__ void sem_local_k(int n, long long E, const double *__restrict__ D, const double *__restrict__ G,
+                            const pds_int *__restrict__ gid, const unsigned char *__restrict__ mask,
+                            const double *__restrict__ x, double *__restrict__ work) {
+  extern __shared__ double sm[];
+  pds_grid_dep();
+  const int       n2 = n * n, n3 = n2 * n, i = threadIdx.x, j = threadIdx.y, t = j * n + i;
+  const long long e = blockIdx.x;
+  double         *sD = sm, *u = sm + n2, *a = u + n3, *b = a + n3, *c = b + n3;
+  const double   *Ge = G + 6ll * n3 * e;
+
+  if (e >= E) return;
+  sD[t] = D[t];
+  for (int q = t; q < n3; q += n2) {
+    const pds_int g = gid[e * n3 + q];
+
+    u[q] = mask[g] ? 0.0 : x[g];
+  }
+  __syncthreads();
+  for (int k = 0; k < n; k++) {
+    const int p = (k * n + j) * n + i;
+    double    ur = 0, us = 0, ut = 0;
+
+    for (int m = 0; m < n; m++) ur += sD[i * n + m] * u[k * n2 + j * n + m];
+    for (int m = 0; m < n; m++) us += sD[j * n + m] * u[k * n2 + m * n + i];
+    for (int m = 0; m < n; m++) ut += sD[k * n + m] * u[m * n2 + j * n + i];
+    a[p] = Ge[p] * ur + Ge[n3 + p] * us + Ge[2 * n3 + p] * ut;
+    b[p] = Ge[n3 + p] * ur + Ge[3 * n3 + p] * us + Ge[4 * n3 + p] * ut;
+    c[p] = Ge[2 * n3 + p] * ur + Ge[4 * n3 + p] * us + Ge[5 * n3 + p] * ut;
+  }
+  __syncthreads();
+  for (int k = 0; k < n; k++) {
+    const int p = (k * n + j) * n + i;
+    double    sa = 0, sb = 0, sc = 0;
+
+    for (int m = 0; m < n; m++) sa += sD[m * n + i] * a[k * n2 + j * n + m];
+    for (int m = 0; m < n; m++) sb += sD[m * n + j] * b[k * n2 + m * n + i];
+    for (int m = 0; m < n; m++) sc += sD[m * n + k] * c[m * n2 + j * n + i];
+    work[e * n3 + p] = sa + sb + sc;
+  }
+}
+
+__global__ void sem_assemble_k(pds_int nglob, const unsigned char *__restrict__ mask,
+                               const pds_size *__restrict__ gsptr, const pds_int *__restrict__ gsidx,
+                               const double *__restrict__ loc, const double *__restrict__ x, double *__restrict__ out) {
+  pds_grid_dep();
+  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (g >= nglob) return;
+  if (mask[g]) {
+    out[g] = x ? x[g] : 1.0;
+    return;
+  }
+  double s = 0;
+
+  for (pds_size q = gsptr[g]; q < gsptr[g + 1]; q++) s += loc[gsidx[q]];
+  out[g] = s;
+}
+
+__global__ void sem_diag_k(int n, long long nloc, const double *__restrict__ D, const double *__restrict__ G,
+                           double *__restrict__ work) {
+  pds_grid_dep();
+  const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (idx >= nloc) return;
+  const int       n2 = n * n, n3 = n2 * n;
+  const long long e = idx / n3;
+  const int       p = (int)(idx - e * n3), i = p % n, j = p / n % n, k = p / n2;
+  const double   *Ge = G + 6ll * n3 * e;
+  double          s1 = 0, s2 = 0, s3 = 0;
+
+  for (int m = 0; m < n; m++) s1 += D[m * n + i] * D[m * n + i] * Ge[k * n2 + j * n + m];
+  for (int m = 0; m < n; m++) s2 += D[m * n + j] * D[m * n + j] * Ge[3 * n3 + k * n2 + m * n + i];
+  for (int m = 0; m < n; m++) s3 += D[m * n + k] * D[m * n + k] * Ge[5 * n3 + m * n2 + j * n + i];
+  work[idx] = s1 + s2 + s3 + 2 * D[i * n + i] * D[j * n + j] * Ge[n3 + p] + 2 * D[i * n + i] * D[k * n + k] * Ge[2 * n3 + p] +
+              2 * D[j * n + j] * D[k * n + k] * Ge[4 * n3 + p];
+}
+
+constexpr int ST = 256;
+
+} // namespace
+
+extern "C" {
+
+cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                               pds_real *work) {
+  const int    n = S->n;
+  const size_t smem = ((size_t)n * n + 4 * (size_t)n * n * n) * sizeof(double);
+  cudaError_t  e;
+
+  if (S->E < 1 || n < 2 || n > 14) return cudaErrorInvalidValue;
+  if (smem > 48 * 1024) { // n >= 11: opt in to more shared memory, once per device (the largest n's amount)
+    static int set[64];
+    int        dev = 0;
+
+    e = cudaGetDevice(&dev);
+    if (e == cudaSuccess && dev >= 0 && dev < 64 && !set[dev]) {
+      e = cudaFuncSetAttribute(sem_local_k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)((14 * 14 + 4 * 14 * 14 * 14) * sizeof(double)));
+      if (e == cudaSuccess) set[dev] = 1;
+    }
+    if (e != cudaSuccess) return e;
+  }
+  e = pds_launch(sem_local_k, dim3((unsigned)S->E), dim3(n, n), smem, s, n, (long long)S->E, S->D, S->G, S->gid,
+                 S->mask, x, work);
+  if (e != cudaSuccess) return e;
+  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+                    S->gsptr, S->gsidx, (const double *)work, x, w);
+}
+
+cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, pds_real *d, pds_real *work) {
+  cudaError_t e;
+
+  if (S->E < 1 || S->n < 2 || S->n > 14) return cudaErrorInvalidValue;
+  e = pds_launch(sem_diag_k, dim3((unsigned)((S->nloc + ST - 1) / ST)), dim3(ST), 0, s, S->n, (long long)S->nloc,
+                 S->D, S->G, work);
+  if (e != cudaSuccess) return e;
+  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+                    S->gsptr, S->gsidx, (const double *)work, (const double *)nullptr, d);
+}
+
+} // extern "C"
