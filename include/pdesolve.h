@@ -547,6 +547,11 @@ PDS_EXTERN int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int
    2 g - u), manufactured u = sin(pi x) sin(pi y) sin(pi z) + x y z at the cell centres (u_exact; the discrete
    solution is within O(h^2)). */
 PDS_EXTERN int pds_problem_patches(pds_ctx ctx, const pds_int n[3], int nsizes, const pds_int *sizes, pds_problem *p);
+/* Spectral-element -lap u = f on (0,1)^3 (paper 003): the space of pds_sem_create_box(elements, order, deform), its
+   sem matrix, manufactured u = sin(pi x) sin(pi y) sin(pi z) + x y z (Dirichlet values u on the cube's faces: the
+   Dirichlet rows are the identity with b = u there, the inside rows carry the lifting), u_exact = u at the global
+   points (the error falls as h^(order+1), exponentially in the order). The registry's "sem" is order 7, affine. */
+PDS_EXTERN int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p);
 
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);

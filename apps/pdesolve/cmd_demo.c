@@ -22,9 +22,9 @@ static bool file_exists(const char *path) {
 }
 
 typedef struct {
-  const char *name;    /* "poisson7", "fem2d", "channel", "patches" (generated) or a file of shared/matrices without
-                          .mtx */
-  int         n;       /* grid size of poisson7, channel, patches (n^3), nodes of fem2d */
+  const char *name;    /* "poisson7", "fem2d", "channel", "patches", "sem" (generated) or a file of shared/matrices
+                          without .mtx */
+  int         n;       /* grid size of poisson7, channel, patches (n^3), nodes of fem2d, elements of sem (n^3) */
   const char *rhs;     /* rhs file of shared/matrices, or NULL: b = A*ones (poisson7: the generator's b) */
   const char *solver, *pc;
   int         bs;      /* pbjacobi block size */
@@ -55,6 +55,8 @@ static const demo_case demo_cases[] = {
      "paper 000's kind of system: implicit Navier-Stokes, 6 unknowns per cell, CFL 10; block ILU(0) correction"},
     {"patches", 64, NULL, "cg", "gmg", 0, 30, true,
      "paper 002's kind of system: cell-centred Poisson on 64 patches of 16^3; geometric multigrid V-cycle"},
+    {"sem", 3, NULL, "cg", "jacobi", 0, 30, true,
+     "paper 003's kind of system: spectral elements, 3^3 hexahedra of order 7, matrix-free; its Eq. 9 diagonal"},
 };
 
 /* One table row: problem n nnz backend method its reduction error vs time status (formats of the numeric columns
@@ -212,7 +214,7 @@ int cmd_demo(pds_options o) {
     else if (!ok) nbad++;
   }
   printf("notes: ||r|| = ||b - A x||_2 recomputed after the solve; err_max = max |x - x_known| (vs ones when b =\n"
-         "       A*ones, vs the PDE solution u for poisson7, fem2d and patches, which includes the O(h^2)\n"
+         "       A*ones, vs the PDE solution u for poisson7, fem2d, patches and sem, which includes the\n"
          "       discretization error); time = setup + solve.\n");
   for (int i = 0; i < NELEM(demo_cases); i++) {
     const demo_case *c = &demo_cases[i];

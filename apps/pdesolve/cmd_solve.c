@@ -18,11 +18,12 @@ static const char *const ilu0_variants[]  = {"auto", "levels", "syncfree", "appr
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
          "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
-         "                       | -problem patches -n N [NY NZ] [-patch LIST]) [flags]\n"
+         "                       | -problem patches -n N [NY NZ] [-patch LIST]\n"
+         "                       | -problem sem -elements EX [EY EZ] [-order N] [-deform D]) [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
          "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
          "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
-         "  max |x - u| over the nodes; for poisson7 and patches, max |x - u| over the points or cells.\n");
+         "  max |x - u| over the nodes; for poisson7, patches and sem, max |x - u| over the points or cells.\n");
 }
 
 /* The pc_relax_* / pc_gmg_* fields: the settings that ran and what setup built. */
@@ -189,8 +190,9 @@ int cmd_solve(pds_options o) {
   pds_int        nrows, ncols;
   fem_opts       fo;
   fem_report     fr;
-  bool           fem_on = false, ch_on = false, pa_on = false, set;
+  bool           fem_on = false, ch_on = false, pa_on = false, sem_on = false, set;
   channel_flags  co;
+  sem_flags      sf;
   patches_flags  pf;
   relax_gmg_flags rg;
   pds_mesh       mesh   = NULL;
@@ -283,6 +285,7 @@ int cmd_solve(pds_options o) {
   if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
   if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
   if (read_patches_flags(o, cmdname, &pf)) return EXIT_ERROR;
+  if (read_sem_flags(o, cmdname, &sf)) return EXIT_ERROR;
   if (read_relax_gmg_flags(o, cmdname, &rg)) return EXIT_ERROR;
   st.rg = &rg;
   if (pds_options_help(o)) {
@@ -294,11 +297,13 @@ int cmd_solve(pds_options o) {
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (check_channel_flags(o, problem, dims, ndims, st.bs, &co, &ch_on)) return EXIT_ERROR;
   if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
+  if (check_sem_flags(o, problem, dims, ndims, &sf, &sem_on)) return EXIT_ERROR;
   if (check_relax_gmg_flags(o, st.pc, &rg)) return EXIT_ERROR;
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");
   if (Apath && problem) return fail("flags -A and -problem exclude each other");
-  if (problem && !fem_on && !ch_on && ndims == 0) return fail("flag -problem %s needs -n NX [NY NZ]", problem);
+  if (problem && !fem_on && !ch_on && !sem_on && ndims == 0)
+    return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!problem && ndims > 0) return fail("flag -n is only used with -problem");
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
@@ -319,6 +324,11 @@ int cmd_solve(pds_options o) {
     A = p.A;
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", fr.source);
+  } else if (sem_on) {
+    if ((rc = sem_build(ctx, &sf, &p))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", p.description);
   } else if (ch_on) {
     if ((rc = channel_build(ctx, &co, &p))) goto done;
     A = p.A;

@@ -89,6 +89,19 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
                         bool *on);
 int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p);
 
+/* ---- sem: spectral-element Poisson on hexahedra (problem_sem.c) ------------------------------------------- */
+
+typedef struct {
+  int    elements[3], nel; /* -elements EX [EY EZ] (or -n); nel: how many were given */
+  int    order;            /* -order N */
+  double deform;           /* -deform D */
+  bool   el_set, order_set, deform_set;
+} sem_flags;
+
+int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf);
+int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, sem_flags *sf, bool *on);
+int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
+
 /* ---- patches: cell-centred Poisson on a patch set, and its preconditioners relax and gmg (problem_patches.c) - */
 
 #define PATCH_MAX_SIZES 64 /* sizes in a -patch list */

@@ -31,7 +31,7 @@ MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
                "-maxit", "-restart", "-orthog", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json",
                "-pc_bilu0_variant", "-pc_bilu0_factors", "-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids",
-               "-patch"]
+               "-patch", "-elements", "-order", "-deform"]
 RELAX_GMG_FLAGS = ["-relax_block", "-relax_type", "-relax_omega", "-relax_sweeps", "-relax_symmetric",
                    "-relax_variant", "-gmg_cycle", "-gmg_levels", "-gmg_smoother", "-gmg_block", "-gmg_omega",
                    "-gmg_pre", "-gmg_post", "-gmg_prolong", "-gmg_coarse", "-gmg_coarse_max"]
@@ -362,6 +362,42 @@ def check_patches(d):
         expect_rc(p, 1)
         ensure("pdesolve: error:" in p.stderr and "patches" in p.stderr, f"-pc {pc} on poisson7" + describe(p))
     return 0
+
+
+def check_sem(d):
+    """-problem sem (issue 13): cg + jacobi on spectral elements converges with a discretization error that falls by
+    orders of magnitude from order 4 to 8 on the same 2^3 elements; -elements with one or three values and -n as the
+    elements give the same problem; a deformed mesh (-deform) converges; the -json report has iterations and
+    disc_err; errors: -order or -deform out of range, -elements with -n, the sem flags without -problem sem."""
+    base = ("solve", "-problem", "sem", "-solver", "cg", "-pc", "jacobi", "-rtol", 1e-12)
+    p = d.run(*base, "-elements", 2, "-order", 4, "-json", "s4.json")
+    expect_rc(p, 0)
+    r4 = result_of(p)
+    ensure(r4["n"] == 9 ** 3 and r4["reason"] == "converged_rtol" and r4["disc_err"] < 1e-3, f"order 4: {r4}")
+    with open(d.path("s4.json")) as f:
+        j = json.load(f)
+    ensure(j["iterations"] == r4["iterations"] and close(j["disc_err"], r4["disc_err"], 1e-5), f"json: {j}")
+    p = d.run(*base, "-elements", 2, 2, 2, "-order", 8)
+    expect_rc(p, 0)
+    r8 = result_of(p)
+    ensure(r8["n"] == 17 ** 3 and r8["disc_err"] < 1e-3 * r4["disc_err"],
+           f"order 8: disc_err {r8['disc_err']} against order 4's {r4['disc_err']}: not spectral")
+    p = d.run(*base, "-n", 2, "-order", 4)
+    expect_rc(p, 0)
+    rn = result_of(p)
+    ensure(rn["n"] == r4["n"] and close(rn["disc_err"], r4["disc_err"], 1e-6), f"-n 2 against -elements 2: {rn}")
+    p = d.run(*base, "-elements", 3, 2, 2, "-order", 5, "-deform", 0.05)
+    expect_rc(p, 0)
+    rd = result_of(p)
+    ensure(rd["n"] == 16 * 11 * 11 and rd["reason"] == "converged_rtol" and rd["disc_err"] < 1e-3, f"deformed: {rd}")
+    for args, msg in ((("-elements", 2, "-order", 14), "-order"), (("-elements", 2, "-deform", 0.3), "-deform"),
+                      (("-elements", 2, "-n", 2), "exclude each other")):
+        p = d.run(*base, *args)
+        expect_rc(p, 1)
+        ensure(msg in p.stderr, f"{args}: {p.stderr}")
+    p = d.run("solve", "-problem", "poisson7", "-n", 4, "-order", 3)
+    expect_rc(p, 1)
+    ensure("only used with -problem sem" in p.stderr, p.stderr)
 
 
 def check_monitor(d):

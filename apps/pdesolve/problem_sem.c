@@ -1,0 +1,52 @@
+/* apps/pdesolve/problem_sem.c: the spectral-element problem family of the driver (-problem sem -elements EX [EY EZ]
+ * -order N [-deform D]): -lap u = f on the unit cube on hexahedra with N + 1 Gauss-Lobatto-Legendre points per
+ * direction (pds_problem_sem, paper 003), affine or smoothly deformed, with its manufactured solution. Its flags and
+ * the build of A (the matrix-free sem operator), b and u. Used by solve. */
+#include <string.h>
+
+#include "pdesolve_app.h"
+
+#define SEM_MAX_ELEMENTS (1 << 16) /* elements along one direction */
+
+int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf) {
+  static const int one[1] = {4};
+
+  memset(sf, 0, sizeof *sf);
+  pds_options_begin_section(o, "sem (-problem sem -elements EX [EY EZ] -order N: spectral elements, paper 003):");
+  OPT(o, pds_options_get_int_list(o, "-elements", 1, one, 3, 1, SEM_MAX_ELEMENTS,
+                                  "elements along x [y z] of the unit cube (missing ones repeat the last)",
+                                  sf->elements, &sf->nel, &sf->el_set));
+  OPT(o, pds_options_get_int(o, "-order", 7, 1, 13, "polynomial order (order + 1 GLL points per direction)",
+                             &sf->order, &sf->order_set));
+  OPT(o, pds_options_get_real(o, "-deform", 0, -0.106, 0.106,
+                              "smooth deformation of the cube x = xi + D sin(pi xi_x) sin(pi xi_y) sin(pi xi_z) "
+                              "(1, 1, 1): full geometric factors (|D| < 0.106 keeps every element valid)",
+                              &sf->deform, &sf->deform_set));
+  return EXIT_DONE;
+}
+
+/* -elements, -order and -deform need -problem sem, which takes its size from them (or from -n). */
+int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, sem_flags *sf, bool *on) {
+  (void)o;
+  *on = problem && !strcmp(problem, "sem");
+  if (!*on) {
+    if (sf->el_set || sf->order_set || sf->deform_set)
+      return fail("flag %s is only used with -problem sem", sf->el_set ? "-elements" : sf->order_set ? "-order"
+                                                                                                      : "-deform");
+    return EXIT_DONE;
+  }
+  if (sf->el_set && ndims > 0) return fail("flags -elements and -n exclude each other with -problem sem");
+  if (!sf->el_set && ndims > 0) /* -n EX [EY EZ]: the elements */
+    for (int a = 0; a < ndims && a < 3; a++) sf->elements[a] = dims[a], sf->nel = ndims < 3 ? ndims : 3;
+  for (int a = sf->nel; a < 3; a++) sf->elements[a] = sf->elements[sf->nel - 1];
+  return EXIT_DONE;
+}
+
+int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
+  const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
+  int           rc    = EXIT_DONE;
+
+  TRY("flag -problem sem", pds_problem_sem(ctx, el, sf->order, sf->deform, p));
+done:
+  return rc;
+}
