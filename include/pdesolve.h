@@ -198,7 +198,8 @@ PDS_EXTERN int pds_mat_bsr_get_arrays(pds_mat A, const pds_size **browptr, const
 PDS_EXTERN int pds_mat_view(pds_mat A, FILE *f);
 
 /* ---- preconditioners -------------------------------------------------------------------------------- */
-/* type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0" (stencil7), "relax" and "gmg" (patches), "shell". */
+/* type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0" (stencil7), "relax" and "gmg" (patches), "semjacobi" (sem),
+   "shell". */
 PDS_EXTERN int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc);
 PDS_EXTERN int pds_precond_destroy(pds_precond *pc);
 PDS_EXTERN const char *pds_precond_get_type(pds_precond pc);
@@ -420,6 +421,11 @@ PDS_EXTERN int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz);
    paper 003 Eq. 9's diagonal (with a full G's cross terms), assembled. The matrix copies what it needs: the space
    may be destroyed after. */
 PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
+/* semjacobi (a sem operator, paper 003): z = j .* r with j the inverse of the assembled diagonal by Eq. 9, computed
+   at setup by one of the paper's kernels: "extended" (the default: a thread per point, any order), "natural" (a
+   thread block per element; order <= 9), "shared" (natural with G in shared memory; order <= 9), "wide" (a thread
+   per line of points). The four give the same values; on CPU backends they are one loop. */
+PDS_EXTERN int pds_precond_semjacobi_set_variant(pds_precond pc, const char *variant);
 
 /* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
 /* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary

@@ -10,6 +10,7 @@
 
 static const char *const orthog_names[] = {"cgs2", "cgs"};
 static const char *const precision_names[] = {"double", "single", "mixed"};
+static const char *const semjacobi_variants[] = {"extended", "natural", "shared", "wide"};
 static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
 static const char *const ilu0_orderings[] = {"natural", "rcm", "multicolor"};
@@ -86,6 +87,8 @@ static int write_report(pds_ctx ctx, const char *path, const char *source, const
     pds_json_string(&j, "pc_bilu0_variant", st->bilu0_variant ? st->bilu0_variant : "auto");
     pds_json_string(&j, "pc_bilu0_factors", st->bilu0_factors ? st->bilu0_factors : "double");
   }
+  if (!strcmp(st->pc, "semjacobi"))
+    pds_json_string(&j, "pc_semjacobi_variant", st->semjacobi_variant ? st->semjacobi_variant : "extended");
   if (!strcmp(st->pc, "ilu0")) {
     pds_json_real(&j, "pc_ilu0_shift", st->ilu0_shift);
     pds_json_string(&j, "pc_ilu0_ordering", st->ilu0_ordering ? st->ilu0_ordering : "natural");
@@ -215,12 +218,17 @@ int cmd_solve(pds_options o) {
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
   OPT(o, pds_options_get_string(o, "-pc", "none",
                                 "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
-                                "(stencil7), relax, gmg (patches)", &st.pc, NULL));
+                                "(stencil7), relax, gmg (patches), semjacobi (sem)", &st.pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
                                 "recycle, syncfree, lanes, block, tiles (docs/bilu0.md); CPU backends take auto only",
                                 &st.bilu0_variant, &set));
   if (!set) st.bilu0_variant = NULL;
+  OPT(o, pds_options_get_choice(o, "-pc_semjacobi_variant", "extended", semjacobi_variants, NELEM(semjacobi_variants),
+                                "the kernel that builds -pc semjacobi's diagonal (paper 003): extended, natural, "
+                                "shared, wide (the same values; natural and shared up to order 9 on /gpu/cuda)",
+                                &st.semjacobi_variant, &set));
+  if (!set) st.semjacobi_variant = NULL;
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_factors", "double", bilu0_factors, NELEM(bilu0_factors),
                                 "storage of the -pc bilu0 factors: double, or float (/gpu/cuda only; arithmetic stays "
                                 "double)", &st.bilu0_factors, &set));
@@ -306,6 +314,8 @@ int cmd_solve(pds_options o) {
     return fail("flag -problem %s needs -n NX [NY NZ]", problem);
   if (!problem && ndims > 0) return fail("flag -n is only used with -problem");
   if (!(st.omega > 0)) return fail("flag -omega: %g must be positive", st.omega);
+  if (strcmp(st.pc, "semjacobi") && st.semjacobi_variant)
+    return fail("flag -pc_semjacobi_variant is only used with -pc semjacobi");
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
   if (strcmp(st.pc, "ilu0") &&

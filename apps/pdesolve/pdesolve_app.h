@@ -159,6 +159,7 @@ typedef struct {
   int         ilu0_sweeps, ilu0_fsweeps;     /* -pc ilu0 approx-*: Jacobi and Chow-Patel sweeps */
   bool        ilu0_sweeps_set, ilu0_fsweeps_set;
   const relax_gmg_flags *rg;                 /* -pc relax, gmg: their flags (NULL: the library's defaults) */
+  const char *semjacobi_variant;             /* -pc semjacobi: NULL (not given) or a kernel name */
 } solve_settings;
 
 typedef struct {

@@ -26,6 +26,8 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
   if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(*pc, st->bs));
   if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->pc, st->rg))) goto done;
   if (st->bilu0_variant) TRY("flag -pc_bilu0_variant", pds_precond_bilu0_set_variant(*pc, st->bilu0_variant));
+  if (st->semjacobi_variant)
+    TRY("flag -pc_semjacobi_variant", pds_precond_semjacobi_set_variant(*pc, st->semjacobi_variant));
   if (st->bilu0_factors)
     TRY("flag -pc_bilu0_factors", pds_precond_bilu0_set_factor_precision(*pc, !strcmp(st->bilu0_factors, "float")
                                                                                   ? PDS_PRECISION_SINGLE

@@ -28,6 +28,8 @@ struct pds_sem_dev {
   const pds_int  *gsidx;
 };
 
+enum { PDS_SEM_DIAG_EXTENDED = 0, PDS_SEM_DIAG_NATURAL = 1, PDS_SEM_DIAG_SHARED = 2, PDS_SEM_DIAG_WIDE = 3 };
+
 struct pds_sem_kernels {
   /* w = A x. work: nloc values of backend memory. Element e's local product, point p = (i, j, k):
        u_q = 0 at masked points, else x_gid[q] (q in e);
@@ -42,8 +44,12 @@ struct pds_sem_kernels {
   /* d = diag(A): local d_p = sum_m [D[m n + i]^2 G11(m, j, k) + D[m n + j]^2 G22(i, m, k) + D[m n + k]^2 G33(i, j, m)]
      (m ascending, the three terms added in this order) + 2 D[i n + i] D[j n + j] G12_p + 2 D[i n + i] D[k n + k] G13_p
      + 2 D[j n + j] D[k n + k] G23_p (paper 003 Eq. 9 and the cross terms of a full G, which live on element faces:
-     D's diagonal is 0 inside) -> work; then d_g = 1 at a masked g, else the sum over g's local points in gsidx order. */
-  int (*diag)(pds_ctx, const struct pds_sem_dev *S, pds_real *d, pds_real *work);
+     D's diagonal is 0 inside) -> work; then d_g = 1 at a masked g, else the sum over g's local points in gsidx order.
+     variant: how a device backend maps the work (paper 003 Section 3.1; the same arithmetic, so the same bits):
+     PDS_SEM_DIAG_EXTENDED a thread per local point, thread blocks across elements (any n); NATURAL a thread block
+     per element, a thread per point (n <= 10); SHARED the same with the element's G11, G22, G33 first in shared
+     memory (n <= 10); WIDE a thread per line of n points along x. CPU backends run their one loop for all four. */
+  int (*diag)(pds_ctx, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work);
 };
 
 #endif

@@ -50,15 +50,32 @@ static int sem_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   return pds_vec_axpby(y, alpha, M->tmp, beta); /* y = alpha A x + beta y */
 }
 
-static int sem_get_diagonal(pds_mat A, pds_vec d) {
-  struct sem_mat *M   = SEMMAT(A);
-  pds_ctx         ctx = A->hdr.ctx;
+int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d) {
+  struct sem_mat *M;
+  pds_ctx         ctx;
   pds_real       *da;
 
+  PDS_VALID(A, PDS_CLASSID_MAT, "A");
+  PDS_VALID(d, PDS_CLASSID_VEC, "d");
+  ctx = A->hdr.ctx;
+  PDS_CHECK(!strcmp(A->type, "sem"), ctx, PDS_ERR_ARG, "the operator is a %s matrix, not sem (pds_mat_create_sem)",
+            A->type);
+  PDS_CHECK(d->n == (pds_size)A->nrows, ctx, PDS_ERR_SIZE, "d has %" PDS_SIZE_FMT " entries, A %" PDS_INT_FMT " rows",
+            d->n, A->nrows);
   PDS_KERNEL(ctx, sem.diag);
+  M = SEMMAT(A);
   PDS_CALL(pds_vec_dev_write(d, &da));
-  return ctx->k->sem.diag(ctx, &M->dev, da, M->work);
+  return ctx->k->sem.diag(ctx, &M->dev, variant, da, M->work);
 }
+
+int pds_mat_sem_get_order(pds_mat A, int *order) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "A");
+  PDS_CHECK(!strcmp(A->type, "sem"), A->hdr.ctx, PDS_ERR_ARG, "the operator is a %s matrix, not sem", A->type);
+  *order = SEMMAT(A)->order;
+  return PDS_OK;
+}
+
+static int sem_get_diagonal(pds_mat A, pds_vec d) { return pds_mat_sem_diagonal(A, PDS_SEM_DIAG_EXTENDED, d); }
 
 static int sem_view(pds_mat A, FILE *f) {
   const struct sem_mat *M = SEMMAT(A);

@@ -31,7 +31,7 @@ MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
                "-maxit", "-restart", "-orthog", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json",
                "-pc_bilu0_variant", "-pc_bilu0_factors", "-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids",
-               "-patch", "-elements", "-order", "-deform"]
+               "-patch", "-elements", "-order", "-deform", "-pc_semjacobi_variant"]
 RELAX_GMG_FLAGS = ["-relax_block", "-relax_type", "-relax_omega", "-relax_sweeps", "-relax_symmetric",
                    "-relax_variant", "-gmg_cycle", "-gmg_levels", "-gmg_smoother", "-gmg_block", "-gmg_omega",
                    "-gmg_pre", "-gmg_post", "-gmg_prolong", "-gmg_coarse", "-gmg_coarse_max"]
@@ -398,6 +398,23 @@ def check_sem(d):
     p = d.run("solve", "-problem", "poisson7", "-n", 4, "-order", 3)
     expect_rc(p, 1)
     ensure("only used with -problem sem" in p.stderr, p.stderr)
+    # -pc semjacobi: each kernel, the same iterations and error, fewer iterations than plain CG; in the report
+    runs = []
+    for v in ("extended", "natural", "shared", "wide"):
+        p = d.run("solve", "-problem", "sem", "-elements", 2, "-order", 6, "-solver", "cg", "-pc", "semjacobi",
+                  "-pc_semjacobi_variant", v, "-rtol", 1e-10, "-json", f"sj_{v}.json")
+        expect_rc(p, 0)
+        runs.append(result_of(p))
+        with open(d.path(f"sj_{v}.json")) as f:
+            ensure(json.load(f).get("pc_semjacobi_variant") == v, f"json pc_semjacobi_variant for {v}")
+    ensure(all(r["iterations"] == runs[0]["iterations"] and r["disc_err"] == runs[0]["disc_err"] for r in runs),
+           f"semjacobi kernels disagree: {runs}")
+    p = d.run("solve", "-problem", "sem", "-elements", 2, "-order", 6, "-solver", "cg", "-pc", "none", "-rtol", 1e-10)
+    expect_rc(p, 0)
+    ensure(result_of(p)["iterations"] > runs[0]["iterations"], f"cg {result_of(p)} against cg + semjacobi {runs[0]}")
+    p = d.run("solve", "-problem", "sem", "-elements", 2, "-pc", "jacobi", "-pc_semjacobi_variant", "wide")
+    expect_rc(p, 1)
+    ensure("only used with -pc semjacobi" in p.stderr, p.stderr)
 
 
 def check_monitor(d):

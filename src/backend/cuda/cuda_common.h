@@ -432,7 +432,7 @@ cudaError_t pds_cuda_relax_blockprod(cudaStream_t s, const struct pds_relax_layo
 struct pds_sem_dev;
 cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
                                pds_real *work);
-cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, pds_real *d, pds_real *work);
+cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work);
 
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */

@@ -9,10 +9,15 @@ static int sem_apply_cuda(pds_ctx ctx, const struct pds_sem_dev *S, const pds_re
   LAUNCH(ctx, pds_cuda_sem_apply(s_, S, x, w, work));
 }
 
-static int sem_diag_cuda(pds_ctx ctx, const struct pds_sem_dev *S, pds_real *d, pds_real *work) {
+static int sem_diag_cuda(pds_ctx ctx, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work) {
   PDS_CHECK(S && S->E >= 1 && S->n >= 2 && S->n <= 14, ctx, PDS_ERR_ARG, "sem.diag: a space of 2 to 14 points a "
             "direction and at least one element is needed");
-  LAUNCH(ctx, pds_cuda_sem_diag(s_, S, d, work));
+  PDS_CHECK(variant >= PDS_SEM_DIAG_EXTENDED && variant <= PDS_SEM_DIAG_WIDE, ctx, PDS_ERR_ARG,
+            "sem.diag: variant %d (extended 0, natural 1, shared 2, wide 3)", variant);
+  PDS_CHECK(S->n <= 10 || (variant != PDS_SEM_DIAG_NATURAL && variant != PDS_SEM_DIAG_SHARED), ctx, PDS_ERR_ARG,
+            "sem.diag: the %s kernel takes a thread block of n^3 threads, so n <= 10 points a direction; this space "
+            "has %d (use extended or wide)", variant == PDS_SEM_DIAG_NATURAL ? "natural" : "shared", S->n);
+  LAUNCH(ctx, pds_cuda_sem_diag(s_, S, variant, d, work));
 }
 
 void pds_cuda_fill_sem(struct pds_sem_kernels *g) {

@@ -10,9 +10,12 @@
 //                   element), mask (1), G (48), work written (8): about 69 bytes; 12 n + 15 flops.
 //   sem_assemble_k  w_g = x_g (masked) or the sum of g's local products in gsidx order: 8 (gsptr) + 12 per local
 //                   point (gsidx, work) + 8 (w) + 1 (mask) bytes per global point.
-//   sem_diag_k      paper 003's "extended" kernel: one thread per local point (any n, thread blocks cross elements),
-//                   Eq. 9 and the cross terms: G's three diagonal entries along the point's three lines (24 n bytes,
-//                   from L1/L2) + 3 cross entries; 9 n + 11 flops; writes 8 bytes.
+//   sem_diag_*_k    paper 003's four diagonal kernels (Section 3.1), the same per-point arithmetic (sem_diag_point):
+//                   extended (a thread per local point, thread blocks crossing elements, any n), natural (a thread
+//                   block per element, a thread per point), shared (natural with G11, G22, G33 staged in shared
+//                   memory), wide (a thread per x-line of n points). Per point: Eq. 9 reads G's three diagonal
+//                   entries along the point's three lines (24 n bytes, from L1/L2; 24 from DRAM) + 3 cross entries
+//                   (24) and writes 8: about 56 bytes from DRAM and 9 n + 11 flops.
 #include "../../disc/sem_kernels.h"
 #include "cuda_launch.cuh"
 
@@ -76,8 +79,24 @@ __global__ void sem_assemble_k(pds_int nglob, const unsigned char *__restrict__ 
   out[g] = s;
 }
 
-__global__ void sem_diag_k(int n, long long nloc, const double *__restrict__ D, const double *__restrict__ G,
-                           double *__restrict__ work) {
+// Eq. 9 and the cross terms at point (i, j, k) of an element whose G starts at Ge (G11 at Ge, G22 at g22, G33 at g33:
+// global memory, or the shared copies of the shared kernel)
+__device__ __forceinline__ double sem_diag_point(int n, const double *__restrict__ D, const double *Ge,
+                                                 const double *g11, const double *g22, const double *g33, int i, int j,
+                                                 int k) {
+  const int n2 = n * n, n3 = n2 * n, p = (k * n + j) * n + i;
+  double    s1 = 0, s2 = 0, s3 = 0;
+
+  for (int m = 0; m < n; m++) s1 += D[m * n + i] * D[m * n + i] * g11[k * n2 + j * n + m];
+  for (int m = 0; m < n; m++) s2 += D[m * n + j] * D[m * n + j] * g22[k * n2 + m * n + i];
+  for (int m = 0; m < n; m++) s3 += D[m * n + k] * D[m * n + k] * g33[m * n2 + j * n + i];
+  return s1 + s2 + s3 + 2 * D[i * n + i] * D[j * n + j] * Ge[n3 + p] + 2 * D[i * n + i] * D[k * n + k] * Ge[2 * n3 + p] +
+         2 * D[j * n + j] * D[k * n + k] * Ge[4 * n3 + p];
+}
+
+// extended: a thread per local point, thread blocks of ST consecutive points (crossing elements)
+__global__ void sem_diag_extended_k(int n, long long nloc, const double *__restrict__ D, const double *__restrict__ G,
+                                    double *__restrict__ work) {
   pds_grid_dep();
   const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -86,13 +105,41 @@ __global__ void sem_diag_k(int n, long long nloc, const double *__restrict__ D, 
   const long long e = idx / n3;
   const int       p = (int)(idx - e * n3), i = p % n, j = p / n % n, k = p / n2;
   const double   *Ge = G + 6ll * n3 * e;
-  double          s1 = 0, s2 = 0, s3 = 0;
 
-  for (int m = 0; m < n; m++) s1 += D[m * n + i] * D[m * n + i] * Ge[k * n2 + j * n + m];
-  for (int m = 0; m < n; m++) s2 += D[m * n + j] * D[m * n + j] * Ge[3 * n3 + k * n2 + m * n + i];
-  for (int m = 0; m < n; m++) s3 += D[m * n + k] * D[m * n + k] * Ge[5 * n3 + m * n2 + j * n + i];
-  work[idx] = s1 + s2 + s3 + 2 * D[i * n + i] * D[j * n + j] * Ge[n3 + p] + 2 * D[i * n + i] * D[k * n + k] * Ge[2 * n3 + p] +
-              2 * D[j * n + j] * D[k * n + k] * Ge[4 * n3 + p];
+  work[idx] = sem_diag_point(n, D, Ge, Ge, Ge + 3 * n3, Ge + 5 * n3, i, j, k);
+}
+
+// natural (SHARED = 0) and shared (SHARED = 1): a thread block per element, thread (i, j, k) its point (n <= 10)
+template <int SHARED>
+__global__ void sem_diag_element_k(int n, const double *__restrict__ D, const double *__restrict__ G,
+                                   double *__restrict__ work) {
+  extern __shared__ double sg[];
+  pds_grid_dep();
+  const int       n2 = n * n, n3 = n2 * n, i = threadIdx.x, j = threadIdx.y, k = threadIdx.z, p = (k * n + j) * n + i;
+  const long long e = blockIdx.x;
+  const double   *Ge = G + 6ll * n3 * e;
+
+  if (SHARED) {
+    sg[p] = Ge[p], sg[n3 + p] = Ge[3 * n3 + p], sg[2 * n3 + p] = Ge[5 * n3 + p];
+    __syncthreads();
+    work[e * n3 + p] = sem_diag_point(n, D, Ge, sg, sg + n3, sg + 2 * n3, i, j, k);
+  } else work[e * n3 + p] = sem_diag_point(n, D, Ge, Ge, Ge + 3 * n3, Ge + 5 * n3, i, j, k);
+}
+
+// wide: a thread per line (j, k) of an element, its n points along x, the sums of each point in the order above
+__global__ void sem_diag_wide_k(int n, long long E, const double *__restrict__ D, const double *__restrict__ G,
+                                double *__restrict__ work) {
+  pds_grid_dep();
+  const long long line = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int       n2 = n * n, n3 = n2 * n;
+
+  if (line >= E * n2) return;
+  const long long e = line / n2;
+  const int       j = (int)(line - e * n2) % n, k = (int)(line - e * n2) / n;
+  const double   *Ge = G + 6ll * n3 * e;
+
+  for (int i = 0; i < n; i++) work[e * n3 + (k * n + j) * n + i] = sem_diag_point(n, D, Ge, Ge, Ge + 3 * n3,
+                                                                                  Ge + 5 * n3, i, j, k);
 }
 
 constexpr int ST = 256;
@@ -127,12 +174,26 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
                     S->gsptr, S->gsidx, (const double *)work, x, w);
 }
 
-cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, pds_real *d, pds_real *work) {
-  cudaError_t e;
+cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work) {
+  const int    n  = S->n;
+  const size_t n3 = (size_t)n * n * n;
+  cudaError_t  e;
 
-  if (S->E < 1 || S->n < 2 || S->n > 14) return cudaErrorInvalidValue;
-  e = pds_launch(sem_diag_k, dim3((unsigned)((S->nloc + ST - 1) / ST)), dim3(ST), 0, s, S->n, (long long)S->nloc,
-                 S->D, S->G, work);
+  if (S->E < 1 || n < 2 || n > 14) return cudaErrorInvalidValue;
+  if (variant == PDS_SEM_DIAG_NATURAL || variant == PDS_SEM_DIAG_SHARED) {
+    if (n > 10) return cudaErrorInvalidValue;
+    e = variant == PDS_SEM_DIAG_SHARED
+            ? pds_launch(sem_diag_element_k<1>, dim3((unsigned)S->E), dim3(n, n, n), 3 * n3 * sizeof(double), s, n,
+                         S->D, S->G, work)
+            : pds_launch(sem_diag_element_k<0>, dim3((unsigned)S->E), dim3(n, n, n), 0, s, n, S->D, S->G, work);
+  } else if (variant == PDS_SEM_DIAG_WIDE) {
+    const long long lines = (long long)S->E * n * n;
+
+    e = pds_launch(sem_diag_wide_k, dim3((unsigned)((lines + ST - 1) / ST)), dim3(ST), 0, s, n, (long long)S->E,
+                   S->D, S->G, work);
+  } else
+    e = pds_launch(sem_diag_extended_k, dim3((unsigned)((S->nloc + ST - 1) / ST)), dim3(ST), 0, s, n,
+                   (long long)S->nloc, S->D, S->G, work);
   if (e != cudaSuccess) return e;
   return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
                     S->gsptr, S->gsidx, (const double *)work, (const double *)nullptr, d);
