@@ -23,8 +23,10 @@
 #   5d. paper 002's block relaxation (bench/gpu/bench_relax: copy bandwidth and cuBLAS DGEMM rate, validation against
 #      /cpu/ref, the convergence study against block size, sweep rates of every method and variant on the paper's patch
 #      sets with /cpu/omp beside, host-resident patch sets streamed depth- and breadth-first (Fig. 6), GMG against
-#      CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz;
-#      GPU_CHECK_RELAX_S, default 300 s),
+#      CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz; GPU_CHECK_RELAX_S, default 300 s),
+#   5e. paper 003's spectral-element operator (bench/gpu/bench_sem: validation against /cpu/ref's bits, GDOF/s for
+#      N = 2..12 and E = 2^9..2^15, affine and deformed, /cpu/omp and /cpu/ref beside, the four diagonal kernels,
+#      CG with and without semjacobi; sem.jsonl, sem.txt; GPU_CHECK_SEM_S, default 240 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -193,9 +195,9 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax); together they take more than
-# one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and "ilu relax"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax} "
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem); together they take more
+# than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and "ilu relax sem"
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -373,6 +375,21 @@ if [ -s "$OUT/relax.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; 
   (cd "$OUT" && tar czf relax-plots.tgz relax-plots && rm -rf relax-plots)
 fi
 
+# ---- 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem) ------------------
+t0=$SECONDS
+if ! want sem; then
+  SMR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/sem.txt"
+elif [ -x "$BUILD/bench/bench_sem" ]; then
+  SEM_LIM=$(left 2); [ "$SEM_LIM" -gt "${GPU_CHECK_SEM_S:-240}" ] && SEM_LIM=${GPU_CHECK_SEM_S:-240}
+  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$SEM_LIM" "$BUILD/bench/bench_sem" \
+    -budget_s $((SEM_LIM > 40 ? SEM_LIM - 25 : SEM_LIM * 2 / 3)) -json "$OUT/sem.jsonl" > "$OUT/sem.txt" \
+    2> "$OUT/sem.log"
+  SMR=$?
+else
+  SMR=127; echo "bench_sem was not built" > "$OUT/sem.txt"
+fi
+note "bench_sem" "rc $SMR ($((SECONDS - t0)) s)$( [ $SMR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_SEM_S)')"
+
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
   t0=$SECONDS
@@ -402,6 +419,9 @@ cat "$OUT/ilu.txt" 2>/dev/null | cut -c1-300
 echo "-- bench_relax (paper 002: block relaxation on patches, GMG)"
 cat "$OUT/relax.txt" 2>/dev/null | cut -c1-300
 [ "${RLR:-0}" -ne 0 ] && tail -5 "$OUT/relax.log"
+echo "-- bench_sem (paper 003: spectral-element operator, semjacobi)"
+cat "$OUT/sem.txt" 2>/dev/null | cut -c1-300
+[ "${SMR:-0}" -ne 0 ] && tail -5 "$OUT/sem.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
