@@ -3,10 +3,11 @@
 // own, in ref's order), so the values are /cpu/ref's bits.
 //
 // Kernels and their byte and flop models (8-byte reals, per local point, n points per direction):
-//   sem_local_k     A^e u for one element per thread block, threads (i, j) of an n x n layer each walking k (the
-//                   nekRS "axhelm" layout): D and the element's u (gathered through gid with the mask) in shared
-//                   memory, then ur, us, ut, G times them (a, b, c to shared memory), then D^T of the three, written
-//                   to the local work array. Memory: x through gid (8 + 4 bytes; a shared point is read once per
+//   sem_local_t<N>  A^e u for one element per thread block (N = 2..12), threads (i, j) of an N x N layer each walking
+//                   k, nekRS's register-column layout (below): the element's u in shared memory and its column in
+//                   registers, ur, us, ut, G times them, D^T of the three, written to the local work array;
+//   sem_local_k     the same for any n (used for 13 and 14 points: the template's static shared memory would pass
+//                   48 KiB), D, u, a, b and c all in shared memory. Memory: x through gid (8 + 4 bytes; a shared point is read once per
 //                   element), mask (1), G (48), work written (8): about 69 bytes; 12 n + 15 flops.
 //   sem_assemble_k  w_g = x_g (masked) or the sum of g's local products in gsidx order: 8 (gsptr) + 12 per local
 //                   point (gsidx, work) + 8 (w) + 1 (mask) bytes per global point.
@@ -59,6 +60,70 @@ __global__ void sem_local_k(int n, long long E, const double *__restrict__ D, co
     for (int m = 0; m < n; m++) sb += sD[m * n + j] * b[k * n2 + m * n + i];
     for (int m = 0; m < n; m++) sc += sD[m * n + k] * c[m * n2 + j * n + i];
     work[e * n3 + p] = sa + sb + sc;
+  }
+}
+
+// The same product for N = 2..12 points a direction (a template: loops unrolled), in nekRS's register-column layout:
+// thread (i, j) keeps its column of u (all k) and of c in registers and rows i and j of D and D^T in registers, so that
+// the t-derivatives and their transposes read registers and D's row k (a broadcast from shared memory), and only the
+// r and s derivatives read the element's u, a and b from shared memory (4 N shared loads a point instead of 12 N).
+// The sums run in sem_bodies.h's order (m ascending, every product and sum rounded on its own): the same bits.
+template <int N>
+__global__ void __launch_bounds__(N *N)
+    sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ G,
+                const pds_int *__restrict__ gid, const unsigned char *__restrict__ mask, const double *__restrict__ x,
+                double *__restrict__ work) {
+  constexpr int   N2 = N * N, N3 = N2 * N;
+  __shared__ double s_u[N3], s_a[N3], s_b[N3], s_D[N2];
+  pds_grid_dep();
+  const int       i = threadIdx.x, j = threadIdx.y;
+  const long long e = blockIdx.x;
+  const double   *Ge = G + 6ll * N3 * e;
+  double          Di[N], Dj[N], DTi[N], DTj[N], r_u[N], r_c[N];
+
+  if (e >= E) return;
+  s_D[j * N + i] = D[j * N + i];
+#pragma unroll
+  for (int m = 0; m < N; m++) Di[m] = D[i * N + m], Dj[m] = D[j * N + m], DTi[m] = D[m * N + i], DTj[m] = D[m * N + j];
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const int     p = (k * N + j) * N + i;
+    const pds_int g = gid[e * N3 + p];
+    const double  v = mask[g] ? 0.0 : x[g];
+
+    s_u[p] = v, r_u[k] = v;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const int p = (k * N + j) * N + i;
+    double    ur = 0, us = 0, ut = 0;
+
+#pragma unroll
+    for (int m = 0; m < N; m++) ur += Di[m] * s_u[k * N2 + j * N + m];
+#pragma unroll
+    for (int m = 0; m < N; m++) us += Dj[m] * s_u[k * N2 + m * N + i];
+#pragma unroll
+    for (int m = 0; m < N; m++) ut += s_D[k * N + m] * r_u[m];
+    const double g11 = Ge[p], g12 = Ge[N3 + p], g13 = Ge[2 * N3 + p], g22 = Ge[3 * N3 + p], g23 = Ge[4 * N3 + p],
+                 g33 = Ge[5 * N3 + p];
+
+    s_a[p] = g11 * ur + g12 * us + g13 * ut;
+    s_b[p] = g12 * ur + g22 * us + g23 * ut;
+    r_c[k] = g13 * ur + g23 * us + g33 * ut;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    double sa = 0, sb = 0, sc = 0;
+
+#pragma unroll
+    for (int m = 0; m < N; m++) sa += DTi[m] * s_a[k * N2 + j * N + m];
+#pragma unroll
+    for (int m = 0; m < N; m++) sb += DTj[m] * s_b[k * N2 + m * N + i];
+#pragma unroll
+    for (int m = 0; m < N; m++) sc += s_D[m * N + k] * r_c[m];
+    work[e * N3 + (k * N + j) * N + i] = sa + sb + sc;
   }
 }
 
@@ -155,6 +220,21 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
   cudaError_t  e;
 
   if (S->E < 1 || n < 2 || n > 14) return cudaErrorInvalidValue;
+  if (n <= 12) { // the register-column kernel
+    const dim3 g((unsigned)S->E), b(n, n);
+    const long long E = S->E;
+
+    switch (n) {
+#define SEM_T(NN)                                                                                                  \
+  case NN: e = pds_launch(sem_local_t<NN>, g, b, 0, s, E, S->D, S->G, S->gid, S->mask, x, work); break;
+      SEM_T(2) SEM_T(3) SEM_T(4) SEM_T(5) SEM_T(6) SEM_T(7) SEM_T(8) SEM_T(9) SEM_T(10) SEM_T(11) SEM_T(12)
+#undef SEM_T
+    default: e = cudaErrorInvalidValue;
+    }
+    if (e != cudaSuccess) return e;
+    return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+                      S->gsptr, S->gsidx, (const double *)work, x, w);
+  }
   if (smem > 48 * 1024) { // n >= 11: opt in to more shared memory, once per device (the largest n's amount)
     static int set[64];
     int        dev = 0;
