@@ -150,13 +150,13 @@ fi
   { export PDS_DEVICE_LOOP=0; san racecheck "$T/cuda/tc02_solve"; san racecheck "$T/equiv/equiv_vec"; san racecheck "$T/equiv/equiv_csr"
     san racecheck "$T/equiv/equiv_pbjacobi"; san racecheck "$T/cuda/tc03_fem2d"
     san racecheck "$T/cuda/tc04_spmv_classes"; san racecheck "$T/equiv/equiv_f32"; san racecheck "$T/cuda/tc05_small"
-    san racecheck "$T/t302_bilu0"; san racecheck "$T/cuda/tc09_relax"
+    san racecheck "$T/t302_bilu0"; san racecheck "$T/cuda/tc09_relax"; san racecheck "$T/disc/td12_sem_op"
   } > "$OUT/san-racecheck.txt" &
   { export PDS_DEVICE_LOOP=0; san synccheck "$T/cuda/tc02_solve"; san synccheck "$T/equiv/equiv_vec"; san synccheck "$T/equiv/equiv_csr"
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
     san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; san synccheck "$T/cuda/tc05_small"
     san synccheck "$T/t302_bilu0"; san synccheck "$T/t303_ilu0"; san synccheck "$T/cuda/tc08_ilu0_cusparse"
-    san synccheck "$T/cuda/tc09_relax"
+    san synccheck "$T/cuda/tc09_relax"; san synccheck "$T/disc/td12_sem_op"
   } > "$OUT/san-synccheck.txt" &
   wait
 ) &
@@ -180,6 +180,7 @@ wait $SANPID
   san memcheck "$T/t303_ilu0"
   san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"
   san memcheck "$T/cuda/tc09_relax"; san memcheck "$T/t204_patches"; san memcheck "$T/t304_relax"
+  san memcheck "$T/disc/td12_sem_op"
   san memcheck "$T/t305_gmg"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \

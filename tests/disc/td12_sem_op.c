@@ -10,7 +10,8 @@
  * - semjacobi: its four diagonal kernels give get_diagonal's bits (natural and shared refused above 10 points a
  *   direction on the GPU), CG + semjacobi takes fewer iterations than plain CG (the paper: 10 % fewer), semjacobi on
  *   another matrix and an unknown variant are errors;
- * - bad input: a NULL space. */
+ * - bad input: a NULL space.
+ * PDS_TEST_SMALL=1 (under compute-sanitizer): the first three small meshes, orders up to 6, no large mesh. */
 #include "disc/sem_impl.h"
 #include "test.h"
 
@@ -106,8 +107,10 @@ int main(int argc, char **argv) {
       {{2, 2, 2}, 3, 0.0}, {{2, 2, 2}, 3, 0.08}, {{3, 1, 2}, 4, 0.05}, {{1, 1, 1}, 5, 0.1}, {{3, 2, 2}, 1, 0.0},
       {{2, 3, 1}, 2, 0.06}};
 
+  const int small = getenv("PDS_TEST_SMALL") && !strcmp(getenv("PDS_TEST_SMALL"), "1");
+
   TEST_CALL(pds_ctx_create("/cpu/ref", &ref));
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+  for (size_t c = 0; c < (small ? 3 : sizeof cases / sizeof cases[0]); c++) {
     pds_sem  S, Sr;
     pds_mat  A, Ar;
     pds_vec  x, y, xr, yr, d;
@@ -177,7 +180,7 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_mat_destroy(&A));
     pds_mat_destroy(&Ar), pds_sem_destroy(&Sr);
   }
-  { /* a mesh over the threads' threshold (25920 local points): /cpu/ref's bits for A x and the diagonal */
+  if (!small) { /* a mesh over the threads' threshold (25920 local points): /cpu/ref's bits for A x and the diagonal */
     const pds_int el[3] = {6, 5, 4};
     pds_sem       S, Sr;
     pds_mat       A, Ar;
@@ -219,7 +222,7 @@ int main(int argc, char **argv) {
     const pds_int el[3] = {2, 2, 2};
 
     printf("-lap u = 3 pi^2 u on 2^3 elements, CG + jacobi to 1e-13: order, iterations, max error (affine, deformed)\n");
-    for (int order = 2; order <= 10; order += 2) {
+    for (int order = 2; order <= (small ? 6 : 10); order += 2) {
       double errs[2];
       int    its[2];
 
@@ -276,7 +279,7 @@ int main(int argc, char **argv) {
     static const char *const vars[4] = {"extended", "natural", "shared", "wide"};
     const int                gpu = strncmp(pds_ctx_get_backend(ctx), "/cpu/", 5) != 0;
 
-    for (int order = 3; order <= 12; order += 9) { /* 4 and 13 points a direction */
+    for (int order = 3; order <= (small ? 3 : 12); order += 9) { /* 4 and 13 points a direction */
       const pds_int el[3] = {3, 2, 2};
       pds_sem       S;
       pds_mat       A;

@@ -68,6 +68,10 @@ __global__ void sem_local_k(int n, long long E, const double *__restrict__ D, co
 // the t-derivatives and their transposes read registers and D's row k (a broadcast from shared memory), and only the
 // r and s derivatives read the element's u, a and b from shared memory (4 N shared loads a point instead of 12 N).
 // The sums run in sem_bodies.h's order (m ascending, every product and sum rounded on its own): the same bits.
+// (Tried: nekRS's plane-at-a-time form, one k-plane of u, a and b in shared memory with two barriers a plane, c and
+// the partial sums in registers: 4 N^2 doubles of shared memory instead of 3 N^3 + N^2. On an H200, 16^3 and 32^3
+// elements: faster at N = 5, 7, 11, slower at N = 8 (26.3 / 32.1 against 26.8 / 33.7 GDOF/s), 10 (16.2 / 17.2
+// against 22.5 / 25.3) and 12: not kept.)
 template <int N>
 __global__ void __launch_bounds__(N *N)
     sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ G,
