@@ -26,7 +26,7 @@
 #      CG + jacobi / relax / ilu0; relax.jsonl, relax.txt, relax-plots.tgz; GPU_CHECK_RELAX_S, default 300 s),
 #   5e. paper 003's spectral-element operator (bench/gpu/bench_sem: validation against /cpu/ref's bits, GDOF/s for
 #      N = 2..12 and E = 2^9..2^15, affine and deformed, /cpu/omp and /cpu/ref beside, the four diagonal kernels,
-#      CG with and without semjacobi; sem.jsonl, sem.txt; GPU_CHECK_SEM_S, default 240 s),
+#      CG with and without semjacobi; sem.jsonl, sem.txt, sem-plots.tgz; GPU_CHECK_SEM_S, default 240 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -390,6 +390,11 @@ else
   SMR=127; echo "bench_sem was not built" > "$OUT/sem.txt"
 fi
 note "bench_sem" "rc $SMR ($((SECONDS - t0)) s)$( [ $SMR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_SEM_S)')"
+if [ -s "$OUT/sem.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  mkdir -p "$OUT/sem-plots"
+  python3 "$ROOT/bench/scripts/plot_sem.py" "$OUT/sem.jsonl" --out "$OUT/sem-plots" >> "$OUT/sem.log" 2>&1
+  (cd "$OUT" && tar czf sem-plots.tgz sem-plots && rm -rf sem-plots)
+fi
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
