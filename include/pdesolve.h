@@ -415,6 +415,10 @@ PDS_EXTERN int pds_sem_destroy(pds_sem *sem);
 PDS_EXTERN int pds_sem_get_info(pds_sem sem, pds_sem_info *info);
 /* xyz[3 g + d]: coordinate d of global point g (host memory, 3 nglobal values) */
 PDS_EXTERN int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz);
+/* VTK XML unstructured grid (.vtu): the global points, each element as (order)^3 linear hexahedra between its GLL
+   points, point fields names[k] -> values[k][nglobal] (host arrays) */
+PDS_EXTERN int pds_sem_write_vtk(pds_sem sem, const char *path, int nfields, const char *const *names,
+                                 const pds_real *const *values);
 /* The Poisson operator -lap on the space as a matrix of type "sem" (nglobal rows), applied matrix-free: each
    element's D^T G D on its points, summed at the shared points (paper 003 Eq. 3-6; deterministic, no atomics), the
    Dirichlet points masked (their rows and columns the identity): symmetric positive definite. get_diagonal gives

@@ -382,6 +382,7 @@ int cmd_solve(pds_options o) {
     if ((rc = fem_finish(ctx, &fo, mesh, fem, x, p.u_exact, &fr))) goto done;
     fr.have_err = fr.have_err && u_exact; /* errors vs the problem's solution mean nothing with another b (-b) */
   }
+  if (sem_on && fo.vtk && (rc = sem_write_vtk(ctx, &sf, fo.vtk, x, u_exact))) goto done;
   if (st.history && !json) {
     const pds_real *h;
     int             len;

@@ -101,6 +101,8 @@ typedef struct {
 int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf);
 int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, sem_flags *sf, bool *on);
 int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
+/* -vtk: the space's points with fields solution, exact, error (u may be NULL: the solution alone) */
+int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u);
 
 /* ---- patches: cell-centred Poisson on a patch set, and its preconditioners relax and gmg (problem_patches.c) - */
 

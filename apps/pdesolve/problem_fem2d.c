@@ -36,7 +36,8 @@ int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_v
                                 "boundary rows: row (the paper's e_i^T rows, nonsymmetric) or symmetric (columns "
                                 "moved to b too: SPD, for cg)", &fo->dirichlet, NULL));
   if (with_vtk)
-    OPT(o, pds_options_get_string(o, "-vtk", NULL, "<out.vtu> write the mesh with fields solution, exact, error",
+    OPT(o, pds_options_get_string(o, "-vtk", NULL, "<out.vtu> write the mesh (fem2d, sem) with fields solution, exact, "
+                                  "error",
                                   &fo->vtk, NULL));
   return EXIT_DONE;
 }
@@ -48,8 +49,12 @@ int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int
   if (fo->mesh && !*problem) *problem = "fem2d";
   *on = *problem && !strcmp(*problem, "fem2d");
   if (!*on) {
+    const bool sem = *problem && !strcmp(*problem, "sem"); /* -vtk writes its solution too (problem_sem.c) */
+
     for (int i = 0; i < NELEM(only); i++)
-      if (pds_options_has(o, only[i])) return fail("flag %s is only used with -problem fem2d (or -mesh)", only[i]);
+      if (pds_options_has(o, only[i]) && !(sem && !strcmp(only[i], "-vtk")))
+        return fail("flag %s is only used with -problem fem2d (or -mesh)%s", only[i],
+                    strcmp(only[i], "-vtk") ? "" : " or -problem sem");
     if (fo->mesh) return fail("flag -mesh is only used with -problem fem2d");
     return EXIT_DONE;
   }

@@ -1,7 +1,8 @@
 /* apps/pdesolve/problem_sem.c: the spectral-element problem family of the driver (-problem sem -elements EX [EY EZ]
  * -order N [-deform D]): -lap u = f on the unit cube on hexahedra with N + 1 Gauss-Lobatto-Legendre points per
  * direction (pds_problem_sem, paper 003), affine or smoothly deformed, with its manufactured solution. Its flags and
- * the build of A (the matrix-free sem operator), b and u. Used by solve. */
+ * the build of A (the matrix-free sem operator), b and u, and the -vtk output of the solution. Used by solve. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pdesolve_app.h"
@@ -48,5 +49,38 @@ int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
 
   TRY("flag -problem sem", pds_problem_sem(ctx, el, sf->order, sf->deform, p));
 done:
+  return rc;
+}
+
+int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u) {
+  const pds_int   el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
+  pds_sem         S = NULL;
+  pds_size        n = 0;
+  double         *hx = NULL, *hu = NULL, *he = NULL;
+  const char     *names[3] = {"solution", "exact", "error"};
+  int             rc = EXIT_DONE;
+  char            what[4200];
+
+  snprintf(what, sizeof what, "flag -vtk: cannot write '%s'", path);
+  TRY(what, pds_sem_create_box(ctx, el, sf->order, sf->deform, &S));
+  TRY(what, pds_vec_get_size(x, &n));
+  hx = malloc(n * sizeof *hx), hu = malloc(n * sizeof *hu), he = malloc(n * sizeof *he);
+  if (!hx || !hu || !he) {
+    rc = fail("flag -vtk: no memory for %zu values", (size_t)n);
+    goto done;
+  }
+  TRY(what, pds_vec_get_values(x, hx, PDS_MEM_HOST));
+  if (u) {
+    TRY(what, pds_vec_get_values(u, hu, PDS_MEM_HOST));
+    for (pds_size i = 0; i < n; i++) he[i] = hx[i] - hu[i];
+  }
+  {
+    const pds_real *vals[3] = {hx, hu, he};
+
+    TRY(what, pds_sem_write_vtk(S, path, u ? 3 : 1, names, vals));
+  }
+done:
+  free(hx), free(hu), free(he);
+  pds_sem_destroy(&S);
   return rc;
 }

@@ -15,6 +15,7 @@
  * mask marks the global points on the cube's faces (Dirichlet). */
 #include <math.h>
 
+#include "../io/vtk.h"
 #include "sem_impl.h"
 
 #define SEM_VALID(s)                                                                                         \
@@ -219,4 +220,37 @@ int pds_sem_get_coordinates(pds_sem sem, pds_real *xyz) {
     for (int q = 0; q < 3; q++) xyz[3 * (size_t)g + q] = sem->xyz[3 * l + q];
   }
   return PDS_OK;
+}
+
+int pds_sem_write_vtk(pds_sem sem, const char *path, int nfields, const char *const *names,
+                      const pds_real *const *values) {
+  pds_ctx   ctx;
+  const int n = sem ? sem->n : 0, p = n - 1;
+  pds_real *xyz  = NULL;
+  pds_int  *conn = NULL;
+  pds_size  nc;
+  int       ierr;
+
+  SEM_VALID(sem);
+  ctx = sem->hdr.ctx;
+  nc  = (pds_size)sem->E * p * p * p; /* each element as (n - 1)^3 linear hexahedra between its points */
+  PDS_CALL(PDS_NEW(ctx, 3 * (size_t)sem->nglob, &xyz));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 8 * nc + 1, &conn));
+  PDS_CALL_GOTO(ierr, done, pds_sem_get_coordinates(sem, xyz));
+  for (pds_int e = 0, c = 0; e < sem->E; e++) {
+    const pds_int *gid = sem->gid + (size_t)n * n * n * e;
+
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j < p; j++)
+        for (int i = 0; i < p; i++, c++) { /* VTK's hexahedron: the k face counter-clockwise, then the k + 1 face */
+          static const int di[8] = {0, 1, 1, 0, 0, 1, 1, 0}, dj[8] = {0, 0, 1, 1, 0, 0, 1, 1},
+                           dk[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+
+          for (int v = 0; v < 8; v++) conn[8 * (size_t)c + v] = gid[((k + dk[v]) * n + j + dj[v]) * n + i + di[v]];
+        }
+  }
+  ierr = pds_vtk_write_ugrid(ctx, path, (pds_size)sem->nglob, 3, xyz, nc, 8, conn, 12, nfields, names, values);
+done:
+  pds_free(ctx, PDS_MEM_HOST, &xyz), pds_free(ctx, PDS_MEM_HOST, &conn);
+  return ierr;
 }

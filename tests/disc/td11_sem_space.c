@@ -3,7 +3,11 @@
  * have 1, 2, 4 and 8 of them); the volume (sum of the mass) is 1, affine and deformed (the map keeps the cube); the
  * integral of x y z e^(x+y+z) by the mass converges spectrally; affine G is diagonal (to round-off) with the closed form
  * w_i w_j w_k (hy hz / hx, ...) / 2; deformed G is symmetric positive definite with nonzero off-diagonals; bad input
- * (order out of range, no elements, an inverted element, NULL handles) gives clear errors. */
+ * (order out of range, no elements, an inverted element, NULL handles) gives clear errors; the VTK output has the
+ * global points, (order)^3 hexahedra a element whose corners are the element's GLL points, and the fields. */
+#define _POSIX_C_SOURCE 200809L /* getpid */
+#include <unistd.h>
+
 #include "disc/sem_impl.h"
 #include "test.h"
 
@@ -107,6 +111,41 @@ int main(int argc, char **argv) {
       last = err[0];
     }
     TEST_ASSERT(last < 1e-12);
+  }
+  { /* VTK: 2 x 1 x 1 elements of order 2: 5 x 3 x 3 points, 16 hexahedra */
+    const pds_int   el[3] = {2, 1, 1};
+    const char     *names[1] = {"x"};
+    double          xv[45], *xyz = malloc(3 * 45 * sizeof *xyz);
+    const pds_real *vals[1] = {xv};
+    char            line[256], path[64];
+    long            np = -1, nc = -1, first[8], v = 0;
+    FILE           *f;
+
+    TEST_ASSERT(xyz);
+    snprintf(path, sizeof path, "td11_%d.vtu", (int)getpid());
+    TEST_CALL(pds_sem_create_box(ctx, el, 2, 0.0, &S));
+    TEST_CALL(pds_sem_get_coordinates(S, xyz));
+    for (int g = 0; g < 45; g++) xv[g] = xyz[3 * g];
+    TEST_CALL(pds_sem_write_vtk(S, path, 1, names, vals));
+    f = fopen(path, "r");
+    TEST_ASSERT(f);
+    while (fgets(line, sizeof line, f)) {
+      if (strstr(line, "NumberOfPoints")) TEST_ASSERT(sscanf(strstr(line, "NumberOfPoints"), "NumberOfPoints=\"%ld\" "
+                                                             "NumberOfCells=\"%ld\"", &np, &nc) == 2);
+      if (strstr(line, "Name=\"connectivity\"") && fgets(line, sizeof line, f))
+        v = sscanf(line, "%ld %ld %ld %ld %ld %ld %ld %ld", &first[0], &first[1], &first[2], &first[3], &first[4],
+                   &first[5], &first[6], &first[7]);
+    }
+    fclose(f);
+    remove(path);
+    TEST_ASSERT(np == 45 && nc == 16 && v == 8);
+    /* the first hexahedron: points (0,0,0) (1,0,0) (1,1,0) (0,1,0), then z = 1, on the 5 x 3 x 3 grid */
+    TEST_ASSERT(first[0] == 0 && first[1] == 1 && first[2] == 6 && first[3] == 5 && first[4] == 15 && first[5] == 16 &&
+                first[6] == 21 && first[7] == 20);
+    TEST_ASSERT_ERR(ctx, pds_sem_write_vtk(S, "/nonexistent/dir/x.vtu", 1, names, vals), PDS_ERR_IO, "cannot open");
+    TEST_ASSERT_ERR(ctx, pds_sem_write_vtk(S, path, 1, NULL, vals), PDS_ERR_ARG, "NULL");
+    TEST_CALL(pds_sem_destroy(&S));
+    free(xyz);
   }
   { /* bad input */
     const pds_int el[3] = {2, 2, 2}, none[3] = {2, 0, 2};

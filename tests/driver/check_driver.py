@@ -398,6 +398,12 @@ def check_sem(d):
     p = d.run("solve", "-problem", "poisson7", "-n", 4, "-order", 3)
     expect_rc(p, 1)
     ensure("only used with -problem sem" in p.stderr, p.stderr)
+    # -vtk: the points, (order)^3 hexahedra an element, the fields solution, exact, error
+    p = d.run(*base, "-elements", 2, 1, 1, "-order", 3, "-vtk", "s.vtu")
+    expect_rc(p, 0)
+    with open(d.path("s.vtu")) as f:
+        text = f.read()
+    ensure('NumberOfPoints="112" NumberOfCells="54"' in text and 'Name="error"' in text, "sem -vtk output")
     # -pc semjacobi: each kernel, the same iterations and error, fewer iterations than plain CG; in the report
     runs = []
     for v in ("extended", "natural", "shared", "wide"):
