@@ -422,8 +422,9 @@ PDS_EXTERN int pds_sem_write_vtk(pds_sem sem, const char *path, int nfields, con
 /* The Poisson operator -lap on the space as a matrix of type "sem" (nglobal rows), applied matrix-free: each
    element's D^T G D on its points, summed at the shared points (paper 003 Eq. 3-6; deterministic, no atomics), the
    Dirichlet points masked (their rows and columns the identity): symmetric positive definite. get_diagonal gives
-   paper 003 Eq. 9's diagonal (with a full G's cross terms), assembled. The matrix copies what it needs: the space
-   may be destroyed after. */
+   paper 003 Eq. 9's diagonal (with a full G's cross terms), assembled; pds_mat_convert_to_csr assembles the whole
+   operator for small cases (at most 2^25 element entries, else PDS_ERR_SIZE). The matrix copies what it needs: the
+   space may be destroyed after. */
 PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
 /* semjacobi (a sem operator, paper 003): z = j .* r with j the inverse of the assembled diagonal by Eq. 9, computed
    at setup by one of the paper's kernels: "extended" (the default: a thread per point, any order), "natural" (a

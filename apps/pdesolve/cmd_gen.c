@@ -75,10 +75,10 @@ int cmd_gen(pds_options o) {
     TRY("problem: stencil7 -> bsr", pds_mat_convert_to_bsr(p.A, 0, &B));
     pds_mat_destroy(&p.A);
     p.A = B;
-  } else if (!strcmp(pds_mat_get_type(p.A), "patches")) { /* patches: its CSR form */
+  } else if (!strcmp(pds_mat_get_type(p.A), "patches") || !strcmp(pds_mat_get_type(p.A), "sem")) { /* their CSR */
     pds_mat B = NULL;
 
-    TRY("problem: patches -> csr", pds_mat_convert_to_csr(p.A, &B));
+    TRY("problem: assembled as csr", pds_mat_convert_to_csr(p.A, &B));
     pds_mat_destroy(&p.A);
     p.A = B;
   }

@@ -77,6 +77,71 @@ int pds_mat_sem_get_order(pds_mat A, int *order) {
 
 static int sem_get_diagonal(pds_mat A, pds_vec d) { return pds_mat_sem_diagonal(A, PDS_SEM_DIAG_EXTENDED, d); }
 
+/* the operator as a csr matrix, for small cases (checks, jacobi on the assembled form, SciPy): each element's dense
+   D^T G D entry by entry, A^e_pq = sum_r sum_ab (D_a)_rp G_ab(r) (D_b)_rq with (D_a)_rp = D[r_a n + p_a] when p and r
+   differ only along direction a, summed at the shared points (pds_mat_create_csr_from_triplets: duplicates summed),
+   the Dirichlet rows and columns the identity. The matrix-free product's values to round-off (another summation
+   order). At most 2^25 element entries (E n^6): PDS_ERR_SIZE beyond. */
+static int sem_to_csr(pds_mat A, pds_mat *B) {
+  const struct sem_mat *M   = SEMMAT(A);
+  pds_ctx               ctx = A->hdr.ctx;
+  const int             n = M->dev.n, n3 = n * n * n;
+  const pds_memtype     mt = M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
+  const double          nt = (double)M->dev.E * n3 * n3 + M->dev.nglob;
+  pds_real             *D = NULL, *G = NULL, *Ae = NULL, *val = NULL;
+  pds_int              *gid = NULL, *row = NULL, *col = NULL;
+  unsigned char        *mask = NULL;
+  pds_size              k = 0;
+  int                   ierr;
+  static const int      cidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+
+  PDS_CHECK(nt <= (double)(1 << 25), ctx, PDS_ERR_SIZE, "sem to csr: %.0f element entries (E n^6); the assembled "
+            "form is for small cases, at most 2^25", nt);
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n * n, &D));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 6 * M->dev.nloc, &G));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, M->dev.nloc, &gid));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)M->dev.nglob, &mask));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n3 * n3, &Ae));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nt, &row));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nt, &col));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nt, &val));
+  PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, D, PDS_MEM_HOST, M->D, mt, (size_t)n * n * sizeof *D));
+  PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, G, PDS_MEM_HOST, M->G, mt, 6 * M->dev.nloc * sizeof *G));
+  PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, gid, PDS_MEM_HOST, M->gid, mt, M->dev.nloc * sizeof *gid));
+  PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, mask, PDS_MEM_HOST, M->mask, mt, (size_t)M->dev.nglob));
+  for (pds_int e = 0; e < M->dev.E; e++) {
+    const pds_real *Ge = G + (size_t)6 * n3 * e;
+    const pds_int  *ge = gid + (size_t)n3 * e;
+
+    memset(Ae, 0, (size_t)n3 * n3 * sizeof *Ae);
+    for (int r = 0; r < n3; r++) {
+      const int rc[3] = {r % n, r / n % n, r / (n * n)};
+
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+          for (int m = 0; m < n; m++)
+            for (int q = 0; q < n; q++) {
+              int pc[3] = {rc[0], rc[1], rc[2]}, qc[3] = {rc[0], rc[1], rc[2]};
+
+              pc[a] = m, qc[b] = q;
+              Ae[(size_t)((pc[2] * n + pc[1]) * n + pc[0]) * n3 + (qc[2] * n + qc[1]) * n + qc[0]] +=
+                  D[rc[a] * n + m] * Ge[(size_t)cidx[a][b] * n3 + r] * D[rc[b] * n + q];
+            }
+    }
+    for (int p = 0; p < n3; p++)
+      for (int q = 0; q < n3; q++)
+        if (!mask[ge[p]] && !mask[ge[q]]) row[k] = ge[p], col[k] = ge[q], val[k++] = Ae[(size_t)p * n3 + q];
+  }
+  for (pds_int g = 0; g < M->dev.nglob; g++)
+    if (mask[g]) row[k] = g, col[k] = g, val[k++] = 1.0;
+  ierr = pds_mat_create_csr_from_triplets(ctx, M->dev.nglob, M->dev.nglob, k, row, col, val, B);
+done:
+  pds_free(ctx, PDS_MEM_HOST, &D), pds_free(ctx, PDS_MEM_HOST, &G), pds_free(ctx, PDS_MEM_HOST, &gid);
+  pds_free(ctx, PDS_MEM_HOST, &mask), pds_free(ctx, PDS_MEM_HOST, &Ae), pds_free(ctx, PDS_MEM_HOST, &row);
+  pds_free(ctx, PDS_MEM_HOST, &col), pds_free(ctx, PDS_MEM_HOST, &val);
+  return ierr;
+}
+
 static int sem_view(pds_mat A, FILE *f) {
   const struct sem_mat *M = SEMMAT(A);
 
@@ -135,6 +200,7 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   B->ops.apply_transpose = sem_apply; /* symmetric */
   B->ops.get_diagonal    = sem_get_diagonal;
   B->ops.view            = sem_view;
+  B->ops.to_csr          = sem_to_csr;
   *A = B;
   return PDS_OK;
 fail:

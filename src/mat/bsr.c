@@ -341,7 +341,7 @@ int pds_mat_convert_to_csr(pds_mat A, pds_mat *B) {
     *B = A;
     return PDS_OK;
   }
-  if (!strcmp(A->type, "patches")) return pds_mat_patches_to_csr(A, B);
+  if (A->ops.to_csr) return A->ops.to_csr(A, B); /* patches, sem: their own assembly */
   PDS_CHECK(!strcmp(A->type, "bsr"), ctx, PDS_ERR_UNSUPPORTED, "cannot convert a %s matrix to csr", A->type);
   h  = pds_mat_host_bsr(A);
   bs = h->bs;

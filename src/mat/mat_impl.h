@@ -16,6 +16,8 @@ struct pds_mat_ops {
   int (*get_block_diagonal)(pds_mat A, int bs, pds_real *blocks); /* host output */
   int (*view)(pds_mat A, FILE *f);
   int (*destroy)(pds_mat A);
+  /* optional: the operator as a new csr matrix (pds_mat_convert_to_csr of a format that is not csr or bsr) */
+  int (*to_csr)(pds_mat A, pds_mat *B);
 };
 
 struct pds_mat_s {

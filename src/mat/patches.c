@@ -409,6 +409,7 @@ int pds_mat_create_patches(pds_ctx ctx, int np, const pds_patch *patches, const 
   M->ops.residual        = patches_residual;
   M->ops.get_diagonal    = patches_get_diagonal;
   M->ops.view            = patches_view;
+  M->ops.to_csr          = pds_mat_patches_to_csr;
   M->ops.destroy         = patches_destroy;
   *A                     = M;
   return PDS_OK;

@@ -4,6 +4,7 @@
  *   D^T G D built entry by entry from the space's D and G, summed at the shared points, the Dirichlet rows and
  *   columns the identity; A x for random x to 1e-12, its diagonal to 1e-12 (Eq. 9 with the cross terms of a full G);
  * - symmetric (y.Ax = x.Ay), positive definite (the dense matrix's Cholesky factorization succeeds);
+ * - the assembled CSR form (pds_mat_convert_to_csr) gives the same product to 1e-12 and the same diagonal;
  * - the same bits as /cpu/ref, and on repeated runs;
  * - spectral convergence: CG + jacobi on -lap u = 3 pi^2 u, u = sin(pi x) sin(pi y) sin(pi z), zero on the cube's
  *   faces, 2^3 elements (affine and deformed): the max error falls exponentially with the order (printed);
@@ -162,6 +163,25 @@ int main(int argc, char **argv) {
     for (size_t g = 0; g < N; g++) ay += hx[g] * hy2[g];
     TEST_ASSERT_NEAR(ax, ay, 1e-12, 1e-12 * amax);
     TEST_ASSERT(cholesky_ok(Ad, N));
+    { /* the CSR form */
+      pds_mat C;
+      double *hc;
+      pds_vec z;
+
+      TEST_CALL(pds_mat_convert_to_csr(A, &C));
+      TEST_ASSERT(!strcmp(pds_mat_get_type(C), "csr"));
+      TEST_CALL(pds_vec_duplicate(x, &z));
+      TEST_CALL(pds_mat_apply(C, x, z)); /* x holds hx2 now, y = A hx2 */
+      hc = values(z, N);
+      for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hc[g], hy2[g], 0, 1e-12 * amax * sqrt((double)N));
+      free(hc);
+      TEST_CALL(pds_mat_get_diagonal(C, z));
+      hc = values(z, N);
+      for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hc[g], hd[g], 0, 1e-12 * amax);
+      free(hc);
+      pds_vec_destroy(&z);
+      pds_mat_destroy(&C);
+    }
     { /* alpha A x + beta y */
       pds_vec z;
       double *hz;
@@ -359,9 +379,16 @@ int main(int argc, char **argv) {
     }
   }
   {
-    pds_mat A;
+    pds_mat       A, C;
+    pds_sem       S;
+    const pds_int big[3] = {40, 40, 40};
 
     TEST_ASSERT(pds_mat_create_sem(NULL, &A) == PDS_ERR_ARG);
+    /* the CSR form is for small cases */
+    TEST_CALL(pds_sem_create_box(ctx, big, 4, 0.0, &S));
+    TEST_CALL(pds_mat_create_sem(S, &A));
+    TEST_ASSERT_ERR(ctx, pds_mat_convert_to_csr(A, &C), PDS_ERR_SIZE, "small cases");
+    pds_mat_destroy(&A), pds_sem_destroy(&S);
   }
   TEST_CALL(pds_ctx_destroy(&ref));
   test_finalize(&ctx);
