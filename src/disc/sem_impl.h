@@ -34,8 +34,7 @@ struct pds_sem_s {
 };
 
 /* sem_op.c: the diagonal of a sem matrix by one of the diagonal kernels (sem_kernels.h: PDS_SEM_DIAG_*; the same
-   values), and its polynomial order; PDS_ERR_ARG for another matrix type */
+   values); PDS_ERR_ARG for another matrix type */
 PDS_INTERN int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d);
-PDS_INTERN int pds_mat_sem_get_order(pds_mat A, int *order);
 
 #endif

@@ -68,13 +68,6 @@ int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d) {
   return ctx->k->sem.diag(ctx, &M->dev, variant, da, M->work);
 }
 
-int pds_mat_sem_get_order(pds_mat A, int *order) {
-  PDS_VALID(A, PDS_CLASSID_MAT, "A");
-  PDS_CHECK(!strcmp(A->type, "sem"), A->hdr.ctx, PDS_ERR_ARG, "the operator is a %s matrix, not sem", A->type);
-  *order = SEMMAT(A)->order;
-  return PDS_OK;
-}
-
 static int sem_get_diagonal(pds_mat A, pds_vec d) { return pds_mat_sem_diagonal(A, PDS_SEM_DIAG_EXTENDED, d); }
 
 /* the operator as a csr matrix, for small cases (checks, jacobi on the assembled form, SciPy): each element's dense
