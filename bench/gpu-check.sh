@@ -356,45 +356,35 @@ else
   note "bench_ilu 256^3" "skipped: $(left 2) s left"
 fi
 
-# ---- 5d. paper 002's block relaxation on patch sets, its convergence study and GMG (bench/gpu/bench_relax) ----------
-t0=$SECONDS
-if ! want relax; then
-  RLR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/relax.txt"
-elif [ -x "$BUILD/bench/bench_relax" ]; then
-  RLX_LIM=$(left 2); [ "$RLX_LIM" -gt "${GPU_CHECK_RELAX_S:-300}" ] && RLX_LIM=${GPU_CHECK_RELAX_S:-300}
-  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$RLX_LIM" "$BUILD/bench/bench_relax" \
-    -budget_s $((RLX_LIM > 40 ? RLX_LIM - 25 : RLX_LIM * 2 / 3)) -json "$OUT/relax.jsonl" > "$OUT/relax.txt" \
-    2> "$OUT/relax.log"
-  RLR=$?
-else
-  RLR=127; echo "bench_relax was not built" > "$OUT/relax.txt"
-fi
-note "bench_relax" "rc $RLR ($((SECONDS - t0)) s)$( [ $RLR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_RELAX_S)')"
-if [ -s "$OUT/relax.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
-  mkdir -p "$OUT/relax-plots"
-  python3 "$ROOT/bench/scripts/plot_relax.py" "$OUT/relax.jsonl" --out "$OUT/relax-plots" >> "$OUT/relax.log" 2>&1
-  (cd "$OUT" && tar czf relax-plots.tgz relax-plots && rm -rf relax-plots)
-fi
-
-# ---- 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem) ------------------
-t0=$SECONDS
-if ! want sem; then
-  SMR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/sem.txt"
-elif [ -x "$BUILD/bench/bench_sem" ]; then
-  SEM_LIM=$(left 2); [ "$SEM_LIM" -gt "${GPU_CHECK_SEM_S:-240}" ] && SEM_LIM=${GPU_CHECK_SEM_S:-240}
-  OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$SEM_LIM" "$BUILD/bench/bench_sem" \
-    -budget_s $((SEM_LIM > 40 ? SEM_LIM - 25 : SEM_LIM * 2 / 3)) -json "$OUT/sem.jsonl" > "$OUT/sem.txt" \
-    2> "$OUT/sem.log"
-  SMR=$?
-else
-  SMR=127; echo "bench_sem was not built" > "$OUT/sem.txt"
-fi
-note "bench_sem" "rc $SMR ($((SECONDS - t0)) s)$( [ $SMR -eq 124 ] && echo ': TIMEOUT (raise GPU_CHECK_SEM_S)')"
-if [ -s "$OUT/sem.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
-  mkdir -p "$OUT/sem-plots"
-  python3 "$ROOT/bench/scripts/plot_sem.py" "$OUT/sem.jsonl" --out "$OUT/sem-plots" >> "$OUT/sem.log" 2>&1
-  (cd "$OUT" && tar czf sem-plots.tgz sem-plots && rm -rf sem-plots)
-fi
+# ---- 5d, 5e. the papers' benchmarks driven through the library's API ------------------------------------------------
+# paper_bench NAME VAR DEFAULT: bench/gpu/bench_NAME with a budget of $VAR seconds (default DEFAULT, at most half of
+# what is left), writing NAME.jsonl, NAME.txt and NAME.log, then NAME-plots.tgz (bench/scripts/plot_NAME.py) where
+# matplotlib is; returns its exit status
+paper_bench() {
+  local name=$1 var=$2 def=$3 t0=$SECONDS lim rc
+  if ! want "$name"; then
+    rc=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/$name.txt"
+  elif [ -x "$BUILD/bench/bench_$name" ]; then
+    lim=$(left 2); [ "$lim" -gt "${!var:-$def}" ] && lim=${!var:-$def}
+    OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$lim" "$BUILD/bench/bench_$name" \
+      -budget_s $((lim > 40 ? lim - 25 : lim * 2 / 3)) -json "$OUT/$name.jsonl" > "$OUT/$name.txt" \
+      2> "$OUT/$name.log"
+    rc=$?
+  else
+    rc=127; echo "bench_$name was not built" > "$OUT/$name.txt"
+  fi
+  note "bench_$name" "rc $rc ($((SECONDS - t0)) s)$( [ $rc -eq 124 ] && echo ": TIMEOUT (raise $var)")"
+  if [ -s "$OUT/$name.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    mkdir -p "$OUT/$name-plots"
+    python3 "$ROOT/bench/scripts/plot_$name.py" "$OUT/$name.jsonl" --out "$OUT/$name-plots" >> "$OUT/$name.log" 2>&1
+    (cd "$OUT" && tar czf "$name-plots.tgz" "$name-plots" && rm -rf "$name-plots")
+  fi
+  return $rc
+}
+# 5d. paper 002's block relaxation on patch sets, its convergence study, streaming and GMG (bench/gpu/bench_relax)
+paper_bench relax GPU_CHECK_RELAX_S 300; RLR=$?
+# 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem)
+paper_bench sem GPU_CHECK_SEM_S 240; SMR=$?
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
