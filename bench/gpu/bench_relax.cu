@@ -35,60 +35,21 @@
 
 #include "gpu_bench_util.cuh"
 #include "bench_log.cuh"
+#define BENCH_NAME "relax"
+#include "bench_json.cuh"
 
 namespace {
 
 const pds_real LAPLACE[7] = {6, -1, -1, -1, -1, -1, -1};
 
-FILE       *g_json = stdout;
 double      g_copy_bw = 0, g_deadline = 0;
 int         g_reps = 10, g_quick = 0, g_no_cpu = 0, g_conv_sweeps = 1000, g_no_conv = 0, g_no_gmg = 0;
 int         g_no_stream = 0, g_no_rate = 0;
 std::string g_sets; // -sets: only the rate sets whose "name/patches/block^3" contains it
-char        g_gpu_name[256] = "?";
 pds_ctx     g_gpu, g_omp, g_ref;
-std::string g_table;
 
 double left_s() { return g_deadline - pds_wtime(); }
 
-struct J {
-  std::string s;
-  explicit J(const char *cas) {
-    s = "{\"bench\":\"relax\",\"gpu\":\"";
-    s += g_gpu_name;
-    s += "\",\"case\":\"";
-    s += cas;
-    s += "\"";
-  }
-  J &str(const char *k, const std::string &v) {
-    s += ",\"" + std::string(k) + "\":\"" + v + "\"";
-    return *this;
-  }
-  J &num(const char *k, double v) {
-    char b[64];
-
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) snprintf(b, sizeof b, "%.0f", v);
-    else if (std::isfinite(v)) snprintf(b, sizeof b, "%.6g", v);
-    else snprintf(b, sizeof b, "null");
-    s += ",\"" + std::string(k) + "\":" + b;
-    return *this;
-  }
-  void emit() {
-    fputs((s + "}\n").c_str(), g_json);
-    fflush(g_json);
-  }
-};
-
-void tab(const char *fmt, ...) {
-  char    b[512];
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(b, sizeof b, fmt, ap);
-  va_end(ap);
-  g_table += b;
-  g_table += "\n";
-}
 
 // ---- patch sets ---------------------------------------------------------------------------------------------------
 struct Set {
@@ -143,21 +104,6 @@ const char *tname(pds_relax_type t) {
 }
 
 // ---- copy bandwidth, DGEMM rate -----------------------------------------------------------------------------------
-void measure_copy() {
-  const long long n = g_quick ? 1ll << 24 : 1ll << 26;
-  double         *x, *y;
-
-  CK(cudaMalloc(&x, n * 8));
-  CK(cudaMalloc(&y, n * 8));
-  dev_fill(x, n, 1);
-  const double t = gpu_event_median([&] { CK(cudaMemcpyAsync(y, x, n * 8, cudaMemcpyDeviceToDevice, 0)); }, 2, 9);
-  g_copy_bw      = 16.0 * n / t;
-  J("copy").num("entries", (double)n).num("time_s", t).num("gbs", g_copy_bw * 1e-9).emit();
-  LOG("copy bandwidth %.0f GB/s", g_copy_bw * 1e-9);
-  tab("copy bandwidth (cudaMemcpy D2D, 2^%d doubles): %.0f GB/s", g_quick ? 24 : 26, g_copy_bw * 1e-9);
-  CK(cudaFree(x));
-  CK(cudaFree(y));
-}
 
 void measure_dgemm() {
   cublasHandle_t h;
@@ -647,7 +593,7 @@ int main(int argc, char **argv) {
     snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
   }
   tab("bench_relax on %s", g_gpu_name);
-  measure_copy();
+  g_copy_bw = measure_copy(g_quick);
   measure_dgemm();
   check();
   if (!g_no_conv) conv();

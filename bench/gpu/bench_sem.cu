@@ -22,70 +22,21 @@
 
 #include "gpu_bench_util.cuh"
 #include "bench_log.cuh"
+#define BENCH_NAME "sem"
+#include "bench_json.cuh"
 extern "C" {
 int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d); /* src/disc/sem_impl.h: one diagonal kernel */
 }
 
 namespace {
 
-FILE       *g_json = stdout;
 double      g_copy_bw = 0, g_deadline = 0;
 int         g_reps = 10, g_quick = 0, g_no_cpu = 0;
-char        g_gpu_name[256] = "?";
 pds_ctx     g_gpu, g_omp, g_ref;
-std::string g_table;
 
 double left_s() { return g_deadline - pds_wtime(); }
 
-struct J {
-  std::string s;
-  explicit J(const char *cas) {
-    s = std::string("{\"bench\":\"sem\",\"gpu\":\"") + g_gpu_name + "\",\"case\":\"" + cas + "\"";
-  }
-  J &str(const char *k, const std::string &v) {
-    s += ",\"" + std::string(k) + "\":\"" + v + "\"";
-    return *this;
-  }
-  J &num(const char *k, double v) {
-    char b[64];
 
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) snprintf(b, sizeof b, "%.0f", v);
-    else if (std::isfinite(v)) snprintf(b, sizeof b, "%.6g", v);
-    else snprintf(b, sizeof b, "null");
-    s += ",\"" + std::string(k) + "\":" + b;
-    return *this;
-  }
-  void emit() {
-    fputs((s + "}\n").c_str(), g_json);
-    fflush(g_json);
-  }
-};
-
-void tab(const char *fmt, ...) {
-  char    b[512];
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(b, sizeof b, fmt, ap);
-  va_end(ap);
-  g_table += b;
-  g_table += "\n";
-}
-
-void measure_copy() {
-  const long long n = g_quick ? 1ll << 24 : 1ll << 26;
-  double         *x, *y;
-
-  CK(cudaMalloc(&x, n * 8));
-  CK(cudaMalloc(&y, n * 8));
-  dev_fill(x, n, 1);
-  const double t = gpu_event_median([&] { CK(cudaMemcpyAsync(y, x, n * 8, cudaMemcpyDeviceToDevice, 0)); }, 2, 9);
-  g_copy_bw      = 16.0 * n / t;
-  J("copy").num("entries", (double)n).num("time_s", t).num("gbs", g_copy_bw * 1e-9).emit();
-  tab("copy bandwidth (cudaMemcpy D2D, 2^%d doubles): %.0f GB/s", g_quick ? 24 : 26, g_copy_bw * 1e-9);
-  CK(cudaFree(x));
-  CK(cudaFree(y));
-}
 
 struct Op {
   pds_sem S = nullptr;
@@ -293,7 +244,7 @@ int main(int argc, char **argv) {
     snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
   }
   tab("bench_sem on %s", g_gpu_name);
-  measure_copy();
+  g_copy_bw = measure_copy(g_quick);
   check();
   LOG("check done");
   ops();

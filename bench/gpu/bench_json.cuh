@@ -1,0 +1,73 @@
+// bench/gpu/bench_json.cuh: what the GPU benchmarks of the papers' systems share for their reports (bench_relax,
+// bench_sem): g_json (the -json file, stdout by default), g_gpu_name, J(case) for one JSON object per line
+// {"bench": BENCH_NAME, "gpu": ..., "case": ..., ...} (numbers whole where they are, 6 digits else, null when not
+// finite), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
+// bandwidth every fraction divides by (a "copy" line and a table line). Define BENCH_NAME and include
+// gpu_bench_util.cuh and bench_log.cuh before it.
+#pragma once
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#ifndef BENCH_NAME
+#error "define BENCH_NAME (the \"bench\" field of the JSON lines) before including bench_json.cuh"
+#endif
+
+static FILE       *g_json = stdout;
+static char        g_gpu_name[256] = "?";
+static std::string g_table;
+
+struct J {
+  std::string s;
+  explicit J(const char *cas) {
+    s = std::string("{\"bench\":\"") + BENCH_NAME + "\",\"gpu\":\"" + g_gpu_name + "\",\"case\":\"" + cas + "\"";
+  }
+  J &str(const char *k, const std::string &v) {
+    s += ",\"" + std::string(k) + "\":\"" + v + "\"";
+    return *this;
+  }
+  J &num(const char *k, double v) {
+    char b[64];
+
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) snprintf(b, sizeof b, "%.0f", v);
+    else if (std::isfinite(v)) snprintf(b, sizeof b, "%.6g", v);
+    else snprintf(b, sizeof b, "null");
+    s += ",\"" + std::string(k) + "\":" + b;
+    return *this;
+  }
+  void emit() {
+    fputs((s + "}\n").c_str(), g_json);
+    fflush(g_json);
+  }
+};
+
+static void tab(const char *fmt, ...) {
+  char    b[512];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(b, sizeof b, fmt, ap);
+  va_end(ap);
+  g_table += b;
+  g_table += "\n";
+}
+
+// y = x over 2^26 doubles (2^24 when quick) device to device: bytes moved (read and written) per second
+static double measure_copy(bool quick) {
+  const long long n = quick ? 1ll << 24 : 1ll << 26;
+  double         *x, *y;
+
+  CK(cudaMalloc(&x, n * 8));
+  CK(cudaMalloc(&y, n * 8));
+  dev_fill(x, n, 1);
+  const double t  = gpu_event_median([&] { CK(cudaMemcpyAsync(y, x, n * 8, cudaMemcpyDeviceToDevice, 0)); }, 2, 9);
+  const double bw = 16.0 * n / t;
+  J("copy").num("entries", (double)n).num("time_s", t).num("gbs", bw * 1e-9).emit();
+  LOG("copy bandwidth %.0f GB/s", bw * 1e-9);
+  tab("copy bandwidth (cudaMemcpy D2D, 2^%d doubles): %.0f GB/s", quick ? 24 : 26, bw * 1e-9);
+  CK(cudaFree(x));
+  CK(cudaFree(y));
+  return bw;
+}
