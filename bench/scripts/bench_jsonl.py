@@ -21,3 +21,26 @@ def load(paths, bench=None):
             if isinstance(r, dict) and (bench is None or r.get("bench") == bench):
                 recs.append(r)
     return recs
+
+
+def plot_setup(doc, bench):
+    """what a plot script starts with: its arguments (JSON lines files, --out folder), the records of benchmark `bench`,
+    matplotlib's pyplot on the Agg backend (exit with a message without matplotlib), the --out folder made, and the
+    GPU's name from the records ('?' when none says it)"""
+    import argparse
+    import os
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--out", default=".")
+    a = ap.parse_args()
+    recs = load(a.files, bench=bench)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("%s needs matplotlib (pip install matplotlib)" % os.path.basename(sys.argv[0]))
+    os.makedirs(a.out, exist_ok=True)
+    gpu = next((r.get("gpu") for r in recs if r.get("gpu")), "?")
+    return recs, plt, a.out, gpu

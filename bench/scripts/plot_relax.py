@@ -16,27 +16,13 @@ Writes, into --out (default: the current folder):
                               and 16 slots, breadth-first, the device-resident sweeps and the host link's floor.
 Lines that are not JSON objects of bench "relax" are skipped. Needs matplotlib (an error says so if it is missing).
 """
-import argparse
 import os
-import sys
 
 import bench_jsonl  # beside this script
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="*")
-    ap.add_argument("--out", default=".")
-    a = ap.parse_args()
-    R = bench_jsonl.load(a.files, bench="relax")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_relax.py needs matplotlib (pip install matplotlib)")
-    os.makedirs(a.out, exist_ok=True)
-    gpu = next((r.get("gpu") for r in R if r.get("gpu")), "?")
+    R, plt, out, gpu = bench_jsonl.plot_setup(__doc__, "relax")
 
     conv = [r for r in R if r.get("case") == "conv"]
     if conv:
@@ -55,7 +41,7 @@ def main():
             ax[k].legend()
         fig.suptitle("block relaxation on a 64^3 patch, random start (paper 002 Fig. 4), %s" % gpu)
         fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "relax_fig4_convergence.png"), dpi=120)
+        fig.savefig(os.path.join(out, "relax_fig4_convergence.png"), dpi=120)
 
     rate = [r for r in R if r.get("case") == "rate"]
     if rate:
@@ -93,7 +79,7 @@ def main():
         ax.legend(fontsize=7, ncol=3)
         ax.grid(alpha=0.3, axis="y")
         fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "relax_rates.png"), dpi=120)
+        fig.savefig(os.path.join(out, "relax_rates.png"), dpi=120)
 
     streams = [r for r in R if r.get("case") == "stream"]
     if streams:
@@ -114,7 +100,7 @@ def main():
             ax[0][k].legend(fontsize=7)
         fig.suptitle("chaotic block GS on host-resident patches (paper 002 Fig. 6), %s" % gpu)
         fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "relax_fig6_streams.png"), dpi=120)
+        fig.savefig(os.path.join(out, "relax_fig6_streams.png"), dpi=120)
 
 
 if __name__ == "__main__":

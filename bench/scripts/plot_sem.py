@@ -12,27 +12,13 @@ Writes, into --out (default: the current folder):
                     application.
 Lines that are not JSON objects of bench "sem" are skipped. Needs matplotlib (an error says so if it is missing).
 """
-import argparse
 import os
-import sys
 
 import bench_jsonl  # beside this script
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="*")
-    ap.add_argument("--out", default=".")
-    a = ap.parse_args()
-    R = bench_jsonl.load(a.files, bench="sem")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_sem.py needs matplotlib (pip install matplotlib)")
-    os.makedirs(a.out, exist_ok=True)
-    gpu = next((r.get("gpu") for r in R if r.get("gpu")), "?")
+    R, plt, out, gpu = bench_jsonl.plot_setup(__doc__, "sem")
 
     ops = [r for r in R if r.get("case") == "op"]
     if ops:
@@ -60,7 +46,7 @@ def main():
             ax[k].legend(fontsize=7)
         fig.suptitle("spectral-element operator w = A x (paper 003), %s" % gpu)
         fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "sem_operator.png"), dpi=120)
+        fig.savefig(os.path.join(out, "sem_operator.png"), dpi=120)
 
     diag = [r for r in R if r.get("case") == "diag"]
     if diag:
@@ -77,7 +63,7 @@ def main():
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "sem_diag.png"), dpi=120)
+        fig.savefig(os.path.join(out, "sem_diag.png"), dpi=120)
 
 
 if __name__ == "__main__":
