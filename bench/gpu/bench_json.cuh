@@ -2,7 +2,8 @@
 // bench_sem): g_json (the -json file, stdout by default), g_gpu_name, J(case) for one JSON object per line
 // {"bench": BENCH_NAME, "gpu": ..., "case": ..., ...} (numbers whole where they are, 6 digits else, null when not
 // finite), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
-// bandwidth every fraction divides by (a "copy" line and a table line). Define BENCH_NAME and include
+// bandwidth every fraction divides by (a "copy" line and a table line), and bench_start, the three contexts and the
+// GPU's name. Define BENCH_NAME and include
 // gpu_bench_util.cuh and bench_log.cuh before it.
 #pragma once
 
@@ -70,4 +71,17 @@ static double measure_copy(bool quick) {
   CK(cudaFree(x));
   CK(cudaFree(y));
   return bw;
+}
+
+// the contexts a benchmark compares (/gpu/cuda, /cpu/omp, /cpu/ref), the GPU's name into g_gpu_name and the table's
+// title line
+static void bench_start(pds_ctx *gpu, pds_ctx *omp, pds_ctx *ref) {
+  cudaDeviceProp p;
+
+  PK(NULL, pds_ctx_create("/gpu/cuda", gpu));
+  PK(NULL, pds_ctx_create("/cpu/omp", omp));
+  PK(NULL, pds_ctx_create("/cpu/ref", ref));
+  CK(cudaGetDeviceProperties(&p, 0));
+  snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
+  tab("bench_%s on %s", BENCH_NAME, g_gpu_name);
 }

@@ -235,15 +235,7 @@ int main(int argc, char **argv) {
   }
   if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
   g_deadline = g_t0 + budget;
-  PK(NULL, pds_ctx_create("/gpu/cuda", &g_gpu));
-  PK(NULL, pds_ctx_create("/cpu/omp", &g_omp));
-  PK(NULL, pds_ctx_create("/cpu/ref", &g_ref));
-  {
-    cudaDeviceProp p;
-    CK(cudaGetDeviceProperties(&p, 0));
-    snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
-  }
-  tab("bench_sem on %s", g_gpu_name);
+  bench_start(&g_gpu, &g_omp, &g_ref);
   g_copy_bw = measure_copy(g_quick);
   check();
   LOG("check done");
