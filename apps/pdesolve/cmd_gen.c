@@ -32,7 +32,7 @@ int cmd_gen(pds_options o) {
                                 "(Gmsh 2.2); required", &prefix, NULL));
   if (read_backend(o, cmdname, backend, sizeof backend)) return EXIT_ERROR;
   OPT(o, pds_options_get_int(o, "-bs", 0, 0, 64, "unknowns per cell of -problem channel, 4..6 (0 = 6)", &bs, NULL));
-  if (read_fem_flags(o, cmdname, &fo, false)) return EXIT_ERROR;
+  if (read_fem_flags(o, cmdname, &fo)) return EXIT_ERROR;
   if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
   if (read_patches_flags(o, cmdname, &pf)) return EXIT_ERROR;
   if (pds_options_help(o)) {

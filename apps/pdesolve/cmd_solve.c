@@ -290,7 +290,9 @@ int cmd_solve(pds_options o) {
                               &st.history, NULL));
   OPT(o, pds_options_get_string(o, "-o", NULL, "<x.mtx> write the solution (Matrix Market array)", &out, NULL));
   OPT(o, pds_options_get_string(o, "-json", NULL, "<report.json> write the result as a JSON object", &json, NULL));
-  if (read_fem_flags(o, cmdname, &fo, true)) return EXIT_ERROR;
+  if (read_fem_flags(o, cmdname, &fo)) return EXIT_ERROR; /* (it clears fo: -vtk after it) */
+  OPT(o, pds_options_get_string(o, "-vtk", NULL, "<out.vtu> write the mesh (fem2d, sem) with fields solution, exact, "
+                                "error", &fo.vtk, NULL));
   if (read_channel_flags(o, cmdname, &co)) return EXIT_ERROR;
   if (read_patches_flags(o, cmdname, &pf)) return EXIT_ERROR;
   if (read_sem_flags(o, cmdname, &sf)) return EXIT_ERROR;
@@ -306,6 +308,7 @@ int cmd_solve(pds_options o) {
   if (check_channel_flags(o, problem, dims, ndims, st.bs, &co, &ch_on)) return EXIT_ERROR;
   if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
   if (check_sem_flags(o, problem, dims, ndims, &sf, &sem_on)) return EXIT_ERROR;
+  if (fo.vtk && !fem_on && !sem_on) return fail("flag -vtk is only used with -problem fem2d (or -mesh) or -problem sem");
   if (check_relax_gmg_flags(o, st.pc, &rg)) return EXIT_ERROR;
   if (!Apath && !problem)
     return fail("solve needs -A file.mtx or -problem NAME -n NX [NY NZ] (see 'pdesolve solve -help')");

@@ -70,7 +70,7 @@ typedef struct {
   double   err_l2, err_pct; /* err_pct < 0: not reported (u may vanish) */
 } fem_report;
 
-int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_vtk);
+int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo);
 int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int ndims, bool *on);
 int fem_build(pds_ctx ctx, const fem_opts *fo, pds_mesh *mesh, pds_fem2d *fem, pds_mat *A, pds_vec *b, pds_vec *u,
               fem_report *fr);

@@ -15,8 +15,8 @@ static const char *const fem_domains[]   = {"square", "hole"};
 static const char *const fem_problems[]  = {"paper", "manufactured"};
 static const char *const fem_dirichlet[] = {"row", "symmetric"};
 
-/* The fem2d flags (solve and gen; vtk only when vtk != NULL). */
-int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_vtk) {
+/* The fem2d flags (solve and gen; -vtk is solve's, which sets fo->vtk). */
+int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo) {
   memset(fo, 0, sizeof *fo);
   pds_options_begin_section(o, "fem2d (P1 triangles; with -problem fem2d, or -mesh alone):");
   OPT(o, pds_options_get_int(o, "-nodes", 0, 0, 1 << 30,
@@ -35,26 +35,18 @@ int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo, bool with_v
   OPT(o, pds_options_get_choice(o, "-dirichlet", "row", fem_dirichlet, NELEM(fem_dirichlet),
                                 "boundary rows: row (the paper's e_i^T rows, nonsymmetric) or symmetric (columns "
                                 "moved to b too: SPD, for cg)", &fo->dirichlet, NULL));
-  if (with_vtk)
-    OPT(o, pds_options_get_string(o, "-vtk", NULL, "<out.vtu> write the mesh (fem2d, sem) with fields solution, exact, "
-                                  "error",
-                                  &fo->vtk, NULL));
   return EXIT_DONE;
 }
 
 /* Flag consistency once the command line is read: fem2d is on with -problem fem2d or -mesh. */
 int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int ndims, bool *on) {
-  static const char *const only[] = {"-nodes", "-domain", "-seed", "-rcm", "-fem", "-dirichlet", "-vtk"};
+  static const char *const only[] = {"-nodes", "-domain", "-seed", "-rcm", "-fem", "-dirichlet"};
 
   if (fo->mesh && !*problem) *problem = "fem2d";
   *on = *problem && !strcmp(*problem, "fem2d");
   if (!*on) {
-    const bool sem = *problem && !strcmp(*problem, "sem"); /* -vtk writes its solution too (problem_sem.c) */
-
     for (int i = 0; i < NELEM(only); i++)
-      if (pds_options_has(o, only[i]) && !(sem && !strcmp(only[i], "-vtk")))
-        return fail("flag %s is only used with -problem fem2d (or -mesh)%s", only[i],
-                    strcmp(only[i], "-vtk") ? "" : " or -problem sem");
+      if (pds_options_has(o, only[i])) return fail("flag %s is only used with -problem fem2d (or -mesh)", only[i]);
     if (fo->mesh) return fail("flag -mesh is only used with -problem fem2d");
     return EXIT_DONE;
   }
