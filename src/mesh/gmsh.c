@@ -1,10 +1,10 @@
-/* src/mesh/gmsh.c: Gmsh files: reader of MSH 2.2 and 4.1, ASCII and binary, 4.1 partitioned or not (triangles, tagged
-   lines); MSH 2.2 writer. */
+/* src/mesh/gmsh.c: Gmsh files: reader of MSH 2.2 and 4.1, ASCII and binary, 4.1 partitioned or not, which collects
+   the elements by type (gmsh_impl.h); the 2D mesh built from its triangles and tagged lines; MSH 2.2 writer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mesh_impl.h"
+#include "gmsh_impl.h"
 
 #define GM_SHOW 40 /* characters of a bad token quoted in a message */
 
@@ -28,43 +28,6 @@ static int gm_type_info(long type, int *nodes, int *dim) {
   }
   return 0;
 }
-
-/* The whole file in memory (buf[len] = '\0'), a cursor, and what the header said. */
-typedef struct {
-  pds_ctx     ctx;
-  const char *path;
-  char       *buf;
-  size_t      len, pos;
-  pds_size    line;   /* line of buf[pos], 1-based (ASCII files) */
-  int         binary; /* errors give byte offsets */
-  int         swap;   /* binary data in the other byte order */
-  int         major;  /* 2 or 4 */
-} gm_reader;
-
-/* Growing arrays of what is kept, in file order; node references are indices into the node list. */
-typedef struct {
-  size_t    nn, ntri, nline, cap_tri, cap_line;
-  uint64_t *ntag;  /* [nn] node tags */
-  double   *xyz;   /* [3 nn] */
-  int32_t  *map;   /* dense map tag -> node index (maxtag + 1 entries), or NULL ... */
-  uint64_t  maxtag;
-  struct gm_tagidx {
-    uint64_t tag;
-    int64_t  idx;
-  } *sorted;           /* ... sorted (tag, index) pairs */
-  uint64_t *ttag;      /* [ntri] triangle element tags */
-  int32_t  *tnode;     /* [3 ntri] */
-  uint64_t *ltag;      /* [nline] line element tags */
-  int32_t  *lnode;     /* [2 nline] */
-  pds_int  *lphys;     /* [nline] */
-  struct gm_tagidx *curve_phys; /* 4.1: (curve entity tag, its first physical tag), sorted */
-  size_t    ncurves;
-  struct gm_tagidx *pcurve_phys; /* 4.1 partitioned files: (partitioned curve tag, its physical tag or its parent
-                                    curve's), sorted; the elements of such files lie on these */
-  size_t    npcurves;
-  int       have_nodes, have_elements;
-  size_t    nlines_untagged; /* lines in no physical group (not kept) */
-} gm_mesh;
 
 /* ---- errors --------------------------------------------------------------------------------------------- */
 
@@ -247,32 +210,31 @@ static int gm_resize(pds_ctx ctx, void *p, size_t n, size_t cap, size_t sz) {
   return PDS_OK;
 }
 
-static void gm_mesh_free(pds_ctx ctx, gm_mesh *g) {
+void pds_gmsh_free(gm_reader *r, gm_mesh *g) {
+  pds_ctx ctx = r->ctx;
+
   pds_free(ctx, PDS_MEM_HOST, &g->ntag), pds_free(ctx, PDS_MEM_HOST, &g->xyz), pds_free(ctx, PDS_MEM_HOST, &g->map);
-  pds_free(ctx, PDS_MEM_HOST, &g->sorted), pds_free(ctx, PDS_MEM_HOST, &g->ttag);
-  pds_free(ctx, PDS_MEM_HOST, &g->tnode), pds_free(ctx, PDS_MEM_HOST, &g->ltag);
-  pds_free(ctx, PDS_MEM_HOST, &g->lnode), pds_free(ctx, PDS_MEM_HOST, &g->lphys);
-  pds_free(ctx, PDS_MEM_HOST, &g->curve_phys), pds_free(ctx, PDS_MEM_HOST, &g->pcurve_phys);
+  pds_free(ctx, PDS_MEM_HOST, &g->sorted);
+  for (int t = 0; t < GM_NKEPT; t++) {
+    pds_free(ctx, PDS_MEM_HOST, &g->el[t].tag), pds_free(ctx, PDS_MEM_HOST, &g->el[t].node);
+    pds_free(ctx, PDS_MEM_HOST, &g->el[t].phys);
+  }
+  for (int d = 0; d < 4; d++) pds_free(ctx, PDS_MEM_HOST, &g->ent_phys[d]), pds_free(ctx, PDS_MEM_HOST, &g->pent_phys[d]);
+  pds_free(ctx, PDS_MEM_HOST, &r->buf);
 }
 
-/* Room for more triangles and lines (capacities double). */
-static int gm_reserve(pds_ctx ctx, gm_mesh *g, size_t more_tri, size_t more_line) {
-  if (g->ntri + more_tri > g->cap_tri) {
-    size_t c = g->cap_tri ? 2 * g->cap_tri : 1024;
+/* Room for more elements of a kept type (capacities double). */
+static int gm_reserve(pds_ctx ctx, gm_mesh *g, long type, size_t more) {
+  gm_elems *e = &g->el[type];
 
-    if (c < g->ntri + more_tri) c = g->ntri + more_tri;
-    PDS_CALL(gm_resize(ctx, &g->ttag, g->ntri, c, sizeof *g->ttag));
-    PDS_CALL(gm_resize(ctx, &g->tnode, 3 * g->ntri, 3 * c, sizeof *g->tnode));
-    g->cap_tri = c;
-  }
-  if (g->nline + more_line > g->cap_line) {
-    size_t c = g->cap_line ? 2 * g->cap_line : 1024;
+  if (e->n + more > e->cap) {
+    size_t c = e->cap ? 2 * e->cap : 1024, nv = gm_types[type].nodes;
 
-    if (c < g->nline + more_line) c = g->nline + more_line;
-    PDS_CALL(gm_resize(ctx, &g->ltag, g->nline, c, sizeof *g->ltag));
-    PDS_CALL(gm_resize(ctx, &g->lnode, 2 * g->nline, 2 * c, sizeof *g->lnode));
-    PDS_CALL(gm_resize(ctx, &g->lphys, g->nline, c, sizeof *g->lphys));
-    g->cap_line = c;
+    if (c < e->n + more) c = e->n + more;
+    PDS_CALL(gm_resize(ctx, &e->tag, e->n, c, sizeof *e->tag));
+    PDS_CALL(gm_resize(ctx, &e->node, nv * e->n, nv * c, sizeof *e->node));
+    PDS_CALL(gm_resize(ctx, &e->phys, e->n, c, sizeof *e->phys));
+    e->cap = c;
   }
   return PDS_OK;
 }
@@ -331,6 +293,19 @@ static int gm_node(gm_reader *r, const gm_mesh *g, uint64_t tag, uint64_t etag, 
   return PDS_OK;
 }
 
+/* Keep element etag of a kept type with its node tags and physical tag (> 0, or 0 for none). */
+static int gm_keep(gm_reader *r, gm_mesh *g, uint64_t etag, long type, const uint64_t *nodes, int64_t phys, size_t at) {
+  gm_elems *e  = &g->el[type];
+  int       nv = gm_types[type].nodes;
+
+  PDS_CALL(gm_reserve(r->ctx, g, type, 1));
+  e->tag[e->n]  = etag;
+  e->phys[e->n] = (pds_int)phys;
+  for (int k = 0; k < nv; k++) PDS_CALL(gm_node(r, g, nodes[k], etag, at, &e->node[(size_t)nv * e->n + k]));
+  e->n++;
+  return PDS_OK;
+}
+
 static const char *gm_type_name(long type) {
   switch (type) {
   case 3: return "4-node quadrangle";
@@ -344,6 +319,12 @@ static const char *gm_type_name(long type) {
   case 16: return "8-node quadrangle";
   default: return "higher-order element";
   }
+}
+
+/* Whether elements of this type and dimension, with this physical tag, are kept (what gm_add_element keeps). */
+static int gm_kept(const gm_reader *r, long type, int dim, int64_t phys) {
+  (void)r, (void)dim;
+  return type == 2 || (type == 1 && phys > 0);
 }
 
 /* Keep one element: a triangle, or a line with its physical tag (> 0; lines in no physical group are counted,
@@ -360,21 +341,14 @@ static int gm_add_element(gm_reader *r, gm_mesh *g, uint64_t etag, long type, in
                         "this reader supports 2D triangle meshes of 3-node triangles only", etag, gm_type_name(type),
                         type);
   if (type == 2) {
-    PDS_CALL(gm_reserve(r->ctx, g, 1, 0));
-    g->ttag[g->ntri] = etag;
-    for (int k = 0; k < 3; k++) PDS_CALL(gm_node(r, g, nodes[k], etag, at, &g->tnode[3 * g->ntri + k]));
-    g->ntri++;
+    PDS_CALL(gm_keep(r, g, etag, type, nodes, 0, at));
   } else if (type == 1 && phys <= 0) {
-    g->nlines_untagged++;
+    g->nuntagged++;
   } else if (type == 1) {
     if (phys > PDS_INT_MAX)
       return gm_fail_at(r, at, __LINE__, __func__, "line %" PRIu64 ": physical tag %" PRId64 " is too large", etag,
                         phys);
-    PDS_CALL(gm_reserve(r->ctx, g, 0, 1));
-    g->ltag[g->nline]  = etag;
-    g->lphys[g->nline] = (pds_int)phys;
-    for (int k = 0; k < 2; k++) PDS_CALL(gm_node(r, g, nodes[k], etag, at, &g->lnode[2 * g->nline + k]));
-    g->nline++;
+    PDS_CALL(gm_keep(r, g, etag, type, nodes, phys, at));
   }
   return PDS_OK;
 }
@@ -518,11 +492,12 @@ static int gm_nodes_v4(gm_reader *r, gm_mesh *g) {
    surface) takes none, though Gmsh lists the surface's group on it: its lines are interior, not boundary. */
 static int gm_entities(gm_reader *r, gm_mesh *g, int part) {
   const char        *sec = part ? "$PartitionedEntities" : "$Entities";
-  struct gm_tagidx **map = part ? &g->pcurve_phys : &g->curve_phys;
+  struct gm_tagidx **map = part ? g->pent_phys : g->ent_phys;
   uint64_t           cnt[4];
-  size_t             nc = 0;
+  size_t            *nc = part ? g->npent : g->nent;
 
-  PDS_CHECK(!*map, r->ctx, PDS_ERR_FORMAT, "'%s': more than one %s section", r->path, sec);
+  PDS_CHECK(!g->have_ent[part], r->ctx, PDS_ERR_FORMAT, "'%s': more than one %s section", r->path, sec);
+  g->have_ent[part] = 1;
   if (r->binary) PDS_CALL(gm_binary_start(r));
   if (part) { /* the number of partitions, then the ghost entities (tag, partition) */
     uint64_t nghost;
@@ -549,7 +524,8 @@ static int gm_entities(gm_reader *r, gm_mesh *g, int part) {
       cnt[d] = (uint64_t)v;
     }
   }
-  PDS_CALL(pds_malloc(r->ctx, PDS_MEM_HOST, (size_t)(cnt[1] ? cnt[1] : 1) * sizeof **map, map));
+  for (int d = 1; d < 4; d++)
+    PDS_CALL(pds_malloc(r->ctx, PDS_MEM_HOST, (size_t)(cnt[d] ? cnt[d] : 1) * sizeof *map[d], &map[d]));
   for (int d = 0; d < 4; d++)
     for (uint64_t e = 0; e < cnt[d]; e++) {
       int64_t  tag, phys = 0, pdim = -1, ptag = 0, v;
@@ -604,17 +580,15 @@ static int gm_entities(gm_reader *r, gm_mesh *g, int part) {
         }
         PDS_CALL(gm_end_line(r, "an entity line"));
       }
-      if (d == 1 && part && pdim != 1) phys = 0; /* between partitions: Gmsh gives it the surface's group */
-      if (d == 1 && part && !np && pdim == 1) {  /* the parent curve's group */
-        int64_t q = gm_lookup(g->curve_phys, g->ncurves, (uint64_t)(uint32_t)(ptag < 0 ? -ptag : ptag));
+      if (d && part && pdim != d) phys = 0; /* between partitions: Gmsh gives it the group of the entity around */
+      if (d && part && !np && pdim == d) {  /* the parent entity's group */
+        int64_t q = gm_lookup(g->ent_phys[d], g->nent[d], (uint64_t)(uint32_t)(ptag < 0 ? -ptag : ptag));
 
         phys = q < 0 ? 0 : q;
       }
-      if (d == 1) (*map)[nc].tag = (uint64_t)(uint32_t)tag, (*map)[nc++].idx = phys;
+      if (d) map[d][nc[d]].tag = (uint64_t)(uint32_t)tag, map[d][nc[d]++].idx = phys;
     }
-  qsort(*map, nc, sizeof **map, gm_tagidx_cmp);
-  if (part) g->npcurves = nc;
-  else g->ncurves = nc;
+  for (int d = 1; d < 4; d++) qsort(map[d], nc[d], sizeof *map[d], gm_tagidx_cmp);
   return gm_expect(r, part ? "$EndPartitionedEntities" : "$EndEntities", "after the entities");
 }
 
@@ -743,14 +717,14 @@ static int gm_elements_v4(gm_reader *r, gm_mesh *g) {
     if (u > n - done)
       return gm_fail_at(r, at, __LINE__, __func__, "the element blocks hold more elements than the %" PRIu64
                         " declared", n);
-    if (type == 1) { /* a partitioned file's elements lie on partitioned entities */
-      int64_t q = g->pcurve_phys
-                      ? gm_lookup(g->pcurve_phys, g->npcurves, (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_))
-                      : gm_lookup(g->curve_phys, g->ncurves, (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_));
+    if (dim) { /* a partitioned file's elements lie on partitioned entities */
+      uint64_t ent = (uint64_t)(uint32_t)(etag_ < 0 ? -etag_ : etag_);
+      int64_t  q   = g->have_ent[1] ? gm_lookup(g->pent_phys[dim], g->npent[dim], ent)
+                                    : gm_lookup(g->ent_phys[dim], g->nent[dim], ent);
 
       phys = q < 0 ? 0 : q;
     }
-    PDS_CALL(gm_reserve(r->ctx, g, type == 2 ? (size_t)u : 0, type == 1 && phys > 0 ? (size_t)u : 0));
+    if (gm_kept(r, type, tdim, phys)) PDS_CALL(gm_reserve(r->ctx, g, type, (size_t)u));
     if (r->binary) PDS_CALL(gm_need(r, (size_t)u * 8 * (size_t)(1 + nn), "an element block"));
     for (uint64_t e = 0; e < u; e++) {
       uint64_t etag = 0;
@@ -874,7 +848,7 @@ static int gm_header(gm_reader *r) {
 }
 
 /* Order of the triangles (or lines) by element tag: perm, stable. */
-static int gm_tag_order(pds_ctx ctx, const uint64_t *tag, size_t n, struct gm_tagidx **perm) {
+int pds_gmsh_tag_order(pds_ctx ctx, const uint64_t *tag, size_t n, struct gm_tagidx **perm) {
   PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, (n ? n : 1) * sizeof **perm, perm));
   for (size_t i = 0; i < n; i++) (*perm)[i].tag = tag[i], (*perm)[i].idx = (int64_t)i;
   for (size_t i = 1; i < n; i++)
@@ -897,13 +871,14 @@ static int gm_build(gm_reader *r, gm_mesh *g, pds_mesh *m) {
   uint64_t         *tt = NULL, *lt = NULL;
   int64_t           zref = -1;
   pds_mesh_origin   org;
+  const gm_elems   *T = &g->el[2], *L = &g->el[1];
   int               ierr;
 
   PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->nn ? g->nn : 1) * sizeof *newi, &newi));
   for (size_t i = 0; i < g->nn; i++) newi[i] = -1;
-  for (size_t k = 0; k < 3 * g->ntri; k++) newi[g->tnode[k]] = -2;
-  for (size_t q = 0; q < (g->map ? (size_t)g->maxtag + 1 : g->nn); q++) { /* increasing tag */
-    int64_t i = g->map ? g->map[q] : g->sorted[q].idx;
+  for (size_t k = 0; k < 3 * T->n; k++) newi[T->node[k]] = -2;
+  for (size_t q = 0; q < pds_gmsh_node_slots(g); q++) { /* increasing tag */
+    int64_t i = pds_gmsh_node_at(g, q);
 
     if (i < 0 || newi[i] != -2) continue;
     if (zref < 0) zref = i;
@@ -919,25 +894,25 @@ static int gm_build(gm_reader *r, gm_mesh *g, pds_mesh *m) {
     }
     newi[i] = nused++;
   }
-  if (g->ntri > (size_t)(PDS_INT_MAX / 3) || g->nline > (size_t)(PDS_INT_MAX / 2)) {
+  if (T->n > (size_t)(PDS_INT_MAX / 3) || L->n > (size_t)(PDS_INT_MAX / 2)) {
     ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "'%s': too many elements for 32-bit indices", r->path);
     goto done;
   }
-  PDS_CALL_GOTO(ierr, done, gm_tag_order(ctx, g->ttag, g->ntri, &tp));
-  PDS_CALL_GOTO(ierr, done, gm_tag_order(ctx, g->ltag, g->nline, &lp));
+  PDS_CALL_GOTO(ierr, done, pds_gmsh_tag_order(ctx, T->tag, T->n, &tp));
+  PDS_CALL_GOTO(ierr, done, pds_gmsh_tag_order(ctx, L->tag, L->n, &lp));
   PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (size_t)nused * 2 * sizeof *xy, &xy));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->ntri ? g->ntri : 1) * 3 * sizeof *tri, &tri));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->ntri ? g->ntri : 1) * sizeof *tt, &tt));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->nline ? g->nline : 1) * 2 * sizeof *bedge, &bedge));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->nline ? g->nline : 1) * sizeof *btag, &btag));
-  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (g->nline ? g->nline : 1) * sizeof *lt, &lt));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (T->n ? T->n : 1) * 3 * sizeof *tri, &tri));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (T->n ? T->n : 1) * sizeof *tt, &tt));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (L->n ? L->n : 1) * 2 * sizeof *bedge, &bedge));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (L->n ? L->n : 1) * sizeof *btag, &btag));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, PDS_MEM_HOST, (L->n ? L->n : 1) * sizeof *lt, &lt));
   for (size_t i = 0; i < g->nn; i++)
     if (newi[i] >= 0) xy[2 * newi[i]] = g->xyz[3 * i], xy[2 * newi[i] + 1] = g->xyz[3 * i + 1];
-  for (size_t q = 0; q < g->ntri; q++) {
-    const int32_t *v = g->tnode + 3 * tp[q].idx;
+  for (size_t q = 0; q < T->n; q++) {
+    const int32_t *v = T->node + 3 * tp[q].idx;
 
     if (q && tp[q].tag == tp[q - 1].tag) {
-      const int32_t *w = g->tnode + 3 * tp[q - 1].idx;
+      const int32_t *w = T->node + 3 * tp[q - 1].idx;
 
       if (v[0] == w[0] && v[1] == w[1] && v[2] == w[2]) continue;
       ierr = PDS_ERROR(ctx, PDS_ERR_FORMAT, "'%s': element tag %" PRIu64 " is given to two different triangles",
@@ -947,8 +922,8 @@ static int gm_build(gm_reader *r, gm_mesh *g, pds_mesh *m) {
     for (int k = 0; k < 3; k++) tri[3 * nt + k] = newi[v[k]];
     tt[nt++] = tp[q].tag;
   }
-  for (size_t q = 0; q < g->nline; q++) {
-    const int32_t *v = g->lnode + 2 * lp[q].idx;
+  for (size_t q = 0; q < L->n; q++) {
+    const int32_t *v = L->node + 2 * lp[q].idx;
 
     for (int k = 0; k < 2; k++)
       if (newi[v[k]] < 0) {
@@ -957,17 +932,17 @@ static int gm_build(gm_reader *r, gm_mesh *g, pds_mesh *m) {
         goto done;
       }
     if (q && lp[q].tag == lp[q - 1].tag) {
-      const int32_t *w = g->lnode + 2 * lp[q - 1].idx;
+      const int32_t *w = L->node + 2 * lp[q - 1].idx;
 
       if (v[0] != w[0] || v[1] != w[1]) {
         ierr = PDS_ERROR(ctx, PDS_ERR_FORMAT, "'%s': element tag %" PRIu64 " is given to two different lines", r->path,
                          lp[q].tag);
         goto done;
       }
-      if (g->lphys[lp[q].idx] == g->lphys[lp[q - 1].idx]) continue;
+      if (L->phys[lp[q].idx] == L->phys[lp[q - 1].idx]) continue;
     }
     bedge[2 * nl] = newi[v[0]], bedge[2 * nl + 1] = newi[v[1]];
-    btag[nl]      = g->lphys[lp[q].idx];
+    btag[nl]      = L->phys[lp[q].idx];
     lt[nl++]      = lp[q].tag;
   }
   org  = (pds_mesh_origin){r->path, tt, lt};
@@ -980,7 +955,7 @@ done:
   return ierr;
 }
 
-static int gm_read(gm_reader *r, gm_mesh *g, pds_mesh *m) {
+int pds_gmsh_collect(gm_reader *r, gm_mesh *g) {
   PDS_CALL(gm_load(r->ctx, r->path, r));
   PDS_CALL(gm_header(r));
   for (;;) {
@@ -1011,8 +986,15 @@ static int gm_read(gm_reader *r, gm_mesh *g, pds_mesh *m) {
   }
   PDS_CHECK(g->have_nodes && g->have_elements, r->ctx, PDS_ERR_FORMAT, "'%s': no %s section (truncated file?)",
             r->path, g->have_nodes ? "$Elements" : "$Nodes");
-  PDS_CHECK(g->ntri, r->ctx, PDS_ERR_UNSUPPORTED, "'%s': no triangles (%zu nodes, %zu tagged lines): this reader "
-            "supports 2D triangle meshes", r->path, g->nn, g->nline);
+  return PDS_OK;
+}
+
+static int gm_read(gm_reader *r, gm_mesh *g, pds_mesh *m) {
+  const gm_elems *T = &g->el[2], *L = &g->el[1];
+
+  PDS_CALL(pds_gmsh_collect(r, g));
+  PDS_CHECK(T->n, r->ctx, PDS_ERR_UNSUPPORTED, "'%s': no triangles (%zu nodes, %zu tagged lines): this reader "
+            "supports 2D triangle meshes", r->path, g->nn, L->n);
   return gm_build(r, g, m);
 }
 
@@ -1025,10 +1007,9 @@ int pds_mesh_read_gmsh(pds_ctx ctx, const char *path, pds_mesh *m) {
   PDS_CHECK(m, ctx, PDS_ERR_ARG, "output mesh pointer is NULL");
   *m = NULL;
   PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
-  r.ctx = ctx, r.path = path, r.line = 1;
+  r.ctx = ctx, r.path = path, r.line = 1, r.dim = 2;
   ierr = gm_read(&r, &g, m);
-  gm_mesh_free(ctx, &g);
-  pds_free(ctx, PDS_MEM_HOST, &r.buf);
+  pds_gmsh_free(&r, &g);
   return ierr;
 }
 
