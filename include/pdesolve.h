@@ -409,6 +409,8 @@ typedef struct {
   pds_int  nglobal;        /* distinct points */
   pds_int  nmasked;        /* of them on the cube's faces */
   pds_real deform;
+  int      affine;         /* 1: every element is affine (a parallelepiped): the operator reads 6 geometric values
+                              an element instead of 6 a point */
 } pds_sem_info;
 PDS_EXTERN int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *sem);
 PDS_EXTERN int pds_sem_destroy(pds_sem *sem);

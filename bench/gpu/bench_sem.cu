@@ -7,9 +7,9 @@
 //   op      w = A x (the whole operator: the elements' D^T G D and the gather-scatter sum) for N = 2..12 points a
 //           direction and E = 8^3, 16^3, 32^3 elements (2^9, 2^12, 2^15), affine and deformed: GDOF/s (E N^3 local
 //           points per second), the model's GB/s and its fraction of the copy bandwidth, GFLOP/s; /cpu/omp and
-//           /cpu/ref on E = 2^9 and 2^12; the byte model per local point (cuda_sem.cu): 69 bytes for the local
-//           product (x through gid 8 + 4, mask 1, G 48, the local result 8) + the gather-scatter's 12 per local and
-//           17 per global point; flops 12 N + 15 per local point;
+//           /cpu/ref on E = 2^9 and 2^12; the byte model (op_bytes, the least DRAM traffic): 72 bytes per local
+//           point (gid 4, G 48, the local result written and read 16, gsidx 4; affine elements: K_e's 48 bytes an
+//           element instead of G) + 22 per global point (x, mask, gsptr, w); flops 12 N + 15 per local point;
 //   diag    paper 003 Fig. 2: each diagonal kernel (extended, natural, shared, wide) on E = 4096 elements, N = 8..12
 //           (natural and shared to N = 10), its time and its fraction of one operator application;
 //   pcg     paper 003 Section 4.1: CG with and without semjacobi to 1e-14 (the paper: N = 10, E = 32768, 10 % fewer
@@ -94,9 +94,14 @@ void check() {
       "bits, repeated runs bitwise");
 }
 
-// the byte and flop model of one application (cuda_sem.cu)
-double op_bytes(const pds_sem_info &i) { return (69.0 + 12.0) * i.nlocal + 17.0 * i.nglobal; }
-double op_flops(const pds_sem_info &i) { return (12.0 * i.n + 15.0) * i.nlocal; }
+// the byte and flop model of one application (cuda_sem.cu), the least DRAM traffic: per local point gid 4, G 48
+// (affine: K_e's 48 bytes an element), the local result written 8 and read 8, gsidx 4; per global point x 8 and
+// mask 1 read by the local kernel, gsptr 4, mask 1 and w 8 by the sum
+double op_bytes(const pds_sem_info &i) {
+  const double n3 = (double)i.n * i.n * i.n;
+  return (i.affine ? 24.0 + 48.0 / n3 : 72.0) * i.nlocal + 22.0 * i.nglobal;
+}
+double op_flops(const pds_sem_info &i) { return (12.0 * i.n + (i.affine ? 22.0 : 15.0)) * i.nlocal; }
 
 void op_case(int e, int order, double deform, bool cpu) {
   Op           o  = make_op(g_gpu, e, order, deform);
@@ -129,7 +134,8 @@ void op_case(int e, int order, double deform, bool cpu) {
 
 void ops() {
   tab("\noperator w = A x (paper 003 Eq. 6; one application, median of %d after warm-up): GDOF/s = E N^3 / time; "
-      "GB/s by the model (81 bytes per local point + 17 per global point); GFLOP/s by 12 N + 15 per point; /cpu/omp "
+      "GB/s by the least-traffic model (72 bytes per local point, affine 24 + 48 / N^3, + 22 per global point; the byte "
+      "floor is the copy bandwidth's time for them); GFLOP/s by 12 N + 15 per point (affine 12 N + 22); /cpu/omp "
       "(%d threads) and /cpu/ref in GDOF/s", g_reps, pds_ctx_get_num_threads(g_omp));
   tab("| elements | N | mesh | GPU GDOF/s | GB/s (of copy) | GFLOP/s | /cpu/omp GDOF/s | /cpu/ref GDOF/s |");
   tab("|---|---|---|---|---|---|---|---|");

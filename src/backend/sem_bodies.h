@@ -65,7 +65,7 @@ static inline pds_real sb_assemble(const struct pds_sem_dev *S, pds_int g, const
   pds_real s = 0;
 
   if (S->mask[g]) return masked;
-  for (pds_size q = S->gsptr[g]; q < S->gsptr[g + 1]; q++) s += loc[S->gsidx[q]];
+  for (pds_int q = S->gsptr[g]; q < S->gsptr[g + 1]; q++) s += loc[S->gsidx[q]];
   return s;
 }
 

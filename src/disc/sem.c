@@ -30,7 +30,8 @@ static void sem_free(struct pds_sem_s *S) {
   pds_ctx ctx = S->hdr.ctx;
 
   pds_free(ctx, PDS_MEM_HOST, &S->gid), pds_free(ctx, PDS_MEM_HOST, &S->xyz);
-  pds_free(ctx, PDS_MEM_HOST, &S->G), pds_free(ctx, PDS_MEM_HOST, &S->jac), pds_free(ctx, PDS_MEM_HOST, &S->B);
+  pds_free(ctx, PDS_MEM_HOST, &S->G), pds_free(ctx, PDS_MEM_HOST, &S->K), pds_free(ctx, PDS_MEM_HOST, &S->jac);
+  pds_free(ctx, PDS_MEM_HOST, &S->B);
   pds_free(ctx, PDS_MEM_HOST, &S->mask), pds_free(ctx, PDS_MEM_HOST, &S->gsptr);
   pds_free(ctx, PDS_MEM_HOST, &S->gsidx);
 }
@@ -45,71 +46,107 @@ static void sem_point(const struct pds_sem_s *S, pds_int a, pds_int b, pds_int c
   for (int q = 0; q < 3; q++) x[q] = xi[q] + d;
 }
 
-/* coordinates, Jacobians, G and B of every element; PDS_ERR_ARG for an inverted element */
-static int sem_geometry(struct pds_sem_s *S) {
-  const int      n = S->n, n3 = n * n * n;
-  const double  *D = S->D, *w = S->w;
-  const pds_int  E = S->E;
-  int            bad = 0;
-  pds_int        bad_e = -1;
-  int            bad_l = 0;
-  double         bad_j = 0;
+/* J[9] = dx/dr at point (i, j, k) of an element with point coordinates X (isoparametric: D along each direction) */
+static void sem_jacobian(int n, const double *D, const double *X, int i, int j, int k, double J[9]) {
+  for (int q = 0; q < 9; q++) J[q] = 0;
+  for (int m = 0; m < n; m++) /* J[3 q + d] = d x_q / d r_d */
+    for (int q = 0; q < 3; q++) {
+      J[3 * q + 0] += D[i * n + m] * X[3 * ((k * n + j) * n + m) + q];
+      J[3 * q + 1] += D[j * n + m] * X[3 * ((k * n + m) * n + i) + q];
+      J[3 * q + 2] += D[k * n + m] * X[3 * ((m * n + j) * n + i) + q];
+    }
+}
 
-  for (pds_int e = 0; e < E; e++) {
+/* det J and C = det J J^-1 J^-T (6 entries C11 C12 C13 C22 C23 C33), so that G = w C */
+static double sem_metric(const double J[9], double C[6]) {
+  static const int ab[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  const double     det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                     J[2] * (J[3] * J[7] - J[4] * J[6]);
+  double           K[3][3]; /* K = J^-1 = dr/dx (adjugate / det) */
+
+  K[0][0] = (J[4] * J[8] - J[5] * J[7]) / det;
+  K[0][1] = (J[2] * J[7] - J[1] * J[8]) / det;
+  K[0][2] = (J[1] * J[5] - J[2] * J[4]) / det;
+  K[1][0] = (J[5] * J[6] - J[3] * J[8]) / det;
+  K[1][1] = (J[0] * J[8] - J[2] * J[6]) / det;
+  K[1][2] = (J[2] * J[3] - J[0] * J[5]) / det;
+  K[2][0] = (J[3] * J[7] - J[4] * J[6]) / det;
+  K[2][1] = (J[1] * J[6] - J[0] * J[7]) / det;
+  K[2][2] = (J[0] * J[4] - J[1] * J[3]) / det;
+  for (int c = 0; c < 6; c++) {
+    const int ra = ab[c][0], rb = ab[c][1];
+
+    C[c] = det * (K[ra][0] * K[rb][0] + K[ra][1] * K[rb][1] + K[ra][2] * K[rb][2]);
+  }
+  return det;
+}
+
+/* Jacobians, G and B of every element from the point coordinates xyz; PDS_ERR_ARG for an inverted element. An
+   element whose Jacobian matrix is the same at every point (to 1e-12 of its size: an affine map, a parallelepiped)
+   gets G = ((w_i w_j) w_k) K_e from the metric K_e of its first point; when every element is affine, K (6 values an
+   element) is kept for the kernels that read it instead of G. */
+static int sem_geometry(struct pds_sem_s *S) {
+  const int     n = S->n, n3 = n * n * n;
+  const double *D = S->D, *w = S->w;
+  const pds_int E = S->E;
+  pds_int       bad_e = -1, naffine = 0;
+  int           bad_l = 0;
+  double        bad_j = 0, *J = NULL;
+  int           ierr;
+
+  PDS_CALL(PDS_NEW(S->hdr.ctx, 9 * (size_t)n3, &J));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(S->hdr.ctx, 6 * (size_t)E, &S->K));
+  for (pds_int e = 0; e < E && bad_e < 0; e++) {
+    const double *X = S->xyz + (size_t)3 * n3 * e;
+    double       *Ke = S->K + 6 * (size_t)e, jmax = 0, dmax = 0, det0;
+    int           affine;
+
+    for (int k = 0, l = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++, l++) sem_jacobian(n, D, X, i, j, k, J + 9 * l);
+    for (int l = 0; l < n3; l++)
+      for (int q = 0; q < 9; q++) {
+        jmax = fmax(jmax, fabs(J[q]));
+        dmax = fmax(dmax, fabs(J[9 * l + q] - J[q]));
+      }
+    affine = dmax <= 1e-12 * jmax;
+    naffine += affine;
+    det0 = sem_metric(J, Ke);
+    for (int l = 0; l < n3 && bad_e < 0; l++) {
+      const int    i = l % n, j = l / n % n, k = l / (n * n);
+      const double wq = w[i] * w[j] * w[k];
+      double      *G = S->G + (size_t)6 * n3 * e + l, C[6];
+      const double det = affine ? det0 : sem_metric(J + 9 * l, C);
+
+      if (!(det > 0)) bad_e = e, bad_l = l, bad_j = det;
+      for (int c = 0; c < 6; c++) G[(size_t)c * n3] = wq * (affine ? Ke[c] : C[c]);
+      S->jac[(size_t)n3 * e + l] = det;
+      S->B[(size_t)n3 * e + l]   = wq * det;
+    }
+  }
+  if (naffine < E) PDS_CALL_GOTO(ierr, done, pds_free(S->hdr.ctx, PDS_MEM_HOST, &S->K));
+  ierr = bad_e < 0 ? PDS_OK
+                   : PDS_ERROR(S->hdr.ctx, PDS_ERR_ARG,
+                               "sem: element %" PDS_INT_FMT " is inverted or degenerate: Jacobian determinant %g at "
+                               "its point (%d, %d, %d)%s", bad_e, bad_j, bad_l % n, bad_l / n % n, bad_l / (n * n),
+                               S->mesh_note);
+done:
+  pds_free(S->hdr.ctx, PDS_MEM_HOST, &J);
+  return ierr;
+}
+
+/* the point coordinates of every element of the box */
+static void sem_box_points(struct pds_sem_s *S) {
+  const int n = S->n, n3 = n * n * n;
+
+  for (pds_int e = 0; e < S->E; e++) {
     const pds_int a = e % S->ne[0], b = e / S->ne[0] % S->ne[1], c = e / S->ne[0] / S->ne[1];
     double       *X = S->xyz + (size_t)3 * n3 * e;
 
     for (int k = 0, l = 0; k < n; k++)
       for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++, l++) sem_point(S, a, b, c, S->x[i], S->x[j], S->x[k], X + 3 * l);
-    for (int k = 0, l = 0; k < n; k++)
-      for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++, l++) {
-          double J[3][3] = {{0}}, K[3][3], det, wq = w[i] * w[j] * w[k];
-          double *G = S->G + (size_t)6 * n3 * e + l;
-
-          for (int m = 0; m < n; m++) /* J[q][d] = d x_q / d r_d by D along each direction */
-            for (int q = 0; q < 3; q++) {
-              J[q][0] += D[i * n + m] * X[3 * ((k * n + j) * n + m) + q];
-              J[q][1] += D[j * n + m] * X[3 * ((k * n + m) * n + i) + q];
-              J[q][2] += D[k * n + m] * X[3 * ((m * n + j) * n + i) + q];
-            }
-          det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-          if (!(det > 0)) {
-            if (!bad) bad_e = e, bad_l = l, bad_j = det;
-            bad = 1;
-            continue;
-          }
-          /* K = J^-1 = dr/dx (adjugate / det) */
-          K[0][0] = (J[1][1] * J[2][2] - J[1][2] * J[2][1]) / det;
-          K[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) / det;
-          K[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) / det;
-          K[1][0] = (J[1][2] * J[2][0] - J[1][0] * J[2][2]) / det;
-          K[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) / det;
-          K[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) / det;
-          K[2][0] = (J[1][0] * J[2][1] - J[1][1] * J[2][0]) / det;
-          K[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) / det;
-          K[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) / det;
-          {
-            static const int ab[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-
-            for (int c6 = 0; c6 < 6; c6++) { /* G_ab = w jac sum_q K_aq K_bq */
-              const int ra = ab[c6][0], rb = ab[c6][1];
-
-              G[(size_t)c6 * n3] = wq * det * (K[ra][0] * K[rb][0] + K[ra][1] * K[rb][1] + K[ra][2] * K[rb][2]);
-            }
-          }
-          S->jac[(size_t)n3 * e + l] = det;
-          S->B[(size_t)n3 * e + l]   = wq * det;
-        }
   }
-  if (bad)
-    return PDS_ERROR(S->hdr.ctx, PDS_ERR_ARG,
-                     "sem: element %" PDS_INT_FMT " is inverted or degenerate: Jacobian determinant %g at its point "
-                     "(%d, %d, %d) (deform %g: the map x = xi + deform s(xi) (1, 1, 1) folds; use |deform| < 1 / (3 "
-                     "pi) = 0.106 or smaller)", bad_e, bad_j, bad_l % n, bad_l / n % n, bad_l / (n * n), S->deform);
-  return PDS_OK;
 }
 
 /* the structured global numbering, the mask and the gather-scatter lists */
@@ -117,7 +154,7 @@ static int sem_numbering(struct pds_sem_s *S) {
   pds_ctx       ctx = S->hdr.ctx;
   const int     n = S->n, p = n - 1;
   const pds_int NX = S->ne[0] * p + 1, NY = S->ne[1] * p + 1, NZ = S->ne[2] * p + 1;
-  pds_size     *fill = NULL;
+  pds_int      *fill = NULL;
   int           ierr;
 
   PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->gsptr));
@@ -180,6 +217,9 @@ int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_re
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 6 * S->nloc + 1, &S->G));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->jac));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->B));
+  snprintf(S->mesh_note, sizeof S->mesh_note, " (deform %g: the map x = xi + deform s(xi) (1, 1, 1) folds; use "
+           "|deform| < 1 / (3 pi) = 0.106 or smaller)", deform);
+  sem_box_points(S);
   PDS_CALL_GOTO(ierr, fail, sem_geometry(S));
   PDS_CALL_GOTO(ierr, fail, sem_numbering(S));
   *out = S;
@@ -207,7 +247,7 @@ int pds_sem_get_info(pds_sem sem, pds_sem_info *info) {
   info->order = sem->n - 1, info->n = sem->n;
   for (int d = 0; d < 3; d++) info->elements[d] = sem->ne[d];
   info->nelem = sem->E, info->nlocal = sem->nloc, info->nglobal = sem->nglob, info->nmasked = sem->nmask;
-  info->deform = sem->deform;
+  info->deform = sem->deform, info->affine = sem->K != NULL;
   return PDS_OK;
 }
 

@@ -21,15 +21,17 @@ struct pds_sem_s {
   int               n;           /* points per direction (order + 1) */
   pds_int           ne[3], E;    /* elements per direction, in all */
   pds_real          deform;
+  char              mesh_note[160]; /* what an inverted element's message adds: where the geometry came from */
   pds_size          nloc;
   pds_int           nglob, nmask;
   pds_real          x[PDS_SEM_NMAX], w[PDS_SEM_NMAX], D[PDS_SEM_NMAX * PDS_SEM_NMAX]; /* the GLL rule */
   pds_int          *gid;         /* [nloc] local point -> global point */
   pds_real         *xyz;         /* [3 nloc] coordinates, point by point */
   pds_real         *G;           /* [6 nloc] G11 G12 G13 G22 G23 G33 of element e at G + 6 n3 e + c n3 */
+  pds_real         *K;           /* [6 E] when every element is affine (else NULL): G = ((w_i w_j) w_k) K_e, bitwise */
   pds_real         *jac, *B;     /* [nloc] Jacobian determinant, mass w_i w_j w_k jac */
   unsigned char    *mask;        /* [nglob] 1: on the cube's faces (Dirichlet) */
-  pds_size         *gsptr;       /* [nglob + 1] gather-scatter: global g's local points are */
+  pds_int          *gsptr;       /* [nglob + 1] gather-scatter: global g's local points are (nloc < 2^31) */
   pds_int          *gsidx;       /*   gsidx[gsptr[g] .. gsptr[g + 1]), ascending */
 };
 

@@ -11,7 +11,10 @@
 /* The space in backend memory (host memory on CPU backends): n points per direction (n3 = n^3 per element), E
    elements, nloc = E n3 local points, nglob global points.
      D[n * n]        D[i n + j] = l_j'(x_i) (src/disc/sem_impl.h)
+     w[n]            the GLL weights
      G[6 nloc]       element e's G11 G12 G13 G22 G23 G33 at G + 6 n3 e + c n3 (sem.c)
+     K[6 E] or NULL  when every element is affine: G at point (i, j, k) of element e is (w_i w_j) w_k K[6 e + c],
+                     rounded in this order, bitwise, so a backend may read K (6 values an element) instead of G
      gid[nloc]       local point -> global point
      mask[nglob]     1: a Dirichlet point
      gsptr, gsidx    global g's local points gsidx[gsptr[g] .. gsptr[g + 1]), ascending
@@ -21,10 +24,10 @@ struct pds_sem_dev {
   int             n;
   pds_int         E, nglob;
   pds_size        nloc;
-  const pds_real *D, *G;
+  const pds_real *D, *w, *G, *K;
   const pds_int  *gid;
   const unsigned char *mask;
-  const pds_size *gsptr;
+  const pds_int  *gsptr;
   const pds_int  *gsidx;
 };
 

@@ -9,10 +9,9 @@
 
 struct sem_mat {
   struct pds_sem_dev dev;     /* views of the arrays below */
-  pds_real          *D, *G, *work;
-  pds_int           *gid, *gsidx;
+  pds_real          *D, *w, *G, *K, *work;
+  pds_int           *gid, *gsidx, *gsptr;
   unsigned char     *mask;
-  pds_size          *gsptr;
   int                unified; /* backend memory is host memory */
   pds_vec            tmp;     /* alpha A x + beta y with beta != 0 or alpha != 1 */
   int                order;
@@ -25,7 +24,8 @@ struct sem_mat {
 static void sem_mat_free(pds_ctx ctx, struct sem_mat *M) {
   const pds_memtype mt = M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
 
-  pds_free(ctx, mt, &M->D), pds_free(ctx, mt, &M->G), pds_free(ctx, mt, &M->work);
+  pds_free(ctx, mt, &M->D), pds_free(ctx, mt, &M->w), pds_free(ctx, mt, &M->G), pds_free(ctx, mt, &M->K);
+  pds_free(ctx, mt, &M->work);
   pds_free(ctx, mt, &M->gid), pds_free(ctx, mt, &M->gsidx), pds_free(ctx, mt, &M->mask), pds_free(ctx, mt, &M->gsptr);
   if (M->tmp) pds_vec_destroy(&M->tmp);
 }
@@ -178,7 +178,9 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   M->order = sem->n - 1, M->deform = sem->deform;
   for (int d = 0; d < 3; d++) M->ne[d] = sem->ne[d];
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->D, (size_t)sem->n * sem->n * sizeof *sem->D, M->unified, &M->D));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->w, (size_t)sem->n * sizeof *sem->w, M->unified, &M->w));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->G, 6 * sem->nloc * sizeof *sem->G, M->unified, &M->G));
+  if (sem->K) PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->K, 6 * (size_t)sem->E * sizeof *sem->K, M->unified, &M->K));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gid, sem->nloc * sizeof *sem->gid, M->unified, &M->gid));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->mask, (size_t)sem->nglob, M->unified, &M->mask));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsptr, ((size_t)sem->nglob + 1) * sizeof *sem->gsptr, M->unified,
@@ -186,8 +188,8 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsidx, sem->nloc * sizeof *sem->gsidx, M->unified, &M->gsidx));
   PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE,
                                        sem->nloc * sizeof(pds_real), &M->work));
-  M->dev = (struct pds_sem_dev){sem->n, sem->E, sem->nglob, sem->nloc, M->D, M->G, M->gid, M->mask, M->gsptr,
-                                M->gsidx};
+  M->dev = (struct pds_sem_dev){sem->n,   sem->E,   sem->nglob, sem->nloc,  M->D,     M->w,
+                                M->G,     M->K,     M->gid,     M->mask,    M->gsptr, M->gsidx};
   B->nnz                 = (pds_size)(n3 * sem->E); /* local points: what the operator stores per value of x */
   B->ops.apply           = sem_apply;
   B->ops.apply_transpose = sem_apply; /* symmetric */

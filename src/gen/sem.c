@@ -38,7 +38,7 @@ static int sem_fill(pds_ctx ctx, pds_sem S, pds_real *b, pds_real *u) {
     ud[g] = S->mask[g] ? u[g] : 0.0;
     b[g]  = S->mask[g] ? u[g] : 0.0;
   }
-  V = (struct pds_sem_dev){S->n, S->E, S->nglob, S->nloc, S->D, S->G, S->gid, nomask, S->gsptr, S->gsidx};
+  V = (struct pds_sem_dev){S->n, S->E, S->nglob, S->nloc, S->D, S->w, S->G, S->K, S->gid, nomask, S->gsptr, S->gsidx};
   for (pds_int e = 0; e < S->E; e++) {
     const pds_int *gid = S->gid + (size_t)n3 * e;
 

@@ -2,7 +2,7 @@
  * gather-scatter (every global point's local points share its coordinates; interior, face, edge and corner points
  * have 1, 2, 4 and 8 of them); the volume (sum of the mass) is 1, affine and deformed (the map keeps the cube); the
  * integral of x y z e^(x+y+z) by the mass converges spectrally; affine G is diagonal (to round-off) with the closed form
- * w_i w_j w_k (hy hz / hx, ...) / 2; deformed G is symmetric positive definite with nonzero off-diagonals; bad input
+ * w_i w_j w_k (hy hz / hx, ...) / 2 and is exactly (w_i w_j) w_k K_e with the space's K (affine elements); deformed G is symmetric positive definite with nonzero off-diagonals; bad input
  * (order out of range, no elements, an inverted element, NULL handles) gives clear errors; the VTK output has the
  * global points, (order)^3 hexahedra a element whose corners are the element's GLL points, and the fields. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_sem_create_box(ctx, el, order, deformed ? 0.08 : 0.0, &S));
     TEST_CALL(pds_sem_get_info(S, &info));
     TEST_ASSERT(info.n == n && info.order == order && info.nelem == 24 && info.nlocal == (pds_size)24 * 216);
+    TEST_ASSERT(info.affine == !deformed && (S->K != NULL) == !deformed);
     TEST_ASSERT(info.nglobal == (3 * p + 1) * (2 * p + 1) * (4 * p + 1));
     TEST_ASSERT(info.nmasked == info.nglobal - (3 * p - 1) * (2 * p - 1) * (4 * p - 1));
     { /* gather-scatter */
@@ -44,11 +45,11 @@ int main(int argc, char **argv) {
       TEST_ASSERT(xyz);
       TEST_CALL(pds_sem_get_coordinates(S, xyz));
       for (pds_int g = 0; g < S->nglob; g++) {
-        const pds_size c = S->gsptr[g + 1] - S->gsptr[g];
+        const pds_int c = S->gsptr[g + 1] - S->gsptr[g];
 
         TEST_ASSERT(c == 1 || c == 2 || c == 4 || c == 8);
         hist[c]++;
-        for (pds_size q = S->gsptr[g]; q < S->gsptr[g + 1]; q++) {
+        for (pds_int q = S->gsptr[g]; q < S->gsptr[g + 1]; q++) {
           const pds_int l = S->gsidx[q];
 
           TEST_ASSERT(S->gid[l] == g && (q == S->gsptr[g] || l > S->gsidx[q - 1]));
@@ -80,6 +81,8 @@ int main(int argc, char **argv) {
                 TEST_ASSERT_NEAR(g11, wq * hy * hz / hx / 2, 1e-13, 0);
                 TEST_ASSERT_NEAR(g22, wq * hx * hz / hy / 2, 1e-13, 0);
                 TEST_ASSERT_NEAR(g33, wq * hx * hy / hz / 2, 1e-13, 0);
+                for (int c = 0; c < 6; c++) /* affine: G is exactly (w_i w_j) w_k K_e (sem_kernels.h) */
+                  TEST_ASSERT(G[c * s] == wq * S->K[6 * e + c]);
               } else { /* positive definite: leading minors */
                 TEST_ASSERT(g11 > 0 && g11 * g22 - g12 * g12 > 0);
                 TEST_ASSERT(g11 * (g22 * g33 - g23 * g23) - g12 * (g12 * g33 - g23 * g13) +

@@ -7,10 +7,12 @@
 //                   k, nekRS's register-column layout (below): the element's u in shared memory and its column in
 //                   registers, ur, us, ut, G times them, D^T of the three, written to the local work array;
 //   sem_local_k     the same for any n (used for 13 and 14 points: the template's static shared memory would pass
-//                   48 KiB), D, u, a, b and c all in shared memory. Memory: x through gid (8 + 4 bytes; a shared point is read once per
-//                   element), mask (1), G (48), work written (8): about 69 bytes; 12 n + 15 flops.
-//   sem_assemble_k  w_g = x_g (masked) or the sum of g's local products in gsidx order: 8 (gsptr) + 12 per local
-//                   point (gsidx, work) + 8 (w) + 1 (mask) bytes per global point.
+//                   48 KiB), D, u, a, b and c all in shared memory.
+//                   Memory: x through gid (4 + 8 nglob / nloc: a shared point is read once per element, from L2
+//                   after the first), mask (nglob / nloc), G (48; affine elements: 48 / n^3, K_e), work written (8):
+//                   about 69 bytes, 21 affine; 12 n + 15 flops (+ 7 affine).
+//   sem_assemble_k  w_g = x_g (masked) or the sum of g's local products in gsidx order: 4 (gsptr) + 12 per local
+//                   point (gsidx, work) + 8 (w) + 1 (mask) bytes per global point: 12 + 13 nglob / nloc.
 //   sem_diag_*_k    paper 003's four diagonal kernels (Section 3.1), the same per-point arithmetic (sem_diag_point):
 //                   extended (a thread per local point, thread blocks crossing elements, any n), natural (a thread
 //                   block per element, a thread per point), shared (natural with G11, G22, G33 staged in shared
@@ -64,31 +66,42 @@ __global__ void sem_local_k(int n, long long E, const double *__restrict__ D, co
 }
 
 // The same product for N = 2..12 points a direction (a template: loops unrolled), in nekRS's register-column layout:
-// thread (i, j) keeps its column of u (all k) and of c in registers and rows i and j of D and D^T in registers, so that
-// the t-derivatives and their transposes read registers and D's row k (a broadcast from shared memory), and only the
-// r and s derivatives read the element's u, a and b from shared memory (4 N shared loads a point instead of 12 N).
-// The sums run in sem_bodies.h's order (m ascending, every product and sum rounded on its own): the same bits.
+// thread (i, j) keeps its column of u (all k) and of c in registers, so that the t-derivatives and their transposes
+// read registers and D's row k (a broadcast from shared memory), and only the r and s derivatives read the element's
+// u, a and b from shared memory (4 N shared loads a point instead of 12 N). D and D^T sit in shared memory with rows
+// padded to N + 1 (no bank conflicts when the threads of a warp read different rows). The sums run in sem_bodies.h's
+// order (m ascending, every product and sum rounded on its own): the same bits. AFF: G from the element's 6 values
+// K_e and the weights, G = ((w_i w_j) w_k) K_e (sem_kernels.h: the space stores exactly these values in G).
+// Registers: unrolled over k, the compiler keeps a column's G loads in flight and took 216-254 registers (N = 8..12),
+// 1-4 thread blocks an SM; capped at 128 by __launch_bounds__ (sem_minb), without spills. Measured on an H200 (N = 8,
+// 16^3 elements, the local product and the sum): 79.4 us uncapped, 71.5 capped; N = 12: 376.6 us and 273.5.
 // (Tried: nekRS's plane-at-a-time form, one k-plane of u, a and b in shared memory with two barriers a plane, c and
 // the partial sums in registers: 4 N^2 doubles of shared memory instead of 3 N^3 + N^2. On an H200, 16^3 and 32^3
 // elements: faster at N = 5, 7, 11, slower at N = 8 (26.3 / 32.1 against 26.8 / 33.7 GDOF/s), 10 (16.2 / 17.2
-// against 22.5 / 25.3) and 12: not kept.)
-template <int N>
-__global__ void __launch_bounds__(N *N)
-    sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ G,
-                const pds_int *__restrict__ gid, const unsigned char *__restrict__ mask, const double *__restrict__ x,
-                double *__restrict__ work) {
-  constexpr int   N2 = N * N, N3 = N2 * N;
-  __shared__ double s_u[N3], s_a[N3], s_b[N3], s_D[N2];
+// against 22.5 / 25.3) and 12: not kept. Fused multiply-adds: 2-8 % faster, not kept (ref's bits). Writing the
+// element-interior points straight to w and summing only the shared ones: slower (scattered writes).)
+constexpr int sem_minb(int N) { return 65536 / (128 * 32 * ((N * N + 31) / 32)); } // blocks an SM at 128 registers
+
+template <int N, bool AFF>
+__global__ void __launch_bounds__(N *N, sem_minb(N))
+    sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ W,
+                const double *__restrict__ G, const double *__restrict__ K, const pds_int *__restrict__ gid,
+                const unsigned char *__restrict__ mask, const double *__restrict__ x, double *__restrict__ work) {
+  constexpr int   N2 = N * N, N3 = N2 * N, NP = N + 1;
+  __shared__ double s_u[N3], s_a[N3], s_b[N3], s_D[N * NP], s_DT[N * NP];
   pds_grid_dep();
   const int       i = threadIdx.x, j = threadIdx.y;
   const long long e = blockIdx.x;
   const double   *Ge = G + 6ll * N3 * e;
-  double          Di[N], Dj[N], DTi[N], DTj[N], r_u[N], r_c[N];
+  double          r_u[N], r_c[N], k6[6] = {0, 0, 0, 0, 0, 0}, wij = 0;
 
   if (e >= E) return;
-  s_D[j * N + i] = D[j * N + i];
+  s_D[j * NP + i] = D[j * N + i], s_DT[j * NP + i] = D[i * N + j];
+  if (AFF) {
 #pragma unroll
-  for (int m = 0; m < N; m++) Di[m] = D[i * N + m], Dj[m] = D[j * N + m], DTi[m] = D[m * N + i], DTj[m] = D[m * N + j];
+    for (int c = 0; c < 6; c++) k6[c] = K[6 * e + c];
+    wij = W[i] * W[j];
+  }
 #pragma unroll
   for (int k = 0; k < N; k++) {
     const int     p = (k * N + j) * N + i;
@@ -101,20 +114,26 @@ __global__ void __launch_bounds__(N *N)
 #pragma unroll
   for (int k = 0; k < N; k++) {
     const int p = (k * N + j) * N + i;
-    double    ur = 0, us = 0, ut = 0;
+    double    ur = 0, us = 0, ut = 0, g[6];
 
 #pragma unroll
-    for (int m = 0; m < N; m++) ur += Di[m] * s_u[k * N2 + j * N + m];
+    for (int m = 0; m < N; m++) ur += s_D[i * NP + m] * s_u[k * N2 + j * N + m];
 #pragma unroll
-    for (int m = 0; m < N; m++) us += Dj[m] * s_u[k * N2 + m * N + i];
+    for (int m = 0; m < N; m++) us += s_D[j * NP + m] * s_u[k * N2 + m * N + i];
 #pragma unroll
-    for (int m = 0; m < N; m++) ut += s_D[k * N + m] * r_u[m];
-    const double g11 = Ge[p], g12 = Ge[N3 + p], g13 = Ge[2 * N3 + p], g22 = Ge[3 * N3 + p], g23 = Ge[4 * N3 + p],
-                 g33 = Ge[5 * N3 + p];
+    for (int m = 0; m < N; m++) ut += s_D[k * NP + m] * r_u[m];
+    if (AFF) {
+      const double wq = wij * W[k];
 
-    s_a[p] = g11 * ur + g12 * us + g13 * ut;
-    s_b[p] = g12 * ur + g22 * us + g23 * ut;
-    r_c[k] = g13 * ur + g23 * us + g33 * ut;
+#pragma unroll
+      for (int c = 0; c < 6; c++) g[c] = wq * k6[c];
+    } else {
+#pragma unroll
+      for (int c = 0; c < 6; c++) g[c] = Ge[c * N3 + p];
+    }
+    s_a[p] = g[0] * ur + g[1] * us + g[2] * ut;
+    s_b[p] = g[1] * ur + g[3] * us + g[4] * ut;
+    r_c[k] = g[2] * ur + g[4] * us + g[5] * ut;
   }
   __syncthreads();
 #pragma unroll
@@ -122,29 +141,46 @@ __global__ void __launch_bounds__(N *N)
     double sa = 0, sb = 0, sc = 0;
 
 #pragma unroll
-    for (int m = 0; m < N; m++) sa += DTi[m] * s_a[k * N2 + j * N + m];
+    for (int m = 0; m < N; m++) sa += s_DT[i * NP + m] * s_a[k * N2 + j * N + m];
 #pragma unroll
-    for (int m = 0; m < N; m++) sb += DTj[m] * s_b[k * N2 + m * N + i];
+    for (int m = 0; m < N; m++) sb += s_DT[j * NP + m] * s_b[k * N2 + m * N + i];
 #pragma unroll
-    for (int m = 0; m < N; m++) sc += s_D[m * N + k] * r_c[m];
+    for (int m = 0; m < N; m++) sc += s_DT[k * NP + m] * r_c[m];
     work[e * N3 + (k * N + j) * N + i] = sa + sb + sc;
   }
 }
 
-__global__ void sem_assemble_k(pds_int nglob, const unsigned char *__restrict__ mask,
-                               const pds_size *__restrict__ gsptr, const pds_int *__restrict__ gsidx,
-                               const double *__restrict__ loc, const double *__restrict__ x, double *__restrict__ out) {
+// w_g = x_g at a masked g (x NULL: 1), else the sum of g's local values in gsidx order from 0. A point of a conforming
+// hexahedral mesh has 1, 2, 4 or 8 local points: up to 8, the thread issues all its index loads, then all its value
+// loads, before it sums (two memory latencies instead of two a term; 8-10 % faster on an H200 than the plain loop).
+__global__ void __launch_bounds__(128)
+    sem_assemble_k(pds_int nglob, const unsigned char *__restrict__ mask, const pds_int *__restrict__ gsptr,
+                   const pds_int *__restrict__ gsidx, const double *__restrict__ loc, const double *__restrict__ x,
+                   double *__restrict__ out) {
   pds_grid_dep();
-  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const pds_int g = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
 
   if (g >= nglob) return;
   if (mask[g]) {
     out[g] = x ? x[g] : 1.0;
     return;
   }
-  double s = 0;
+  const pds_int b = gsptr[g], c = gsptr[g + 1] - b;
+  double        s = 0;
 
-  for (pds_size q = gsptr[g]; q < gsptr[g + 1]; q++) s += loc[gsidx[q]];
+  if (c <= 8) {
+    pds_int q[8];
+    double  v[8];
+
+#pragma unroll
+    for (int t = 0; t < 8; t++) q[t] = t < c ? gsidx[b + t] : 0;
+#pragma unroll
+    for (int t = 0; t < 8; t++) v[t] = t < c ? loc[q[t]] : 0.0;
+#pragma unroll
+    for (int t = 0; t < 8; t++)
+      if (t < c) s += v[t];
+  } else
+    for (pds_int t = 0; t < c; t++) s += loc[gsidx[b + t]];
   out[g] = s;
 }
 
@@ -211,7 +247,7 @@ __global__ void sem_diag_wide_k(int n, long long E, const double *__restrict__ D
                                                                                   Ge + 5 * n3, i, j, k);
 }
 
-constexpr int ST = 256;
+constexpr int ST = 256, AT = 128; // threads a block: diagonal kernels, assembly
 
 } // namespace
 
@@ -230,13 +266,16 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
 
     switch (n) {
 #define SEM_T(NN)                                                                                                  \
-  case NN: e = pds_launch(sem_local_t<NN>, g, b, 0, s, E, S->D, S->G, S->gid, S->mask, x, work); break;
+  case NN:                                                                                                         \
+    e = S->K ? pds_launch(sem_local_t<NN, true>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x, work)  \
+             : pds_launch(sem_local_t<NN, false>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x, work); \
+    break;
       SEM_T(2) SEM_T(3) SEM_T(4) SEM_T(5) SEM_T(6) SEM_T(7) SEM_T(8) SEM_T(9) SEM_T(10) SEM_T(11) SEM_T(12)
 #undef SEM_T
     default: e = cudaErrorInvalidValue;
     }
     if (e != cudaSuccess) return e;
-    return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+    return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
                       S->gsptr, S->gsidx, (const double *)work, x, w);
   }
   if (smem > 48 * 1024) { // n >= 11: opt in to more shared memory, once per device (the largest n's amount)
@@ -254,7 +293,7 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
   e = pds_launch(sem_local_k, dim3((unsigned)S->E), dim3(n, n), smem, s, n, (long long)S->E, S->D, S->G, S->gid,
                  S->mask, x, work);
   if (e != cudaSuccess) return e;
-  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
                     S->gsptr, S->gsidx, (const double *)work, x, w);
 }
 
@@ -279,7 +318,7 @@ cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int v
     e = pds_launch(sem_diag_extended_k, dim3((unsigned)((S->nloc + ST - 1) / ST)), dim3(ST), 0, s, n,
                    (long long)S->nloc, S->D, S->G, work);
   if (e != cudaSuccess) return e;
-  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + ST - 1) / ST)), dim3(ST), 0, s, S->nglob, S->mask,
+  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
                     S->gsptr, S->gsidx, (const double *)work, (const double *)nullptr, d);
 }
 
