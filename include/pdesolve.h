@@ -394,6 +394,64 @@ PDS_EXTERN int pds_mesh_reorder_rcm(pds_mesh m);                         /* reve
 PDS_EXTERN int pds_mesh_write_vtk(pds_mesh m, const char *path, int nfields, const char *const *names,
                                   const pds_real *const *values);
 
+/* ---- meshes (3D cells) ------------------------------------------------------------------------------ */
+/* An unstructured hybrid volume mesh: node coordinates xyz[3*i..3*i+2]; cells of four types, each named by its vertex
+   count, with their vertices in Gmsh's order (tetrahedron 0-1-2-3; pyramid base 0-1-2-3, apex 4; prism bottom 0-1-2,
+   top 3-4-5; hexahedron bottom 0-1-2-3, top 4-5-6-7) and positively oriented (the corner tetrahedron at every vertex,
+   the vertex and its three edge neighbours in Gmsh's order, has positive volume); cell c's vertices are
+   cell_nodes[cell_ptr[c] .. cell_ptr[c+1]); cell tags >= 0 (a physical volume, 0: none). Boundary faces (triangles
+   or quadrangles, each a face of a cell, any vertex order) with tags > 0; their vertices are
+   bface_nodes[bface_ptr[k] .. bface_ptr[k+1]). Meshes live on the host. */
+typedef struct pds_mesh3d_s *pds_mesh3d;
+enum { PDS_CELL_TET = 4, PDS_CELL_PYRAMID = 5, PDS_CELL_PRISM = 6, PDS_CELL_HEX = 8 };
+/* From arrays (copied): cell_type[c] in {4, 5, 6, 8}, cell_nodes concatenated (cell_type[c] entries each), cell_tag
+   NULL (all 0) or >= 0; bface_type[k] 3 or 4, bface_tag > 0. PDS_ERR_ARG, naming the cell or face, for: a node index
+   out of range, a repeated vertex in a cell, a coordinate that is not finite, an unknown cell type, an inverted or
+   zero-volume cell (a corner tetrahedron with signed volume <= 1e-12 times the cube of the cell's longest corner
+   edge: not re-oriented, the error says which corner), a face shared by more than two cells, a boundary face that is
+   no face of a cell, a node used by no cell. */
+PDS_EXTERN int pds_mesh3d_create(pds_ctx ctx, pds_int nnodes, const pds_real *xyz, pds_int ncells,
+                                 const unsigned char *cell_type, const pds_int *cell_nodes, const pds_int *cell_tag,
+                                 pds_int nbfaces, const unsigned char *bface_type, const pds_int *bface_nodes,
+                                 const pds_int *bface_tag, pds_mesh3d *m);
+/* Gmsh .msh 2.2 and 4.1, ASCII and binary, partitioned 4.1 read as the whole mesh: linear tetrahedra, hexahedra,
+   prisms and pyramids (cell tag: the first physical tag, 0 for none) and the triangles and quadrangles of physical
+   groups (boundary faces with their physical tags; those in no group, lines and points are ignored). Second-order
+   and other curved elements: PDS_ERR_UNSUPPORTED naming the Gmsh type; a file without volume cells (a 2D mesh):
+   PDS_ERR_UNSUPPORTED "no volume cells". Nodes used by no cell are dropped; nodes are numbered by increasing Gmsh
+   tag, cells and boundary faces by increasing element tag. The checks of pds_mesh3d_create give PDS_ERR_FORMAT
+   naming the element tag; malformed files give PDS_ERR_FORMAT with the line or byte offset. */
+PDS_EXTERN int pds_mesh3d_read_gmsh(pds_ctx ctx, const char *path, pds_mesh3d *m);
+/* MSH 2.2 ASCII: boundary faces (physical and elementary tag = their tag), then cells (tag = cell tag); reading it
+   back gives the same mesh bitwise. */
+PDS_EXTERN int pds_mesh3d_write_gmsh(pds_mesh3d m, const char *path);
+/* Structured hexahedra on the box [lo, hi] with n[d] >= 1 cells per direction (nodes x fastest, then y, z; cells
+   likewise; cell tag 1); boundary quadrangles tagged 1..6 for the faces x = lo, x = hi, y = lo, y = hi, z = lo,
+   z = hi, oriented outward. */
+PDS_EXTERN int pds_mesh3d_generate_box(pds_ctx ctx, const pds_int n[3], const pds_real lo[3], const pds_real hi[3],
+                                       pds_mesh3d *m);
+/* An all-hexahedral mesh of the same domain: each tetrahedron into 4, prism into 6 and hexahedron into 8 hexahedra
+   (one at each vertex, through new nodes at the edge midpoints, the face and cell centroids, shared between cells;
+   the old nodes keep their numbers, then edge, face and cell nodes follow), boundary triangles into 3 and quadrangles
+   into 4 quadrangles; tags kept. Pyramids: PDS_ERR_UNSUPPORTED. */
+PDS_EXTERN int pds_mesh3d_subdivide_hex(pds_mesh3d in, pds_mesh3d *out);
+PDS_EXTERN int pds_mesh3d_destroy(pds_mesh3d *m);
+PDS_EXTERN int pds_mesh3d_get_sizes(pds_mesh3d m, pds_int *nnodes, pds_int *ncells, pds_int *nbfaces);
+/* The arrays (any output may be NULL); cell_ptr has ncells + 1 entries, bface_ptr nbfaces + 1. */
+PDS_EXTERN int pds_mesh3d_get_arrays(pds_mesh3d m, const pds_real **xyz, const unsigned char **cell_type,
+                                     const pds_size **cell_ptr, const pds_int **cell_nodes, const pds_int **cell_tag,
+                                     const unsigned char **bface_type, const pds_size **bface_ptr,
+                                     const pds_int **bface_nodes, const pds_int **bface_tag);
+/* The number of cells of one type (PDS_CELL_*), or of all cells for type 0. */
+PDS_EXTERN int pds_mesh3d_count(pds_mesh3d m, int type, pds_int *n);
+/* The unique faces of the cells (triangles and quadrangles), numbered as the cells first meet them: face f has the
+   vertices face_nodes[face_ptr[f] .. face_ptr[f+1]) as its first cell face_cells[2f] lists them (outward from it);
+   face_cells[2f+1] is the other cell, -1 on the boundary; nbound: faces with one cell. cell_faces[cface_ptr[c] + k]
+   is the face of cell c's local face k (Gmsh's face order of its type). */
+PDS_EXTERN int pds_mesh3d_get_faces(pds_mesh3d m, pds_int *nfaces, pds_int *nbound, const unsigned char **face_type,
+                                    const pds_size **face_ptr, const pds_int **face_nodes, const pds_int **face_cells,
+                                    const pds_size **cface_ptr, const pds_int **cell_faces);
+
 /* ---- spectral elements (paper 003) ------------------------------------------------------------------------ */
 /* The spectral-element space on the unit cube cut into elements[0] x elements[1] x elements[2] hexahedra, with
    order + 1 Gauss-Lobatto-Legendre points per direction (order 1 .. 13), affine (deform 0) or deformed by the

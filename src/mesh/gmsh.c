@@ -316,15 +316,41 @@ static const char *gm_type_name(long type) {
   case 9: return "6-node triangle";
   case 10: return "9-node quadrangle";
   case 11: return "10-node tetrahedron";
+  case 12: return "27-node hexahedron";
+  case 13: return "18-node prism";
+  case 14: return "14-node pyramid";
   case 16: return "8-node quadrangle";
+  case 17: return "20-node hexahedron";
+  case 18: return "15-node prism";
+  case 19: return "13-node pyramid";
   default: return "higher-order element";
   }
 }
 
 /* Whether elements of this type and dimension, with this physical tag, are kept (what gm_add_element keeps). */
 static int gm_kept(const gm_reader *r, long type, int dim, int64_t phys) {
-  (void)r, (void)dim;
+  if (r->dim == 3) return (type >= 4 && type <= 7) || ((type == 2 || type == 3) && phys > 0);
   return type == 2 || (type == 1 && phys > 0);
+}
+
+/* 3D: keep a linear cell (with its physical tag, 0 for none) or a triangle or quadrangle of a physical group (others
+   are counted); lines and points are ignored; curved (second-order and higher) elements are refused. */
+static int gm_add_element3(gm_reader *r, gm_mesh *g, uint64_t etag, long type, int dim, const uint64_t *nodes,
+                           int64_t phys, size_t at) {
+  if (dim < 2) return PDS_OK;
+  if (!gm_kept(r, type, dim, 1))
+    return gm_fail_code(r, PDS_ERR_UNSUPPORTED, at, __LINE__, __func__, "element %" PRIu64 " is a %s (Gmsh type %ld): "
+                        "curved (second-order or higher) elements are not supported; this reader supports linear "
+                        "tetrahedra, hexahedra, prisms and pyramids with 3-node triangles and 4-node quadrangles on the "
+                        "boundary", etag, gm_type_name(type), type);
+  if (phys > PDS_INT_MAX)
+    return gm_fail_at(r, at, __LINE__, __func__, "element %" PRIu64 ": physical tag %" PRId64 " is too large", etag,
+                      phys);
+  if (dim == 2 && phys <= 0) {
+    g->nuntagged++;
+    return PDS_OK;
+  }
+  return gm_keep(r, g, etag, type, nodes, phys < 0 ? 0 : phys, at);
 }
 
 /* Keep one element: a triangle, or a line with its physical tag (> 0; lines in no physical group are counted,
@@ -332,6 +358,7 @@ static int gm_kept(const gm_reader *r, long type, int dim, int64_t phys) {
    node tags; at: where the element is, for messages. */
 static int gm_add_element(gm_reader *r, gm_mesh *g, uint64_t etag, long type, int dim, const uint64_t *nodes,
                           int64_t phys, size_t at) {
+  if (r->dim == 3) return gm_add_element3(r, g, etag, type, dim, nodes, phys, at);
   if (dim == 3)
     return gm_fail_code(r, PDS_ERR_UNSUPPORTED, at, __LINE__, __func__, "this is a 3D mesh (element %" PRIu64
                         " is a %s, type %ld): no 2D triangles to read; this reader supports 2D triangle meshes", etag,
@@ -959,8 +986,8 @@ int pds_gmsh_collect(gm_reader *r, gm_mesh *g) {
   PDS_CALL(gm_load(r->ctx, r->path, r));
   PDS_CALL(gm_header(r));
   for (;;) {
-    const char *s;
-    size_t      n;
+    const char *s = NULL;
+    size_t      n = 0;
 
     gm_skip_space(r);
     if (r->pos >= r->len) break;
@@ -1015,19 +1042,32 @@ int pds_mesh_read_gmsh(pds_ctx ctx, const char *path, pds_mesh *m) {
 
 /* ---- the writer --------------------------------------------------------------------------------------------- */
 
+int pds_gmsh_write_begin(pds_ctx ctx, const char *path, pds_int nnodes, FILE **f) {
+  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
+  *f = fopen(path, "w");
+  if (!*f) return PDS_ERROR(ctx, PDS_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
+  fprintf(*f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%" PDS_INT_FMT "\n", nnodes);
+  return PDS_OK;
+}
+
+int pds_gmsh_write_end(pds_ctx ctx, const char *path, FILE *f) {
+  int err = 0;
+
+  fprintf(f, "$EndElements\n");
+  errno = 0;
+  if (ferror(f)) err = errno ? errno : -1;
+  if (fclose(f) && !err) err = errno ? errno : -1;
+  if (err) return PDS_ERROR(ctx, PDS_ERR_IO, "cannot write '%s': %s", path, err > 0 ? strerror(err) : "write error");
+  return PDS_OK;
+}
+
 /* MSH 2.2 ASCII: nodes 1..n (%.17g: coordinates read back bitwise), the boundary lines (physical and elementary
    tag = their tag) and the triangles (physical and elementary tag 1). */
 int pds_mesh_write_gmsh(pds_mesh m, const char *path) {
-  pds_ctx ctx;
-  FILE   *f;
-  int     err = 0;
+  FILE *f;
 
   PDS_VALID(m, PDS_CLASSID_MESH, "mesh");
-  ctx = m->hdr.ctx;
-  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
-  f = fopen(path, "w");
-  if (!f) return PDS_ERROR(ctx, PDS_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
-  fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%" PDS_INT_FMT "\n", m->nnodes);
+  PDS_CALL(pds_gmsh_write_begin(m->hdr.ctx, path, m->nnodes, &f));
   for (pds_int i = 0; i < m->nnodes && !ferror(f); i++)
     fprintf(f, "%" PDS_INT_FMT " %.17g %.17g 0\n", i + 1, m->xy[2 * i], m->xy[2 * i + 1]);
   fprintf(f, "$EndNodes\n$Elements\n%" PDS_SIZE_FMT "\n", (pds_size)m->nbedge + m->ntri);
@@ -1037,10 +1077,5 @@ int pds_mesh_write_gmsh(pds_mesh m, const char *path) {
   for (pds_int e = 0; e < m->ntri && !ferror(f); e++)
     fprintf(f, "%" PDS_SIZE_FMT " 2 2 1 1 %" PDS_INT_FMT " %" PDS_INT_FMT " %" PDS_INT_FMT "\n",
             (pds_size)m->nbedge + e + 1, m->tri[3 * e] + 1, m->tri[3 * e + 1] + 1, m->tri[3 * e + 2] + 1);
-  fprintf(f, "$EndElements\n");
-  errno = 0;
-  if (ferror(f)) err = errno ? errno : -1;
-  if (fclose(f) && !err) err = errno ? errno : -1;
-  if (err) return PDS_ERROR(ctx, PDS_ERR_IO, "cannot write '%s': %s", path, err > 0 ? strerror(err) : "write error");
-  return PDS_OK;
+  return pds_gmsh_write_end(m->hdr.ctx, path, f);
 }

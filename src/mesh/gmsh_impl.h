@@ -4,6 +4,8 @@
 #ifndef PDS_GMSH_IMPL_H
 #define PDS_GMSH_IMPL_H
 
+#include <stdio.h>
+
 #include "mesh_impl.h"
 
 /* The whole file in memory (buf[len] = '\0'), a cursor, and what the header said. */
@@ -60,6 +62,11 @@ PDS_INTERN void pds_gmsh_free(gm_reader *r, gm_mesh *g);
 
 /* Order of n element tags: perm[q].idx is the q-th smallest (stable). */
 PDS_INTERN int pds_gmsh_tag_order(pds_ctx ctx, const uint64_t *tag, size_t n, struct gm_tagidx **perm);
+
+/* MSH 2.2 ASCII writers: open path and write the header and the node count; then, after the elements, write
+   $EndElements and close (PDS_ERR_IO on any failure). */
+PDS_INTERN int pds_gmsh_write_begin(pds_ctx ctx, const char *path, pds_int nnodes, FILE **f);
+PDS_INTERN int pds_gmsh_write_end(pds_ctx ctx, const char *path, FILE *f);
 
 /* The q-th node by increasing tag (q < pds_gmsh_node_slots(g)), or -1 for a slot without a node. */
 static inline size_t pds_gmsh_node_slots(const gm_mesh *g) { return g->map ? (size_t)g->maxtag + 1 : g->nn; }

@@ -1,18 +1,25 @@
-# tests/mesh/gmsh_files.cmake (cmake -DGMSH=... -DGEO=... -DOUT=... -P): the ctest fixture of t902_gmsh: meshes GEO
-# with the gmsh program into OUT as MSH 2.2 and 4.1, ASCII and binary, and as MSH 4.1 cut into 3 partitions
-# ($PartitionedEntities, elements on partitioned entities): OUT/square_{msh22,msh41,msh41_part}_{ascii,bin}.msh.
+# tests/mesh/gmsh_files.cmake (cmake -DGMSH=... -DGEO=... -DOUT=... [-DNAME=square -DDIM=2] -P): the ctest fixtures
+# of t902_gmsh (square.geo, 2D) and t904_mesh3d (box_hex.geo, 3D): meshes GEO in DIM dimensions with the gmsh program
+# into OUT as MSH 2.2 and 4.1, ASCII and binary, and as MSH 4.1 cut into 3 partitions ($PartitionedEntities, elements
+# on partitioned entities): OUT/NAME_{msh22,msh41,msh41_part}_{ascii,bin}.msh.
 include(${CMAKE_CURRENT_LIST_DIR}/../tools/gmsh.cmake)
+if(NOT NAME)
+  set(NAME square)
+endif()
+if(NOT DIM)
+  set(DIM 2)
+endif()
 file(MAKE_DIRECTORY ${OUT})
 foreach(kind msh22 msh41 msh41_part)
   string(REPLACE "_part" "" fmt ${kind})
   foreach(bin ascii bin)
-    set(args -2 -format ${fmt} -nt 1)
+    set(args -${DIM} -format ${fmt} -nt 1)
     if(kind MATCHES "_part$")
       list(APPEND args -part 3)
     endif()
     if(bin STREQUAL "bin")
       list(APPEND args -bin)
     endif()
-    pds_gmsh(${GEO} ${OUT}/square_${kind}_${bin}.msh ${args})
+    pds_gmsh(${GEO} ${OUT}/${NAME}_${kind}_${bin}.msh ${args})
   endforeach()
 endforeach()
