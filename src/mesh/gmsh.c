@@ -63,6 +63,7 @@ static void gm_skip_space(gm_reader *r) {
 static int gm_token(gm_reader *r, const char *what, const char **s, size_t *n) {
   size_t b;
 
+  *s = NULL, *n = 0;
   gm_skip_space(r);
   if (r->pos >= r->len) return GM_FAIL(r, "unexpected end of file: expected %s (the file is truncated)", what);
   b = r->pos;
@@ -831,9 +832,9 @@ static int gm_is(const char *s, size_t n, const char *kw) { return n == strlen(k
 /* $MeshFormat: version (2.x or 4.1), file type (0 ASCII, 1 binary, then the int 1 that tells the byte order) and
    data size (8). */
 static int gm_header(gm_reader *r) {
-  const char *s;
+  const char *s = NULL;
   char       *e;
-  size_t      n;
+  size_t      n = 0;
   double      version;
   int64_t     type, dsize;
 
