@@ -12,7 +12,10 @@
  *   direction on the GPU), CG + semjacobi takes fewer iterations than plain CG (the paper: 10 % fewer), semjacobi on
  *   another matrix and an unknown variant are errors;
  * - bad input: a NULL space.
+ * - the diagonal kernels on N = 8..12, E = 2^7 .. 2^9 (PDS_SEM_DIAG_MAXLOG: 2^15): within 2e-13 of ref and (E = 2^7)
+ *   of the diagonal assembled from the definition (paper 003's check);
  * PDS_TEST_SMALL=1 (under compute-sanitizer): the first three small meshes, orders up to 6, no large mesh. */
+#include "backend/sem_bodies.h"
 #include "disc/sem_impl.h"
 #include "test.h"
 
@@ -200,7 +203,8 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_mat_destroy(&A));
     pds_mat_destroy(&Ar), pds_sem_destroy(&Sr);
   }
-  if (!small) { /* a mesh over the threads' threshold (25920 local points): /cpu/ref's bits for A x and the diagonal */
+  for (int def = 0; def < 2 && !small; def++) { /* a mesh over the threads' threshold (25920 local points), affine (the
+                                                 kernels read K_e) and deformed: /cpu/ref's bits for A x and the diagonal */
     const pds_int el[3] = {6, 5, 4};
     pds_sem       S, Sr;
     pds_mat       A, Ar;
@@ -208,8 +212,8 @@ int main(int argc, char **argv) {
     double       *h, *a, *b;
     size_t        N;
 
-    TEST_CALL(pds_sem_create_box(ctx, el, 5, 0.07, &S));
-    TEST_CALL(pds_sem_create_box(ref, el, 5, 0.07, &Sr));
+    TEST_CALL(pds_sem_create_box(ctx, el, 5, def ? 0.07 : 0.0, &S));
+    TEST_CALL(pds_sem_create_box(ref, el, 5, def ? 0.07 : 0.0, &Sr));
     TEST_CALL(pds_mat_create_sem(S, &A));
     TEST_CALL(pds_mat_create_sem(Sr, &Ar));
     N = (size_t)S->nglob;
@@ -231,7 +235,8 @@ int main(int argc, char **argv) {
         TEST_CALL(pds_mat_apply(Ar, xr, yr));
       }
       a = values(y, N), b = values(yr, N);
-      if (memcmp(a, b, N * sizeof *a)) TEST_FAIL("%s on 6 x 5 x 4 elements: not /cpu/ref's bits", k ? "diag" : "A x");
+      if (memcmp(a, b, N * sizeof *a)) TEST_FAIL("%s on 6 x 5 x 4 %s elements: not /cpu/ref's bits", k ? "diag" : "A x",
+                                                  def ? "deformed" : "affine");
       free(a), free(b);
     }
     free(h);
@@ -294,6 +299,89 @@ int main(int argc, char **argv) {
       if (order == 4) TEST_ASSERT(errs[0] < 2e-3 && errs[1] < 5e-3);
       if (order == 10) TEST_ASSERT(errs[0] < 1e-9 && errs[1] < 1e-8);
     }
+  }
+  { /* paper 003's check of the diagonal kernels: N = 8..12 points a direction, E = 2^7, 2^9, .. 2^maxlog elements
+       (deformed: a full G), every variant against the diagonal that the test assembles from the definition (E = 2^7:
+       A_pp = sum over the element's points q of grad phi_p(q)^T G(q) grad phi_p(q), summed at the shared points) and
+       against /cpu/ref's arithmetic on the same space (sem_bodies.h), within 2e-13 of each entry; maxlog: 9, or
+       PDS_SEM_DIAG_MAXLOG (gpu-check: 15) */
+    static const char *const vars[4] = {"extended", "natural", "shared", "wide"};
+    const char              *env     = getenv("PDS_SEM_DIAG_MAXLOG");
+    const int                maxlog  = small ? 0 : env ? atoi(env) : 9;
+    const int                gpu     = strncmp(pds_ctx_get_backend(ctx), "/cpu/", 5) != 0;
+
+    for (int n = 8; n <= 12 && maxlog >= 7; n++)
+      for (int lg = 7; lg <= maxlog; lg += 2) {
+        const pds_int el[3] = {1 << ((lg + 2) / 3), 1 << ((lg + 1) / 3), 1 << (lg / 3)};
+        const int     n3    = n * n * n;
+        pds_sem       S;
+        pds_mat       A;
+        pds_vec       d;
+        double       *want, *plain = NULL, *work, worst = 0;
+        size_t        N;
+
+        TEST_CALL(pds_sem_create_box(ctx, el, n - 1, 0.05, &S));
+        TEST_CALL(pds_mat_create_sem(S, &A));
+        N    = (size_t)S->nglob;
+        want = malloc(N * sizeof *want), work = malloc(S->nloc * sizeof *work);
+        TEST_ASSERT(want && work);
+        {
+          const struct pds_sem_dev V = {S->n,    S->E,    S->nglob, S->nloc, S->D,     S->w,
+                                        S->G,    S->K,    S->gid,   S->mask, S->gsptr, S->gsidx};
+
+          sb_elements(&V, 0, NULL, work, 0, S->E);
+          sb_assemble_range(&V, work, NULL, want, 0, S->nglob);
+        }
+        if (lg == 7) { /* from the definition */
+          const double *D = S->D;
+
+          plain = calloc(N, sizeof *plain);
+          TEST_ASSERT(plain);
+          for (pds_int e = 0; e < S->E; e++)
+            for (int p = 0; p < n3; p++) {
+              const int      pi = p % n, pj = p / n % n, pk = p / (n * n);
+              const pds_int  g  = S->gid[(size_t)n3 * e + p];
+              double         a  = 0;
+
+              for (int q = 0; q < n3; q++) {
+                const int     qi = q % n, qj = q / n % n, qk = q / (n * n);
+                const double *G  = S->G + (size_t)6 * n3 * e + q;
+                const double  r = qj == pj && qk == pk ? D[qi * n + pi] : 0, s = qi == pi && qk == pk ? D[qj * n + pj] : 0,
+                             t = qi == pi && qj == pj ? D[qk * n + pk] : 0;
+
+                a += r * (G[0] * r + G[n3] * s + G[2 * n3] * t) + s * (G[n3] * r + G[3 * n3] * s + G[4 * n3] * t) +
+                     t * (G[2 * n3] * r + G[4 * n3] * s + G[5 * n3] * t);
+              }
+              plain[g] += a;
+            }
+          for (size_t g = 0; g < N; g++) {
+            if (S->mask[g]) plain[g] = 1;
+            if (!(fabs(plain[g] - want[g]) <= 2e-13 * fabs(plain[g])))
+              TEST_FAIL("N = %d, E = 2^7: ref's diagonal %.17g at %zu, assembled from the definition %.17g", n,
+                        want[g], g, plain[g]);
+          }
+        }
+        TEST_CALL(pds_vec_create(ctx, (pds_size)N, &d));
+        for (int v = 0; v < 4; v++) {
+          double *got;
+
+          if (gpu && n > 10 && (v == 1 || v == 2)) continue; /* a thread block of n^3 threads */
+          TEST_CALL(pds_mat_sem_diagonal(A, v, d));
+          got = values(d, N);
+          for (size_t g = 0; g < N; g++) {
+            const double r = fabs(got[g] - want[g]) / fabs(want[g]);
+
+            worst = fmax(worst, plain ? fmax(r, fabs(got[g] - plain[g]) / fabs(plain[g])) : r);
+            if (!(r <= 2e-13) || (plain && !(fabs(got[g] - plain[g]) <= 2e-13 * fabs(plain[g]))))
+              TEST_FAIL("diagonal %s, N = %d, E = 2^%d: %.17g at %zu, ref %.17g", vars[v], n, lg, got[g], g, want[g]);
+          }
+          free(got);
+        }
+        printf("diagonal kernels, N = %2d, E = 2^%d (%d x %d x %d, deformed): worst relative difference %.2e\n", n,
+               lg, el[0], el[1], el[2], worst);
+        free(want), free(work), free(plain);
+        pds_vec_destroy(&d), pds_mat_destroy(&A), pds_sem_destroy(&S);
+      }
   }
   { /* semjacobi */
     static const char *const vars[4] = {"extended", "natural", "shared", "wide"};
