@@ -451,30 +451,12 @@ static void check_convergence(pds_ctx ctx) {
   double        err[3];
 
   for (int t = 0; t < 3; t++) {
-    const pds_int     n[3] = {8 << t, 8 << t, 8 << t};
-    pds_problem       p;
-    pds_solver        s;
-    pds_precond       pc;
-    pds_vec           x;
-    pds_solver_result res;
+    const pds_int n[3] = {8 << t, 8 << t, 8 << t};
+    pds_problem   p;
 
     TEST_CALL(pds_problem_patches(ctx, n, 2, sizes, &p));
     TEST_ASSERT(p.A && p.b && p.u_exact && !p.x_exact && p.description[0]);
-    TEST_CALL(pds_vec_duplicate(p.b, &x));
-    TEST_CALL(pds_vec_set(x, 0));
-    TEST_CALL(pds_solver_create(ctx, "cg", &s));
-    TEST_CALL(pds_precond_create(ctx, "jacobi", &pc));
-    TEST_CALL(pds_solver_set_operator(s, p.A));
-    TEST_CALL(pds_solver_set_precond(s, pc));
-    TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 5000));
-    TEST_CALL(pds_solver_solve(s, p.b, x));
-    TEST_CALL(pds_solver_get_result(s, &res));
-    TEST_ASSERT(res.reason > 0);
-    TEST_CALL(pds_vec_axpy(x, -1.0, p.u_exact));
-    TEST_CALL(pds_vec_norm_inf(x, &err[t]));
-    pds_vec_destroy(&x);
-    pds_precond_destroy(&pc);
-    pds_solver_destroy(&s);
+    err[t] = test_problem_cg_error(ctx, &p, 1e-10, 5000, NULL);
     pds_problem_destroy(&p);
   }
   for (int t = 0; t < 2; t++)

@@ -3,31 +3,13 @@
 #include "test.h"
 
 static double solve_error(pds_ctx ctx, pds_int n) {
-  pds_problem       p;
-  pds_int           dims[1] = {n};
-  pds_solver        s;
-  pds_precond       P;
-  pds_vec           x;
-  pds_solver_result r;
-  pds_real          e;
+  pds_problem p;
+  pds_int     dims[1] = {n};
+  pds_real    e;
 
   TEST_CALL(pds_problem_generate(ctx, "poisson7", dims, 1, &p)); /* n x n x n */
   TEST_ASSERT(p.u_exact && p.x_exact == NULL);
-  TEST_CALL(pds_vec_duplicate(p.b, &x));
-  TEST_CALL(pds_vec_set(x, 0.0));
-  TEST_CALL(pds_solver_create(ctx, "cg", &s));
-  TEST_CALL(pds_precond_create(ctx, "jacobi", &P));
-  TEST_CALL(pds_solver_set_operator(s, p.A));
-  TEST_CALL(pds_solver_set_precond(s, P));
-  TEST_CALL(pds_solver_set_tolerances(s, 1e-12, 0, 2000));
-  TEST_CALL(pds_solver_solve(s, p.b, x));
-  TEST_CALL(pds_solver_get_result(s, &r));
-  TEST_ASSERT(r.reason > 0);
-  TEST_CALL(pds_vec_axpy(x, -1.0, p.u_exact));
-  TEST_CALL(pds_vec_norm_inf(x, &e));
-  TEST_CALL(pds_precond_destroy(&P));
-  TEST_CALL(pds_solver_destroy(&s));
-  TEST_CALL(pds_vec_destroy(&x));
+  e = test_problem_cg_error(ctx, &p, 1e-12, 2000, NULL);
   TEST_CALL(pds_problem_destroy(&p));
   return e;
 }

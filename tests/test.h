@@ -117,6 +117,34 @@ static inline double test_true_relres(pds_mat A, pds_vec b, pds_vec x) {
   return rn / bn;
 }
 
+/* max |x - u_exact| after CG + jacobi from 0 to rtol (it must converge) on a generated problem; *its: the iterations
+   (may be NULL). The problem is kept. */
+static inline double test_problem_cg_error(pds_ctx ctx, pds_problem *p, double rtol, int maxit, int *its) {
+  pds_solver        s;
+  pds_precond       pc;
+  pds_vec           x;
+  pds_solver_result res;
+  pds_real          e;
+
+  TEST_CALL(pds_vec_duplicate(p->b, &x));
+  TEST_CALL(pds_vec_set(x, 0));
+  TEST_CALL(pds_solver_create(ctx, "cg", &s));
+  TEST_CALL(pds_precond_create(ctx, "jacobi", &pc));
+  TEST_CALL(pds_solver_set_operator(s, p->A));
+  TEST_CALL(pds_solver_set_precond(s, pc));
+  TEST_CALL(pds_solver_set_tolerances(s, rtol, 0, maxit));
+  TEST_CALL(pds_solver_solve(s, p->b, x));
+  TEST_CALL(pds_solver_get_result(s, &res));
+  TEST_ASSERT(res.reason > 0);
+  TEST_CALL(pds_vec_axpy(x, -1.0, p->u_exact));
+  TEST_CALL(pds_vec_norm_inf(x, &e));
+  if (its) *its = res.iterations;
+  TEST_CALL(pds_precond_destroy(&pc));
+  TEST_CALL(pds_solver_destroy(&s));
+  TEST_CALL(pds_vec_destroy(&x));
+  return e;
+}
+
 /* nonsymmetric, diagonally dominant convection-diffusion on an m x m grid (5-point, upwinded in x) */
 static inline pds_mat test_convdiff(pds_ctx ctx, int m) {
   int      n = m * m, k = 0;
