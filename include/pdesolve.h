@@ -462,15 +462,20 @@ PDS_EXTERN int pds_mesh3d_get_faces(pds_mesh3d m, pds_int *nfaces, pds_int *nbou
 typedef struct pds_sem_s *pds_sem;
 typedef struct {
   int      order, n;       /* polynomial order, points per direction (order + 1) */
-  pds_int  elements[3], nelem;
+  pds_int  elements[3], nelem; /* per direction of the box (0 on a mesh), in all */
   pds_size nlocal;         /* nelem n^3: points counted once per element */
   pds_int  nglobal;        /* distinct points */
-  pds_int  nmasked;        /* of them on the cube's faces */
+  pds_int  nmasked;        /* of them on the boundary (Dirichlet) */
   pds_real deform;
   int      affine;         /* 1: every element is affine (a parallelepiped): the operator reads 6 geometric values
                               an element instead of 6 a point */
 } pds_sem_info;
 PDS_EXTERN int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *sem);
+/* The space on a hexahedral mesh (a Gmsh file: pds_mesh3d_read_gmsh; every cell a hexahedron, else PDS_ERR_ARG naming
+   the first other cell): each cell's points by its trilinear map, numbered by topology (conforming meshes: a face
+   shared by two cells matches whatever their orientations), the points on the boundary faces (faces of one cell)
+   Dirichlet; info.elements is {0, 0, 0}. The mesh may be destroyed after. */
+PDS_EXTERN int pds_sem_create_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_sem *sem);
 PDS_EXTERN int pds_sem_destroy(pds_sem *sem);
 PDS_EXTERN int pds_sem_get_info(pds_sem sem, pds_sem_info *info);
 /* xyz[3 g + d]: coordinate d of global point g (host memory, 3 nglobal values) */
@@ -623,6 +628,8 @@ PDS_EXTERN int pds_problem_patches(pds_ctx ctx, const pds_int n[3], int nsizes, 
    Dirichlet rows are the identity with b = u there, the inside rows carry the lifting), u_exact = u at the global
    points (the error falls as h^(order+1), exponentially in the order). The registry's "sem" is order 7, affine. */
 PDS_EXTERN int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p);
+/* The same u and f on a hexahedral mesh's domain (pds_sem_create_mesh), u prescribed on its boundary. */
+PDS_EXTERN int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p);
 
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);

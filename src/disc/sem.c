@@ -149,16 +149,13 @@ static void sem_box_points(struct pds_sem_s *S) {
   }
 }
 
-/* the structured global numbering, the mask and the gather-scatter lists */
-static int sem_numbering(struct pds_sem_s *S) {
-  pds_ctx       ctx = S->hdr.ctx;
+/* the structured global numbering and the mask (the points on the cube's faces) */
+static int sem_box_numbering(struct pds_sem_s *S) {
   const int     n = S->n, p = n - 1;
   const pds_int NX = S->ne[0] * p + 1, NY = S->ne[1] * p + 1, NZ = S->ne[2] * p + 1;
-  pds_int      *fill = NULL;
-  int           ierr;
 
-  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->gsptr));
-  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->mask));
+  S->nglob = NX * NY * NZ;
+  PDS_CALL(PDS_NEW(S->hdr.ctx, (size_t)S->nglob + 1, &S->mask));
   for (pds_int e = 0; e < S->E; e++) {
     const pds_int a = e % S->ne[0], b = e / S->ne[0] % S->ne[1], c = e / S->ne[0] / S->ne[1];
 
@@ -168,10 +165,19 @@ static int sem_numbering(struct pds_sem_s *S) {
           const pds_int gx = a * p + i, gy = b * p + j, gz = c * p + k, g = (gz * NY + gy) * NX + gx;
 
           S->gid[(pds_size)e * n * n * n + l] = g;
-          S->gsptr[g + 1]++;
           S->mask[g] = gx == 0 || gx == NX - 1 || gy == 0 || gy == NY - 1 || gz == 0 || gz == NZ - 1;
         }
   }
+  return PDS_OK;
+}
+
+/* the gather-scatter lists of gid (each ascending) and the masked count */
+static int sem_lists(struct pds_sem_s *S) {
+  pds_ctx  ctx  = S->hdr.ctx;
+  pds_int *fill = NULL;
+
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &S->gsptr));
+  for (pds_size l = 0; l < S->nloc; l++) S->gsptr[S->gid[l] + 1]++;
   for (pds_int g = 0; g < S->nglob; g++) {
     S->gsptr[g + 1] += S->gsptr[g];
     S->nmask += S->mask[g];
@@ -180,53 +186,76 @@ static int sem_numbering(struct pds_sem_s *S) {
   PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &fill));
   memcpy(fill, S->gsptr, (size_t)S->nglob * sizeof *fill);
   for (pds_size l = 0; l < S->nloc; l++) S->gsidx[fill[S->gid[l]]++] = (pds_int)l; /* ascending in each list */
-  ierr = pds_free(ctx, PDS_MEM_HOST, &fill);
-  return ierr;
+  return pds_free(ctx, PDS_MEM_HOST, &fill);
 }
 
-int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *out) {
+int pds_sem_alloc(pds_ctx ctx, int order, double nelem, struct pds_sem_s **out) {
   struct pds_sem_s *S = NULL;
+  const double      nl = nelem * (order + 1) * (order + 1) * (order + 1);
   int               ierr;
-  double            nl;
 
-  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  PDS_CHECK(out, ctx, PDS_ERR_ARG, "output handle is NULL");
   *out = NULL;
-  PDS_CHECK(elements, ctx, PDS_ERR_ARG, "elements is NULL");
   PDS_CHECK(order >= PDS_SEM_NMIN - 1 && order <= PDS_SEM_NMAX - 1, ctx, PDS_ERR_ARG,
             "sem: polynomial order %d; %d to %d (%d to %d points per direction)", order, PDS_SEM_NMIN - 1,
             PDS_SEM_NMAX - 1, PDS_SEM_NMIN, PDS_SEM_NMAX);
-  PDS_CHECK(elements[0] >= 1 && elements[1] >= 1 && elements[2] >= 1, ctx, PDS_ERR_ARG,
-            "sem: %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " elements; at least 1 in each direction",
-            elements[0], elements[1], elements[2]);
-  PDS_CHECK(isfinite(deform), ctx, PDS_ERR_ARG, "sem: deform is not finite");
-  nl = (double)elements[0] * elements[1] * elements[2] * (order + 1) * (order + 1) * (order + 1);
   PDS_CHECK(nl <= (double)PDS_INT_MAX, ctx, PDS_ERR_SIZE,
             "sem: %.0f local points; at most %d (32-bit indices)", nl, PDS_INT_MAX);
   PDS_CALL(PDS_NEW(ctx, 1, &S));
-  S->hdr    = (struct pds_header){ctx, PDS_CLASSID_SEM, 1};
-  S->n      = order + 1;
-  S->ne[0]  = elements[0], S->ne[1] = elements[1], S->ne[2] = elements[2];
-  S->E      = elements[0] * elements[1] * elements[2];
-  S->deform = deform;
-  S->nloc   = (pds_size)nl;
-  S->nglob  = (elements[0] * order + 1) * (elements[1] * order + 1) * (elements[2] * order + 1);
+  S->hdr  = (struct pds_header){ctx, PDS_CLASSID_SEM, 1};
+  S->n    = order + 1;
+  S->E    = (pds_int)nelem;
+  S->nloc = (pds_size)nl;
   (void)pds_sem_gll(S->n, S->x, S->w, S->D);
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->gid));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 3 * S->nloc + 1, &S->xyz));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 6 * S->nloc + 1, &S->G));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->jac));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, S->nloc + 1, &S->B));
-  snprintf(S->mesh_note, sizeof S->mesh_note, " (deform %g: the map x = xi + deform s(xi) (1, 1, 1) folds; use "
-           "|deform| < 1 / (3 pi) = 0.106 or smaller)", deform);
-  sem_box_points(S);
-  PDS_CALL_GOTO(ierr, fail, sem_geometry(S));
-  PDS_CALL_GOTO(ierr, fail, sem_numbering(S));
   *out = S;
   return PDS_OK;
 fail:
-  sem_free(S);
-  pds_free(ctx, PDS_MEM_HOST, &S);
+  pds_sem_free(S);
+  return ierr;
+}
+
+int pds_sem_finish(struct pds_sem_s *S) {
+  PDS_CALL(sem_geometry(S));
+  return sem_lists(S);
+}
+
+void pds_sem_free(struct pds_sem_s *S) {
+  if (S) {
+    pds_ctx ctx = S->hdr.ctx;
+
+    sem_free(S);
+    pds_free(ctx, PDS_MEM_HOST, &S);
+  }
+}
+
+int pds_sem_create_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_sem *out) {
+  struct pds_sem_s *S = NULL;
+  int               ierr;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(out, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *out = NULL;
+  PDS_CHECK(elements, ctx, PDS_ERR_ARG, "elements is NULL");
+  PDS_CHECK(elements[0] >= 1 && elements[1] >= 1 && elements[2] >= 1, ctx, PDS_ERR_ARG,
+            "sem: %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " elements; at least 1 in each direction",
+            elements[0], elements[1], elements[2]);
+  PDS_CHECK(isfinite(deform), ctx, PDS_ERR_ARG, "sem: deform is not finite");
+  PDS_CALL(pds_sem_alloc(ctx, order, (double)elements[0] * elements[1] * elements[2], &S));
+  S->ne[0]  = elements[0], S->ne[1] = elements[1], S->ne[2] = elements[2];
+  S->deform = deform;
+  snprintf(S->mesh_note, sizeof S->mesh_note, " (deform %g: the map x = xi + deform s(xi) (1, 1, 1) folds; use "
+           "|deform| < 1 / (3 pi) = 0.106 or smaller)", deform);
+  sem_box_points(S);
+  PDS_CALL_GOTO(ierr, fail, sem_box_numbering(S));
+  PDS_CALL_GOTO(ierr, fail, pds_sem_finish(S));
+  *out = S;
+  return PDS_OK;
+fail:
+  pds_sem_free(S);
   return ierr;
 }
 

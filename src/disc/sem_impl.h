@@ -21,6 +21,7 @@ struct pds_sem_s {
   int               n;           /* points per direction (order + 1) */
   pds_int           ne[3], E;    /* elements per direction, in all */
   pds_real          deform;
+  int               from_mesh;   /* 1: pds_sem_create_mesh (ne = 0), 0: the box */
   char              mesh_note[160]; /* what an inverted element's message adds: where the geometry came from */
   pds_size          nloc;
   pds_int           nglob, nmask;
@@ -34,6 +35,15 @@ struct pds_sem_s {
   pds_int          *gsptr;       /* [nglob + 1] gather-scatter: global g's local points are (nloc < 2^31) */
   pds_int          *gsidx;       /*   gsidx[gsptr[g] .. gsptr[g + 1]), ascending */
 };
+
+/* sem.c, for the spaces' constructors (sem.c's box, sem_mesh.c's mesh): pds_sem_alloc checks the order and the
+   size and allocates the space of nelem elements with its per-point arrays (gid, xyz, G, jac, B; E, n, nloc and the
+   GLL rule set); the constructor then fills xyz and gid, sets nglob and allocates and fills mask (nglob + 1 values);
+   pds_sem_finish computes the geometry (PDS_ERR_ARG for an inverted element, its message ending in mesh_note) and
+   the gather-scatter lists; pds_sem_free releases a space that is not finished (or any). */
+PDS_INTERN int  pds_sem_alloc(pds_ctx ctx, int order, double nelem, struct pds_sem_s **S);
+PDS_INTERN int  pds_sem_finish(struct pds_sem_s *S);
+PDS_INTERN void pds_sem_free(struct pds_sem_s *S);
 
 /* sem_op.c: the diagonal of a sem matrix by one of the diagonal kernels (sem_kernels.h: PDS_SEM_DIAG_*; the same
    values); PDS_ERR_ARG for another matrix type */

@@ -16,7 +16,6 @@ struct sem_mat {
   pds_vec            tmp;     /* alpha A x + beta y with beta != 0 or alpha != 1 */
   int                order;
   pds_int            ne[3];
-  pds_real           deform;
 };
 
 #define SEMMAT(A) ((struct sem_mat *)(A)->data)
@@ -137,12 +136,17 @@ done:
 
 static int sem_view(pds_mat A, FILE *f) {
   const struct sem_mat *M = SEMMAT(A);
+  char                  where[96];
 
-  fprintf(f, "  spectral elements (paper 003): %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
-          " hexahedra of order %d (%d GLL points a direction), %s; %" PDS_SIZE_FMT " local points, %" PDS_INT_FMT
-          " global; matrix-free D^T G D per element, gather-scatter, Dirichlet points masked\n",
-          M->ne[0], M->ne[1], M->ne[2], M->order, M->order + 1, M->deform != 0 ? "deformed" : "affine",
-          M->dev.nloc, M->dev.nglob);
+  if (M->ne[0] > 0)
+    snprintf(where, sizeof where, "%" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " box", M->ne[0], M->ne[1],
+             M->ne[2]);
+  else snprintf(where, sizeof where, "mesh of %" PDS_INT_FMT, M->dev.E);
+  fprintf(f, "  spectral elements (paper 003): %s hexahedra of order %d (%d GLL points a direction), %s; %" PDS_SIZE_FMT
+          " local points, %" PDS_INT_FMT " global; matrix-free D^T G D per element, gather-scatter, Dirichlet points "
+          "masked\n", where, M->order, M->order + 1,
+          M->dev.K ? "affine (6 geometric values an element)" : "deformed (6 geometric values a point)", M->dev.nloc,
+          M->dev.nglob);
   return PDS_OK;
 }
 
@@ -175,7 +179,7 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   B->data        = M;
   B->ops.destroy = sem_destroy; /* from here on, destroying B frees what M holds */
   M->unified = ctx->k->mem_alloc == NULL;
-  M->order = sem->n - 1, M->deform = sem->deform;
+  M->order = sem->n - 1;
   for (int d = 0; d < 3; d++) M->ne[d] = sem->ne[d];
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->D, (size_t)sem->n * sem->n * sizeof *sem->D, M->unified, &M->D));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->w, (size_t)sem->n * sizeof *sem->w, M->unified, &M->w));

@@ -1,6 +1,8 @@
 /* src/gen/sem.c: spectral-element Poisson on the unit cube (paper 003's system, issue 13): -lap u = f with the
  * manufactured u = sin(pi x) sin(pi y) sin(pi z) + x y z (the harmonic second term gives nonzero Dirichlet values on
- * three faces), f = 3 pi^2 sin sin sin, on the space of pds_sem_create_box. The system is the sem matrix's:
+ * three faces), f = 3 pi^2 sin sin sin, on the space of pds_sem_create_box (or, pds_problem_sem_mesh, of
+ * pds_sem_create_mesh: the same u and f on the mesh's domain, Dirichlet on its boundary). The system is the sem
+ * matrix's:
  *   b_g = u(x_g) at a Dirichlet point g (its row is the identity),
  *   b_g = (Q^T B f)_g - (Q^T A_L Q u_D)_g elsewhere, u_D = u on the Dirichlet points and 0 inside (the lifting: the
  *         couplings of the inside points to the known boundary values, moved to the right-hand side),
@@ -55,15 +57,11 @@ done:
   return ierr;
 }
 
-int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
-  pds_sem   S = NULL;
+/* the problem on the space S (destroyed here, also on failure), described by desc */
+static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, pds_problem *p) {
   pds_real *b = NULL, *u = NULL;
   int       ierr;
 
-  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
-  memset(p, 0, sizeof *p);
-  PDS_CALL(pds_sem_create_box(ctx, elements, order, deform, &S));
   PDS_CALL_GOTO(ierr, done, pds_mat_create_sem(S, &p->A));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->nglob, &b));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->nglob, &u));
@@ -72,15 +70,40 @@ int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real 
   PDS_CALL_GOTO(ierr, done, pds_vec_set_values(p->b, b, PDS_MEM_HOST));
   PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, (pds_size)S->nglob, &p->u_exact));
   PDS_CALL_GOTO(ierr, done, pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST));
-  snprintf(p->description, sizeof p->description,
-           "sem %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f on (0,1)^3, "
-           "u = sin(pi x)sin(pi y)sin(pi z) + xyz", elements[0], elements[1], elements[2], order,
-           deform != 0 ? " (deformed)" : "");
+  snprintf(p->description, sizeof p->description, "%s, u = sin(pi x)sin(pi y)sin(pi z) + xyz", desc);
 done:
   pds_free(ctx, PDS_MEM_HOST, &b), pds_free(ctx, PDS_MEM_HOST, &u);
   pds_sem_destroy(&S);
   if (ierr) pds_problem_destroy(p);
   return ierr;
+}
+
+int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
+  pds_sem S = NULL;
+  char    desc[160];
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
+  memset(p, 0, sizeof *p);
+  PDS_CALL(pds_sem_create_box(ctx, elements, order, deform, &S));
+  snprintf(desc, sizeof desc, "sem %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f "
+           "on (0,1)^3", elements[0], elements[1], elements[2], order, deform != 0 ? " (deformed)" : "");
+  return sem_problem(ctx, S, desc, p);
+}
+
+int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
+  pds_sem      S = NULL;
+  pds_sem_info info;
+  char         desc[160];
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
+  memset(p, 0, sizeof *p);
+  PDS_CALL(pds_sem_create_mesh(ctx, mesh, order, &S));
+  (void)pds_sem_get_info(S, &info);
+  snprintf(desc, sizeof desc, "sem mesh of %" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f", info.nelem, order,
+           info.affine ? " (affine)" : "");
+  return sem_problem(ctx, S, desc, p);
 }
 
 /* the registry's "sem": dims = elements per direction, order 7 (8 GLL points a direction), affine */
