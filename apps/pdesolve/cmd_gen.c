@@ -48,6 +48,7 @@ int cmd_gen(pds_options o) {
   OPT(o, pds_options_check_unused(o));
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (check_channel_flags(o, problem, dims, ndims, bs, &co, &ch_on)) return EXIT_ERROR;
+  if (fo.mesh && !fem_on) return fail("flag -mesh: gen writes fem2d's meshes only (solve takes -problem sem -mesh)");
   if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
   if (bs && !ch_on) return fail("flag -bs of gen is only used with -problem channel");
   if (!problem) return fail("gen needs -problem NAME (see 'pdesolve gen -help')");

@@ -20,7 +20,7 @@ static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
          "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
          "                       | -problem patches -n N [NY NZ] [-patch LIST]\n"
-         "                       | -problem sem -elements EX [EY EZ] [-order N] [-deform D]) [flags]\n"
+         "                       | -problem sem (-elements EX [EY EZ] [-deform D] | -mesh F.msh) [-order N]) [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
          "  exit status 0 converged, 2 not converged, 1 error. fem2d adds to it err_l2 (||x - u||_L2 over the\n"
          "  domain, x taken as P1) and, for -fem paper, err_pct (max over the nodes of 100 |x - u| / u); disc_err is\n"
@@ -307,7 +307,7 @@ int cmd_solve(pds_options o) {
   if (check_fem_flags(o, &fo, &problem, ndims, &fem_on)) return EXIT_ERROR;
   if (check_channel_flags(o, problem, dims, ndims, st.bs, &co, &ch_on)) return EXIT_ERROR;
   if (check_patches_flags(o, problem, dims, ndims, &pf, &pa_on)) return EXIT_ERROR;
-  if (check_sem_flags(o, problem, dims, ndims, &sf, &sem_on)) return EXIT_ERROR;
+  if (check_sem_flags(o, problem, dims, ndims, fo.mesh, &sf, &sem_on)) return EXIT_ERROR;
   if (fo.vtk && !fem_on && !sem_on) return fail("flag -vtk is only used with -problem fem2d (or -mesh) or -problem sem");
   if (check_relax_gmg_flags(o, st.pc, &rg)) return EXIT_ERROR;
   if (!Apath && !problem)

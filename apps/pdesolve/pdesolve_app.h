@@ -95,11 +95,13 @@ typedef struct {
   int    elements[3], nel; /* -elements EX [EY EZ] (or -n); nel: how many were given */
   int    order;            /* -order N */
   double deform;           /* -deform D */
+  const char *mesh;        /* -mesh F.msh (read by the fem2d flags; solve passes it on): hexahedra instead of the box */
   bool   el_set, order_set, deform_set;
 } sem_flags;
 
 int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf);
-int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, sem_flags *sf, bool *on);
+int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, const char *mesh, sem_flags *sf,
+                    bool *on);
 int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
 /* -vtk: the space's points with fields solution, exact, error (u may be NULL: the solution alone) */
 int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u);

@@ -26,7 +26,7 @@ int read_fem_flags(pds_options o, const char *cmdname, fem_opts *fo) {
                                 "generated domain: square (unit square) or hole ([0,2]x[0,1] minus a disc)",
                                 &fo->domain, NULL));
   OPT(o, pds_options_get_int(o, "-seed", 1, 0, INT_MAX, "seed of the mesh generator", &fo->seed, NULL));
-  OPT(o, pds_options_get_string(o, "-mesh", NULL, "<file.msh> Gmsh mesh (2.2 or 4.1) instead of a generated one",
+  OPT(o, pds_options_get_string(o, "-mesh", NULL, "<file.msh> Gmsh mesh (2.2 or 4.1) instead of a generated one (triangles; -problem sem: hexahedra)",
                                 &fo->mesh, NULL));
   OPT(o, pds_options_get_bool(o, "-rcm", false, "renumber the nodes by reverse Cuthill-McKee first", &fo->rcm, NULL));
   OPT(o, pds_options_get_choice(o, "-fem", "paper", fem_problems, NELEM(fem_problems),
@@ -47,7 +47,7 @@ int check_fem_flags(pds_options o, const fem_opts *fo, const char **problem, int
   if (!*on) {
     for (int i = 0; i < NELEM(only); i++)
       if (pds_options_has(o, only[i])) return fail("flag %s is only used with -problem fem2d (or -mesh)", only[i]);
-    if (fo->mesh) return fail("flag -mesh is only used with -problem fem2d");
+    if (fo->mesh && strcmp(*problem, "sem")) return fail("flag -mesh is only used with -problem fem2d or sem");
     return EXIT_DONE;
   }
   if (ndims > 0) return fail("flag -n: -problem fem2d takes -nodes N (or -mesh FILE), not -n");

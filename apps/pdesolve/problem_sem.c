@@ -1,6 +1,7 @@
 /* apps/pdesolve/problem_sem.c: the spectral-element problem family of the driver (-problem sem -elements EX [EY EZ]
- * -order N [-deform D]): -lap u = f on the unit cube on hexahedra with N + 1 Gauss-Lobatto-Legendre points per
- * direction (pds_problem_sem, paper 003), affine or smoothly deformed, with its manufactured solution. Its flags and
+ * -order N [-deform D], or -mesh F.msh for a Gmsh hexahedral mesh): -lap u = f on the unit cube (or the mesh's
+ * domain) on hexahedra with N + 1 Gauss-Lobatto-Legendre points per direction (pds_problem_sem, pds_problem_sem_mesh,
+ * paper 003), affine or smoothly deformed, with its manufactured solution. Its flags and
  * the build of A (the matrix-free sem operator), b and u, and the -vtk output of the solution. Used by solve. */
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,18 @@ int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf) {
   return EXIT_DONE;
 }
 
-/* -elements, -order and -deform need -problem sem, which takes its size from them (or from -n). */
-int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, sem_flags *sf, bool *on) {
+/* -elements, -order and -deform need -problem sem, which takes its size from them (or from -n), or its mesh from
+   -mesh (then not -elements, -n nor -deform). */
+int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, const char *mesh, sem_flags *sf,
+                    bool *on) {
   (void)o;
   *on = problem && !strcmp(problem, "sem");
+  sf->mesh = *on ? mesh : NULL;
+  if (sf->mesh && (sf->el_set || ndims > 0 || sf->deform_set))
+    return fail("flag -mesh gives -problem sem its elements: not with %s", sf->el_set ? "-elements"
+                                                                        : ndims > 0  ? "-n"
+                                                                                     : "-deform");
+  if (sf->mesh) return EXIT_DONE;
   if (!*on) {
     if (sf->el_set || sf->order_set || sf->deform_set)
       return fail("flag %s is only used with -problem sem", sf->el_set ? "-elements" : sf->order_set ? "-order"
@@ -43,12 +52,28 @@ int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndi
   return EXIT_DONE;
 }
 
+/* the hexahedral mesh of -mesh */
+static int sem_read_mesh(pds_ctx ctx, const char *path, pds_mesh3d *m) {
+  int  rc = EXIT_DONE;
+  char what[4200];
+
+  snprintf(what, sizeof what, "flag -mesh: cannot read '%s'", path);
+  TRY(what, pds_mesh3d_read_gmsh(ctx, path, m));
+done:
+  return rc;
+}
+
 int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
   const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
+  pds_mesh3d    m     = NULL;
   int           rc    = EXIT_DONE;
 
-  TRY("flag -problem sem", pds_problem_sem(ctx, el, sf->order, sf->deform, p));
+  if (sf->mesh) {
+    if ((rc = sem_read_mesh(ctx, sf->mesh, &m))) goto done;
+    TRY("flag -problem sem -mesh", pds_problem_sem_mesh(ctx, m, sf->order, p));
+  } else TRY("flag -problem sem", pds_problem_sem(ctx, el, sf->order, sf->deform, p));
 done:
+  pds_mesh3d_destroy(&m);
   return rc;
 }
 
@@ -62,7 +87,18 @@ int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x,
   char            what[4200];
 
   snprintf(what, sizeof what, "flag -vtk: cannot write '%s'", path);
-  TRY(what, pds_sem_create_box(ctx, el, sf->order, sf->deform, &S));
+  if (sf->mesh) {
+    pds_mesh3d m = NULL;
+
+    if ((rc = sem_read_mesh(ctx, sf->mesh, &m))) goto done;
+    const int ie = pds_sem_create_mesh(ctx, m, sf->order, &S);
+
+    pds_mesh3d_destroy(&m);
+    if (ie) {
+      rc = fail_lib(ctx, ie, what);
+      goto done;
+    }
+  } else TRY(what, pds_sem_create_box(ctx, el, sf->order, sf->deform, &S));
   TRY(what, pds_vec_get_size(x, &n));
   hx = malloc(n * sizeof *hx), hu = malloc(n * sizeof *hu), he = malloc(n * sizeof *he);
   if (!hx || !hu || !he) {

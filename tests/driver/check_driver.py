@@ -368,7 +368,9 @@ def check_sem(d):
     """-problem sem (issue 13): cg + jacobi on spectral elements converges with a discretization error that falls by
     orders of magnitude from order 4 to 8 on the same 2^3 elements; -elements with one or three values and -n as the
     elements give the same problem; a deformed mesh (-deform) converges; the -json report has iterations and
-    disc_err; errors: -order or -deform out of range, -elements with -n, the sem flags without -problem sem."""
+    disc_err; errors: -order or -deform out of range, -elements with -n, the sem flags without -problem sem; -mesh with a
+    Gmsh hexahedral mesh written here (spectral error, counts, -vtk; errors: with -elements or -deform, a missing
+    file, tetrahedra, gen)."""
     base = ("solve", "-problem", "sem", "-solver", "cg", "-pc", "jacobi", "-rtol", 1e-12)
     p = d.run(*base, "-elements", 2, "-order", 4, "-json", "s4.json")
     expect_rc(p, 0)
@@ -421,6 +423,57 @@ def check_sem(d):
     p = d.run("solve", "-problem", "sem", "-elements", 2, "-pc", "jacobi", "-pc_semjacobi_variant", "wide")
     expect_rc(p, 1)
     ensure("only used with -pc semjacobi" in p.stderr, p.stderr)
+    # -mesh: a Gmsh hexahedral mesh written here (3 x 3 x 2 cells of [0,1] x [0,1] x [0,0.5], inside nodes moved, so
+    # not affine): converges with a spectral error; the counts; the errors
+    nx, ny, nz = 3, 3, 2
+    nodes, cells = [], []
+    for k in range(nz + 1):
+        for j in range(ny + 1):
+            for i in range(nx + 1):
+                x, y, z = i / nx, j / ny, 0.5 * k / nz
+                if 0 < i < nx and 0 < j < ny and 0 < k < nz:
+                    x, y, z = x + 0.04 * math.sin(7 * j + 3 * k), y + 0.04 * math.cos(5 * i), z + 0.03 * math.sin(2 * i + j)
+                nodes.append((x, y, z))
+    nid = lambda i, j, k: 1 + i + (nx + 1) * (j + (ny + 1) * k)
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                cells.append([nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k),
+                              nid(i, j, k + 1), nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)])
+    with open(d.path("hex.msh"), "w") as f:
+        f.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n" % len(nodes))
+        f.writelines("%d %.17g %.17g %.17g\n" % (n + 1, *xyz) for n, xyz in enumerate(nodes))
+        f.write("$EndNodes\n$Elements\n%d\n" % len(cells))
+        f.writelines("%d 5 2 1 1 %s\n" % (c + 1, " ".join(map(str, v))) for c, v in enumerate(cells))
+        f.write("$EndElements\n")
+    hexmesh = d.path("hex.msh")
+    rm = {}
+    for order in (3, 6):
+        p = d.run(*base, "-mesh", hexmesh, "-order", order, "-json", f"m{order}.json")
+        expect_rc(p, 0)
+        rm[order] = result_of(p)
+        ensure(rm[order]["n"] == (nx * order + 1) * (ny * order + 1) * (nz * order + 1) and
+               rm[order]["reason"] == "converged_rtol", f"-mesh order {order}: {rm[order]}")
+    ensure(rm[3]["disc_err"] < 2e-2 and rm[6]["disc_err"] < 1e-2 * rm[3]["disc_err"], f"-mesh: not spectral: {rm}")
+    p = d.run(*base, "-mesh", hexmesh, "-order", 2, "-vtk", "m.vtu")
+    expect_rc(p, 0)
+    with open(d.path("m.vtu")) as f:
+        ensure('NumberOfPoints="245" NumberOfCells="144"' in f.read(), "sem -mesh -vtk output")
+    for args, msg in ((("-mesh", hexmesh, "-elements", 2), "not with -elements"),
+                      (("-mesh", hexmesh, "-deform", 0.01), "not with -deform"),
+                      (("-mesh", d.path("missing.msh")), "cannot read")):
+        p = d.run(*base, *args)
+        expect_rc(p, 1)
+        ensure(msg in p.stderr, f"{args}: {p.stderr}")
+    with open(d.path("tet.msh"), "w") as f:
+        f.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+                "$Elements\n1\n1 4 2 1 1 1 2 3 4\n$EndElements\n")
+    p = d.run(*base, "-mesh", d.path("tet.msh"))
+    expect_rc(p, 1)
+    ensure("not hexahedral" in p.stderr, p.stderr)
+    p = d.run("gen", "-problem", "sem", "-mesh", hexmesh, "-o", "g")
+    expect_rc(p, 1)
+    ensure("-mesh" in p.stderr, p.stderr)
 
 
 def check_monitor(d):
