@@ -17,6 +17,10 @@ Subcommands, each one ctest test per backend (tests/verify/CMakeLists.txt):
            the patches operator against SciPy, uniform and mixed patch sets; relax's block inverses (one Jacobi
            sweep, omega 1, from 0) against NumPy solves with each block of the CSR; cg + gmg converging to SciPy's
            solution, with bounded iterations and a discretization error falling at second order (16, 32, 64)
+  sem      spectral elements (-problem sem, issue 13): the CSR that gen writes and the matrix-free operator (apply)
+           against the operator built here from the definitions (GLL rule from NumPy's Legendre polynomials, element
+           stiffness as Kronecker products), symmetric positive definite; b and u against the manufactured problem;
+           SciPy's solution against u
 
 Each takes --pdesolve PATH --backend B --shared DIR --workdir DIR. It prints one line per failed case and a
 one-line summary; the exit status is 1 if any case failed. The work folder is removed when everything passed.
@@ -970,9 +974,134 @@ def cmd_patches(v):
     v.case("cg + gmg second order, bounded iterations (16^3, 32^3, 64^3)", gmg_order_case, v)
 
 
+# ---- f) spectral elements ------------------------------------------------------------------------------------
+# The sem problem of gen/apply/solve (-problem sem -n EX EY EZ: the registry's order 7 on the unit cube, affine) against
+# an operator built here from the definitions: the GLL points as the roots of P_p' (NumPy's Legendre class), the
+# derivative matrix through the Legendre Vandermonde matrix (D = V' V^-1, not the library's closed form), each
+# element's stiffness as Kronecker products of the 1D stiffness and mass matrices, summed on the structured grid of
+# global points (pdesolve.h), the Dirichlet rows and columns the identity.
+SEM_ORDER = 7
+
+
+def sem_rule(p):
+    """GLL points, weights and derivative matrix of degree p (p + 1 points) from NumPy's Legendre class."""
+    L = np.polynomial.legendre.Legendre.basis(p)
+    x = np.concatenate(([-1.0], np.sort(L.deriv().roots().real), [1.0]))
+    w = 2.0 / (p * (p + 1) * L(x) ** 2)
+    V = np.stack([np.polynomial.legendre.Legendre.basis(k)(x) for k in range(p + 1)], axis=1)
+    Vd = np.stack([np.polynomial.legendre.Legendre.basis(k).deriv()(x) for k in range(p + 1)], axis=1)
+    return x, w, Vd @ np.linalg.inv(V)
+
+
+def sem_system(dims, p):
+    """(A masked, K unmasked stiffness, mass diagonal, coordinates, mask) of the box (0,1)^3 cut into dims elements."""
+    x, w, D = sem_rule(p)
+    n = p + 1
+    NX, NY, NZ = (d * p + 1 for d in dims)
+    h = [1.0 / d for d in dims]
+    K1 = D.T @ np.diag(w) @ D  # the 1D stiffness on [-1, 1]
+    M1 = np.diag(w)
+    jac = h[0] * h[1] * h[2] / 8
+    Ae = jac * ((2 / h[0]) ** 2 * np.kron(M1, np.kron(M1, K1)) + (2 / h[1]) ** 2 * np.kron(M1, np.kron(K1, M1))
+                + (2 / h[2]) ** 2 * np.kron(K1, np.kron(M1, M1)))  # local index (k n + j) n + i: x fastest
+    Be = jac * np.kron(w, np.kron(w, w))
+    I, J, V = [], [], []
+    B = np.zeros(NX * NY * NZ)
+    li = np.arange(n)
+    kk, jj, ii = np.meshgrid(li, li, li, indexing="ij")
+    for c in range(dims[2]):
+        for b in range(dims[1]):
+            for a in range(dims[0]):
+                g = ((c * p + kk) * NY + (b * p + jj)) * NX + (a * p + ii)
+                g = g.ravel()
+                I.append(np.repeat(g, n ** 3))
+                J.append(np.tile(g, n ** 3))
+                V.append(Ae.ravel())
+                np.add.at(B, g, Be)
+    N = NX * NY * NZ
+    K = sp.csr_matrix((np.concatenate(V), (np.concatenate(I), np.concatenate(J))), shape=(N, N))
+    gz, gy, gx = np.meshgrid(np.arange(NZ), np.arange(NY), np.arange(NX), indexing="ij")
+    X = np.zeros((N, 3))
+    for d, (gi, nd) in enumerate(((gx, dims[0]), (gy, dims[1]), (gz, dims[2]))):
+        e, loc = np.minimum(gi.ravel() // p, nd - 1), gi.ravel() - np.minimum(gi.ravel() // p, nd - 1) * p
+        X[:, d] = (e + (x[loc] + 1) / 2) / nd
+    mask = ((gx == 0) | (gx == NX - 1) | (gy == 0) | (gy == NY - 1) | (gz == 0) | (gz == NZ - 1)).ravel()
+    keep = sp.diags((~mask).astype(float))
+    A = (keep @ K @ keep + sp.diags(mask.astype(float))).tocsr()
+    A.eliminate_zeros()
+    return A, K, B, X, mask
+
+
+def sem_manufactured(X):
+    s = np.sin(np.pi * X[:, 0]) * np.sin(np.pi * X[:, 1]) * np.sin(np.pi * X[:, 2])
+    return s + X[:, 0] * X[:, 1] * X[:, 2], 3 * np.pi ** 2 * s
+
+
+def sem_gen_case(v, dims, tag):
+    """gen -problem sem: A (the operator assembled as CSR) equals the one built here to 1e-12 of its largest entry,
+    is symmetric and positive definite (a sparse Cholesky-free check: SciPy's smallest eigenvalue > 0); b is the
+    lifted right-hand side B f - K u_D (u on the Dirichlet points) to 1e-12 and u the manufactured solution; SciPy's
+    solution of the system is within 1e-4 of u (order 7)."""
+    prefix = v.path(tag)
+    v.run(["gen", "-problem", "sem", "-n", *dims, "-o", prefix])
+    A = v.matrix(prefix + "_A.mtx").tocsr()
+    Ar, K, B, X, mask = sem_system(dims, SEM_ORDER)
+    n = Ar.shape[0]
+    if A.shape != (n, n):
+        raise Fail(f"A is {A.shape[0]}x{A.shape[1]}, expected {n}x{n}")
+    d = abs(A - Ar).max()
+    if d > 1e-12 * abs(Ar).max():
+        raise Fail(f"A differs from the operator built here by {d:.3g} (largest entry {abs(Ar).max():.3g})")
+    if abs(A - A.T).max() > 1e-13 * abs(Ar).max():
+        raise Fail("A is not symmetric")
+    lmin = spla.eigsh(A, k=1, sigma=0, which="LM", return_eigenvectors=False)[0]
+    if not lmin > 0:
+        raise Fail(f"A is not positive definite: smallest eigenvalue {lmin:.3g}")
+    u, f = sem_manufactured(X)
+    uD = np.where(mask, u, 0.0)
+    br = np.where(mask, u, B * f - K @ uD)
+    b = v.read_vec(prefix + "_b.mtx", n)
+    ug = v.read_vec(prefix + "_u.mtx", n)
+    for name, got, want in (("b", b, br), ("u", ug, u)):
+        e = np.abs(got - want).max() / np.abs(want).max()
+        if e > 1e-12:
+            raise Fail(f"{name} differs from the manufactured problem by {e:.2e} (relative)")
+    xs = spla.spsolve(A.tocsc(), b)
+    e = np.abs(xs - u).max()
+    if e > 1e-4:
+        raise Fail(f"SciPy's solution is {e:.2e} from u: the discrete problem is not the PDE's")
+    return f"n {n}, nnz {A.nnz}, smallest eigenvalue {lmin:.3g}, SciPy solution error {e:.2e}"
+
+
+def sem_apply_case(v, dims, tag):
+    """apply -problem sem (the matrix-free operator on the backend): y = A x against SciPy's product with the
+    operator built here, row by row within 1e-12 of sum_j |a_ij x_j| (the factored form D^T G D rounds other sums
+    than the assembled rows: measured 3e-14 of it)."""
+    A, _, _, _, _ = sem_system(dims, SEM_ORDER)
+    x = v.random_vec(A.shape[0], tag)
+    xpath = v.write_vec(tag + "_x.mtx", x)
+    ypath = v.path(tag + "_y.mtx")
+    v.run(["apply", "-problem", "sem", "-n", *dims, "-x", xpath, "-op", "mat", "-o", ypath])
+    y = v.read_vec(ypath, A.shape[0])
+    ref, scale = A @ x, abs(A) @ np.abs(x)
+    r = np.abs(y - ref) / (1e-12 * scale + 1e-300)
+    if r.max() > 1:
+        i = int(r.argmax())
+        raise Fail(f"row {i}: pdesolve {float(y[i])!r}, SciPy {float(ref[i])!r}, beyond 1e-12 of sum |a||x| "
+                   f"= {scale[i]:.3e}")
+    return f"worst |diff| / sum |a||x| {1e-12 * r.max():.2g}"
+
+
+def cmd_sem(v):
+    for dims in ((2, 2, 2), (3, 2, 1)):
+        name = "x".join(map(str, dims))
+        v.case(f"gen -problem sem -n {name}", sem_gen_case, v, dims, f"sem_gen_{name}")
+        v.case(f"apply -problem sem -n {name} (matrix-free)", sem_apply_case, v, dims, f"sem_apply_{name}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=["spmv", "solve", "precond", "fail", "patches"])
+    ap.add_argument("check", choices=["spmv", "solve", "precond", "fail", "patches", "sem"])
     ap.add_argument("--pdesolve", required=True)
     ap.add_argument("--backend", required=True)
     ap.add_argument("--shared", required=True)
@@ -987,7 +1116,7 @@ def main():
         return 1
     v = Verify(args)
     {"spmv": cmd_spmv, "solve": cmd_solve, "precond": cmd_precond, "fail": cmd_fail,
-     "patches": cmd_patches}[args.check](v)
+     "patches": cmd_patches, "sem": cmd_sem}[args.check](v)
     return v.finish(args.check)
 
 
