@@ -357,17 +357,18 @@ else
 fi
 
 # ---- 5d, 5e. the papers' benchmarks driven through the library's API ------------------------------------------------
-# paper_bench NAME VAR DEFAULT: bench/gpu/bench_NAME with a budget of $VAR seconds (default DEFAULT, at most half of
+# paper_bench NAME VAR DEFAULT [ARGS]: bench/gpu/bench_NAME ARGS with a budget of $VAR seconds (default DEFAULT, at most half of
 # what is left), writing NAME.jsonl, NAME.txt and NAME.log, then NAME-plots.tgz (bench/scripts/plot_NAME.py) where
 # matplotlib is; returns its exit status
 paper_bench() {
   local name=$1 var=$2 def=$3 t0=$SECONDS lim rc
+  shift 3 # the rest: the benchmark's own arguments
   if ! want "$name"; then
     rc=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/$name.txt"
   elif [ -x "$BUILD/bench/bench_$name" ]; then
     lim=$(left 2); [ "$lim" -gt "${!var:-$def}" ] && lim=${!var:-$def}
     OMP_NUM_THREADS=$JOBS OMP_PROC_BIND=close OMP_PLACES=cores timeout "$lim" "$BUILD/bench/bench_$name" \
-      -budget_s $((lim > 40 ? lim - 25 : lim * 2 / 3)) -json "$OUT/$name.jsonl" > "$OUT/$name.txt" \
+      -budget_s $((lim > 40 ? lim - 25 : lim * 2 / 3)) -json "$OUT/$name.jsonl" "$@" > "$OUT/$name.txt" \
       2> "$OUT/$name.log"
     rc=$?
   else
@@ -384,7 +385,7 @@ paper_bench() {
 # 5d. paper 002's block relaxation on patch sets, its convergence study, streaming and GMG (bench/gpu/bench_relax)
 paper_bench relax GPU_CHECK_RELAX_S 300; RLR=$?
 # 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem)
-paper_bench sem GPU_CHECK_SEM_S 240; SMR=$?
+paper_bench sem GPU_CHECK_SEM_S 240 -shared "$SHARED"; SMR=$?
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then

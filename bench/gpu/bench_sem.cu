@@ -14,7 +14,7 @@
 //           (natural and shared to N = 10), its time and its fraction of one operator application;
 //   pcg     paper 003 Section 4.1: CG with and without semjacobi to 1e-14 (the paper: N = 10, E = 32768, 10 % fewer
 //           iterations), iterations and the time per iteration against its parts (operator, preconditioner).
-// Usage: bench_sem [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-reps 10]
+// Usage: bench_sem [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-reps 10] [-shared DIR]
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -32,6 +32,7 @@ namespace {
 
 double      g_copy_bw = 0, g_deadline = 0;
 int         g_reps = 10, g_quick = 0, g_no_cpu = 0;
+const char *g_shared = nullptr; // -shared DIR: meshes/hybrid_3d_cube.msh for the unstructured mesh's row
 pds_ctx     g_gpu, g_omp, g_ref;
 
 double left_s() { return g_deadline - pds_wtime(); }
@@ -57,6 +58,33 @@ Op make_op(pds_ctx ctx, int e, int order, double deform) {
   PK(ctx, pds_vec_set_random(o.x, 7));
   pds_sem_destroy(&o.S); // the matrix keeps its copies
   return o;
+}
+
+// the space's operator on a mesh instead of the box
+Op make_op_mesh(pds_ctx ctx, pds_mesh3d m, int order) {
+  Op o;
+
+  PK(ctx, pds_sem_create_mesh(ctx, m, order, &o.S));
+  PK(ctx, pds_sem_get_info(o.S, &o.info));
+  PK(ctx, pds_mat_create_sem(o.S, &o.A));
+  PK(ctx, pds_vec_create(ctx, o.info.nglobal, &o.x));
+  PK(ctx, pds_vec_create(ctx, o.info.nglobal, &o.y));
+  PK(ctx, pds_vec_set_random(o.x, 7));
+  pds_sem_destroy(&o.S);
+  return o;
+}
+
+// the shared hybrid_3d_cube.msh (tetrahedra and prisms) cut into hexahedra twice (828, then 6624 cells): an
+// unstructured hexahedral mesh, general G, the numbering by topology; NULL without the file
+pds_mesh3d hybrid_hexes(pds_ctx ctx) {
+  std::string path = std::string(g_shared ? g_shared : "") + "/meshes/hybrid_3d_cube.msh";
+  pds_mesh3d  m = nullptr, a = nullptr, b = nullptr;
+
+  if (!g_shared || pds_mesh3d_read_gmsh(ctx, path.c_str(), &m)) return nullptr;
+  PK(ctx, pds_mesh3d_subdivide_hex(m, &a));
+  PK(ctx, pds_mesh3d_subdivide_hex(a, &b));
+  pds_mesh3d_destroy(&m), pds_mesh3d_destroy(&a);
+  return b;
 }
 
 void free_op(Op &o) {
@@ -103,23 +131,23 @@ double op_bytes(const pds_sem_info &i) {
 }
 double op_flops(const pds_sem_info &i) { return (12.0 * i.n + (i.affine ? 22.0 : 15.0)) * i.nlocal; }
 
-void op_case(int e, int order, double deform, bool cpu) {
-  Op           o  = make_op(g_gpu, e, order, deform);
+// one row: o on the GPU (consumed), and for cpu the same space on /cpu/omp (and /cpu/ref at e <= 8) by make(ctx)
+template <typename Make> void op_row(const char *label, Op o, bool cpu, int e, double deform, Make make) {
   const double t  = gpu_event_median([&] { PK(g_gpu, pds_mat_apply(o.A, o.x, o.y)); }, 2, g_reps);
   const double gd = o.info.nlocal / t * 1e-9, gb = op_bytes(o.info) / t;
   double       to = NAN, tr = NAN;
 
   if (cpu && !g_no_cpu && left_s() > 40) {
-    Op c = make_op(g_omp, e, order, deform);
+    Op c = make(g_omp);
     to   = host_median([&] { PK(g_omp, pds_mat_apply(c.A, c.x, c.y)); }, 1, 3, false);
     free_op(c);
     if (e <= 8) {
-      Op rr = make_op(g_ref, e, order, deform);
+      Op rr = make(g_ref);
       tr    = host_median([&] { PK(g_ref, pds_mat_apply(rr.A, rr.x, rr.y)); }, 1, 3, false);
       free_op(rr);
     }
   }
-  J("op").num("elements", (double)o.info.nelem).num("n", o.info.n).num("deform", deform)
+  J("op").str("mesh", label).num("elements", (double)o.info.nelem).num("n", o.info.n).num("deform", deform)
       .num("nlocal", (double)o.info.nlocal).num("time_s", t).num("gdofs", gd).num("gbs", gb * 1e-9)
       .num("frac_copy", gb / g_copy_bw).num("gflops", op_flops(o.info) / t * 1e-9).num("omp_s", to).num("ref_s", tr)
       .emit();
@@ -127,9 +155,17 @@ void op_case(int e, int order, double deform, bool cpu) {
   if (std::isfinite(to))
     snprintf(cpub, sizeof cpub, " %.3f | %s |", o.info.nlocal / to * 1e-9,
              std::isfinite(tr) ? std::to_string(o.info.nlocal / tr * 1e-9).substr(0, 5).c_str() : "-");
-  tab("| %d^3 | %d | %s | %.2f | %.0f (%.0f%%) | %.0f |%s", e, o.info.n, deform != 0 ? "deformed" : "affine", gd,
+  tab("| %s | %d | %s | %.2f | %.0f (%.0f%%) | %.0f |%s", label, o.info.n, o.info.affine ? "affine" : "general G", gd,
       gb * 1e-9, 100 * gb / g_copy_bw, op_flops(o.info) / t * 1e-9, cpub);
   free_op(o);
+}
+
+void op_case(int e, int order, double deform, bool cpu) {
+  char label[32];
+
+  snprintf(label, sizeof label, "%d^3%s", e, deform != 0 ? " deformed" : "");
+  op_row(label, make_op(g_gpu, e, order, deform), cpu, e, deform,
+         [&](pds_ctx c) { return make_op(c, e, order, deform); });
 }
 
 void ops() {
@@ -137,7 +173,7 @@ void ops() {
       "GB/s by the least-traffic model (72 bytes per local point, affine 24 + 48 / N^3, + 22 per global point; the byte "
       "floor is the copy bandwidth's time for them); GFLOP/s by 12 N + 15 per point (affine 12 N + 22); /cpu/omp "
       "(%d threads) and /cpu/ref in GDOF/s", g_reps, pds_ctx_get_num_threads(g_omp));
-  tab("| elements | N | mesh | GPU GDOF/s | GB/s (of copy) | GFLOP/s | /cpu/omp GDOF/s | /cpu/ref GDOF/s |");
+  tab("| elements | N | geometry | GPU GDOF/s | GB/s (of copy) | GFLOP/s | /cpu/omp GDOF/s | /cpu/ref GDOF/s |");
   tab("|---|---|---|---|---|---|---|---|");
   const std::vector<int> es = g_quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32};
   for (int e : es)
@@ -150,6 +186,17 @@ void ops() {
       op_case(e, n - 1, 0.0, e <= 16 && (n == 4 || n == 8 || n == 12));
       if (e == 16) op_case(e, n - 1, 0.08, false);
     }
+  if (pds_mesh3d m = hybrid_hexes(g_gpu)) { // an unstructured hexahedral mesh, N = 4, 8, 12
+    pds_int nc = 0;
+    char    label[64];
+
+    pds_mesh3d_get_sizes(m, nullptr, &nc, nullptr);
+    snprintf(label, sizeof label, "hybrid mesh, %d hexahedra", (int)nc);
+    for (int n : {4, 8, 12})
+      if (left_s() > 60)
+        op_row(label, make_op_mesh(g_gpu, m, n - 1), n == 8, 0, 0.0, [&](pds_ctx c) { return make_op_mesh(c, m, n - 1); });
+    pds_mesh3d_destroy(&m);
+  } else tab("| hybrid mesh | (no -shared DIR with meshes/hybrid_3d_cube.msh) |");
 }
 
 void diags() {
@@ -237,7 +284,10 @@ int main(int argc, char **argv) {
     else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
     else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
     else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
-    else fprintf(stderr, "usage: bench_sem [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-reps N]\n"), exit(2);
+    else if (i + 1 < argc && o == "-shared") g_shared = argv[++i];
+    else
+      fprintf(stderr, "usage: bench_sem [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-reps N] [-shared DIR]\n"),
+          exit(2);
   }
   if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
   g_deadline = g_t0 + budget;

@@ -25,11 +25,12 @@ def main():
         fig, ax = plt.subplots(1, 2, figsize=(11, 4))
         for E in sorted({r["elements"] for r in ops}):
             for deformed, st in ((False, "o-"), (True, "s--")):
-                pts = sorted((r["n"], r["gdofs"], r["frac_copy"]) for r in ops
-                             if r["elements"] == E and (r["deform"] != 0) == deformed)
+                sel = [r for r in ops if r["elements"] == E and (r["deform"] != 0) == deformed]
+                pts = sorted((r["n"], r["gdofs"], r["frac_copy"]) for r in sel)
                 if not pts:
                     continue
-                lab = "E = %d%s" % (E, ", deformed" if deformed else "")
+                mesh = [r["mesh"] for r in sel if r.get("mesh", "").startswith("hybrid")]
+                lab = mesh[0] if mesh else "E = %d%s" % (E, ", deformed" if deformed else "")
                 ax[0].plot([p[0] for p in pts], [p[1] for p in pts], st, label=lab)
                 ax[1].plot([p[0] for p in pts], [100 * p[2] for p in pts], st, label=lab)
         cpu = sorted((r["n"], r["nlocal"] / r["omp_s"] * 1e-9) for r in ops if r.get("omp_s"))
