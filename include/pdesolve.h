@@ -451,6 +451,34 @@ PDS_EXTERN int pds_mesh3d_count(pds_mesh3d m, int type, pds_int *n);
 PDS_EXTERN int pds_mesh3d_get_faces(pds_mesh3d m, pds_int *nfaces, pds_int *nbound, const unsigned char **face_type,
                                     const pds_size **face_ptr, const pds_int **face_nodes, const pds_int **face_cells,
                                     const pds_size **cface_ptr, const pds_int **cell_faces);
+/* Finite-volume geometry, computed on the first request and kept by the mesh (any output may be NULL): the cells'
+   volumes and barycentres (3 per cell), the faces' area vectors (3 per face of pds_mesh3d_get_faces, in its order:
+   |a| is the area, pointing out of the face's first cell face_cells[2f]) and barycentres (area centroids, 3 per
+   face). A quadrangle, planar or not, is 4 triangles around the average of its 4 vertices: its area vector is their
+   sum, its barycentre their area-weighted centroid. A cell is the tetrahedra from the average of its vertices to all
+   its face triangles, so its volume and barycentre are exact for that decomposition (exact for tetrahedra and
+   planar-faced cells), each closed cell's outward area vectors sum to zero (round-off) and the cells of a conforming
+   mesh fill the volume its boundary encloses. The triangles of a face are taken from its smallest node index on, so
+   its geometry does not depend on which cell lists it: renumbering the cells permutes these values bit for bit (area
+   vectors change sign with their first cell). */
+PDS_EXTERN int pds_mesh3d_get_geometry(pds_mesh3d m, const pds_real **cell_volume, const pds_real **cell_centre,
+                                       const pds_real **face_area, const pds_real **face_centre);
+/* The dual graph, computed once and kept: the cells sharing a face with cell c are adj[ptr[c] .. ptr[c+1]), ascending,
+   without c (ptr has ncells + 1 entries; a cell's degree is its number of interior faces unless it shares two faces
+   with one neighbour). */
+PDS_EXTERN int pds_mesh3d_get_dual(pds_mesh3d m, const pds_size **ptr, const pds_int **adj);
+/* Renumber the cells for locality, by how: "rcm" (reverse Cuthill-McKee on the dual graph), "hilbert" (barycentres
+   sorted along a 3D Hilbert curve, 21 bits a coordinate over the cube of the nodes' bounding box, ties by old number)
+   or "none" (nothing changes). Cell types, vertices and tags move with their cells; the faces are rebuilt (numbered
+   as the renumbered cells first meet them, first cell the lower-numbered one); nodes and boundary faces keep their
+   numbers. Geometry, dual graph and face tags are recomputed on the next request: arrays got before are invalid.
+   Deterministic. An unknown name is PDS_ERR_ARG listing the known ones; a mesh with several owners PDS_ERR_STATE;
+   on an error the mesh is unchanged. */
+PDS_EXTERN int pds_mesh3d_reorder(pds_mesh3d m, const char *how);
+/* The boundary kind of each face, for flux code, computed once and kept: -1 for an interior face (two cells), else
+   the tag of the boundary face that coincides with it (the first such, by boundary face number), 0 for a face of one
+   cell that no boundary face covers. A boundary face on an interior face (an interface) does not change its -1. */
+PDS_EXTERN int pds_mesh3d_face_tags(pds_mesh3d m, const pds_int **face_tag);
 
 /* ---- spectral elements (paper 003) ------------------------------------------------------------------------ */
 /* The spectral-element space on the unit cube cut into elements[0] x elements[1] x elements[2] hexahedra, with

@@ -221,6 +221,7 @@ int pds_mesh3d_destroy(pds_mesh3d *m) {
     return PDS_OK;
   }
   pds_mesh3d_faces_free(ctx, &M->faces);
+  pds_mesh3d_derived_free(ctx, &M->derived);
   pds_free(ctx, PDS_MEM_HOST, &M->xyz), pds_free(ctx, PDS_MEM_HOST, &M->cell_type);
   pds_free(ctx, PDS_MEM_HOST, &M->cell_ptr), pds_free(ctx, PDS_MEM_HOST, &M->cell_nodes);
   pds_free(ctx, PDS_MEM_HOST, &M->cell_tag), pds_free(ctx, PDS_MEM_HOST, &M->bface_type);

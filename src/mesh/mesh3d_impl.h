@@ -27,6 +27,16 @@ typedef struct {
   pds_mesh3d_fkey *keys;         /* [nfaces], sorted: for pds_mesh3d_face_find */
 } pds_mesh3d_faces;
 
+/* What the mesh computes on request and keeps (mesh3d_geom.c); NULL until asked for, dropped when the cells are
+   renumbered. */
+typedef struct {
+  pds_real *cell_volume, *cell_centre; /* [ncells], [3 ncells] */
+  pds_real *face_area, *face_centre;   /* [3 nfaces] each */
+  pds_size *dual_ptr;                  /* [ncells + 1] */
+  pds_int  *dual_adj;
+  pds_int  *face_tag;                  /* [nfaces] */
+} pds_mesh3d_derived;
+
 struct pds_mesh3d_s {
   struct pds_header hdr;
   pds_int           nnodes, ncells, nbfaces;
@@ -40,6 +50,7 @@ struct pds_mesh3d_s {
   pds_int          *bface_nodes; /* [bface_ptr[nbfaces]] */
   pds_int          *bface_tag;   /* [nbfaces], > 0 */
   pds_mesh3d_faces  faces;
+  pds_mesh3d_derived derived;    /* geometry, dual graph, face tags: made on first request (mesh3d_geom.c) */
 };
 
 /* Where the arrays of pds_mesh3d_create_owned come from, for its messages: path (NULL: the caller's arrays) and, for a
@@ -81,6 +92,9 @@ PDS_INTERN int  pds_mesh3d_faces_build(pds_ctx ctx, pds_int ncells, const unsign
 PDS_INTERN void pds_mesh3d_faces_free(pds_ctx ctx, pds_mesh3d_faces *f);
 /* The face with the vertices v[0 .. nv) (any order), or -1. */
 PDS_INTERN pds_int pds_mesh3d_face_find(const pds_mesh3d_faces *f, const pds_int *v, int nv);
+
+/* Release what pds_mesh3d_derived holds (each array NULL after). */
+PDS_INTERN void pds_mesh3d_derived_free(pds_ctx ctx, pds_mesh3d_derived *d);
 
 /* "tetrahedron 7" or, for a file, "'path': tetrahedron (element 123)": how messages name cell c. */
 PDS_INTERN const char *pds_mesh3d_name_cell(const pds_mesh3d_origin *o, pds_int c, int type, char *buf, size_t len);
