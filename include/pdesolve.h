@@ -525,6 +525,41 @@ PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
    per line of points). The four give the same values; on CPU backends they are one loop. */
 PDS_EXTERN int pds_precond_semjacobi_set_variant(pds_precond pc, const char *variant);
 
+/* ---- finite volumes: the Euler equations on 3D hybrid meshes (paper 001; src/disc/fv.c) ----------------------- */
+/* The cell-centred finite-volume operator of paper 001 on a pds_mesh3d: states Q = (rho, rho u, rho v, rho w, E),
+   5 values a cell in one vector; the convective residual R = - sum over each cell's faces of Roe's flux (first order:
+   the cells' values on both sides of a face) with Harten's entropy fix, in the paper's three stages (the states at
+   the faces, the flux through each face, the sum into each cell; deterministic, the same bits on every backend);
+   boundary faces whose tag (pds_mesh3d_face_tags) is one of wall_tags are walls (the paper's flux (0, p n, 0)), all
+   others free stream (Roe's flux against Q_inf). A perfect gas of ratio gamma; the free stream has density 1,
+   sound speed 1 and velocity mach dir / |dir|. */
+typedef struct pds_fv_s *pds_fv;
+typedef struct {
+  pds_real       gamma;     /* 1.4 */
+  pds_real       mach;      /* free-stream Mach number (0.1) */
+  pds_real       dir[3];    /* free-stream direction ((1, 0, 0)) */
+  pds_real       efix;      /* Harten's entropy fix, a fraction of the Roe-averaged sound speed (0.1; 0: none) */
+  int            nwall;     /* boundary tags that are walls (0: none) */
+  const pds_int *wall_tags;
+} pds_fv_params;
+typedef struct {
+  pds_int  ncells, nfaces, ninterior, nfree, nwall; /* faces by kind */
+  pds_real volume;                                  /* sum of the cell volumes */
+  pds_real gamma, mach, qinf[5];                    /* the free stream state */
+} pds_fv_info;
+PDS_EXTERN void pds_fv_params_default(pds_fv_params *p);
+/* params NULL: the defaults. The mesh may be destroyed after. */
+PDS_EXTERN int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds_fv *fv);
+PDS_EXTERN int pds_fv_destroy(pds_fv *fv);
+PDS_EXTERN int pds_fv_get_info(pds_fv fv, pds_fv_info *info);
+/* a vector of 5 ncells values on fv's context, set to the free stream */
+PDS_EXTERN int pds_fv_create_state(pds_fv fv, pds_vec *Q);
+/* R = the convective residual of Q (dQ/dt = R / V) */
+PDS_EXTERN int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R);
+/* One explicit step with a local time step: R = the residual of Q, then in each cell tau = cfl V / sum over its faces
+   of (|u . a| + c |a|) and Q += tau R / V; rnorm (may be NULL): ||R||_2 before the step. */
+PDS_EXTERN int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm);
+
 /* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
 /* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary
    marker (> 0). Element stiffness k_ij = k/(4A) (b_i b_j + c_i c_j) (b, c: differences of the y and x

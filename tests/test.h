@@ -117,6 +117,18 @@ static inline double test_true_relres(pds_mat A, pds_vec b, pds_vec x) {
   return rn / bn;
 }
 
+/* a malloc'd host copy of all of v's values (free it) */
+static inline double *test_vec_values(pds_vec v) {
+  pds_size n;
+  double  *h;
+
+  TEST_CALL(pds_vec_get_size(v, &n));
+  h = malloc(sizeof *h * (size_t)(n > 0 ? n : 1));
+  TEST_ASSERT(h);
+  TEST_CALL(pds_vec_get_values(v, h, PDS_MEM_HOST));
+  return h;
+}
+
 /* max |x - u_exact| after CG + jacobi from 0 to rtol (it must converge) on a generated problem; *its: the iterations
    (may be NULL). The problem is kept. */
 static inline double test_problem_cg_error(pds_ctx ctx, pds_problem *p, double rtol, int maxit, int *its) {

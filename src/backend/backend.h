@@ -12,6 +12,7 @@
 #include "../sys/sys_impl.h"
 #include "../disc/disc_kernels.h"
 #include "../disc/sem_kernels.h"
+#include "../disc/fv_kernels.h"
 #include "../mat/mat_kernels.h"
 #include "../precond/bilu0_kernels.h"
 #include "../precond/ilu0_kernels.h"
@@ -44,6 +45,7 @@ struct pds_kernels {
   struct pds_patches_kernels patches; /* src/mat/patches_kernels.h */
   struct pds_relax_kernels  relax;  /* src/precond/relax_kernels.h */
   struct pds_sem_kernels    sem;    /* src/disc/sem_kernels.h */
+  struct pds_fv_kernels     fv;     /* src/disc/fv_kernels.h */
   struct pds_krylov_kernels krylov; /* src/solver/krylov_kernels.h */
   struct pds_fem2d_kernels  fem2d;  /* src/disc/disc_kernels.h */
   struct pds_block_kernels  blocks; /* src/precond/precond_kernels.h */

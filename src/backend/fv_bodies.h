@@ -9,13 +9,14 @@
  * its faces' outward fluxes: dQ/dt V = R = - sum F (so Q^{n+1} = Q^n + tau R / V, the paper's Q + tau Phi / V).
  *
  * Bits: fixed sequences of IEEE +, -, *, / and sqrt (correctly rounded everywhere), no library call else, so any
- * backend that contracts nothing into FMAs (nvcc -fmad=false) gives the same bits. */
+ * backend that contracts nothing into FMAs (nvcc -fmad=false) gives the same bits. The stage bodies at the end (a
+ * face's states, its flux, a cell's sum and update) are the fv kernel group's arithmetic (src/disc/fv_kernels.h). */
 #ifndef PDS_FV_BODIES_H
 #define PDS_FV_BODIES_H
 
 #include <math.h>
 
-#include "pdesolve.h"
+#include "../disc/fv_kernels.h"
 
 #if defined(__CUDACC__)
 #define PDS_FV_HD static inline __host__ __device__
@@ -90,6 +91,54 @@ PDS_FV_HD void fv_flux_roe(pds_real gamma, pds_real efix, const pds_real QL[5], 
   fv_flux_phys(gamma, QL, un, FL);
   fv_flux_phys(gamma, QR, un, FR);
   for (int k = 0; k < 5; k++) F[k] = 0.5 * (FL[k] + FR[k] - D[k]) * S;
+}
+
+/* stage (i), first order: face f's left and right states into QF[10 f ..] */
+PDS_FV_HD void fv_face_states1(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, pds_real *QF) {
+  const pds_int   l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
+  const pds_real *R = r >= 0 ? Q + 5 * (size_t)r : D->face_kind[f] == PDS_FV_FREESTREAM ? D->qinf : Q + 5 * (size_t)l;
+  pds_real       *o = QF + 10 * (size_t)f;
+
+  for (int k = 0; k < 5; k++) o[k] = Q[5 * (size_t)l + k], o[5 + k] = R[k];
+}
+
+/* stage (ii): face f's flux into F[5 f ..] */
+PDS_FV_HD void fv_face_flux(const struct pds_fv_dev *D, pds_int f, const pds_real *QF, pds_real *F) {
+  const pds_real *q = QF + 10 * (size_t)f, *a = D->face_area + 3 * (size_t)f;
+
+  if (D->face_kind[f] == PDS_FV_WALL) fv_flux_wall(D->gamma, q, a, F + 5 * (size_t)f);
+  else fv_flux_roe(D->gamma, D->efix, q, q + 5, a, F + 5 * (size_t)f);
+}
+
+/* stage (iii): cell c's residual R[5 c ..] = - the signed sum of its faces' fluxes in cell_face order */
+PDS_FV_HD void fv_cell_sum(const struct pds_fv_dev *D, pds_int c, const pds_real *F, pds_real *R) {
+  pds_real s[5] = {0, 0, 0, 0, 0};
+
+  for (pds_int k = D->cell_ptr[c]; k < D->cell_ptr[c + 1]; k++) {
+    const pds_int   e = D->cell_face[k], f = e >= 0 ? e : -1 - e;
+    const pds_real *g = F + 5 * (size_t)f;
+
+    for (int v = 0; v < 5; v++) s[v] = e >= 0 ? s[v] - g[v] : s[v] + g[v];
+  }
+  for (int v = 0; v < 5; v++) R[5 * (size_t)c + v] = s[v];
+}
+
+/* the explicit step of cell c: tau = cfl V / sum_faces (|u . a| + c |a|), Q += tau R / V; returns tau */
+PDS_FV_HD pds_real fv_cell_update(const struct pds_fv_dev *D, pds_int c, pds_real cfl, const pds_real *R, pds_real *Q) {
+  pds_real      *q = Q + 5 * (size_t)c;
+  const pds_real u = q[1] / q[0], v = q[2] / q[0], w = q[3] / q[0];
+  const pds_real cs = sqrt(D->gamma * fv_pressure(D->gamma, q) / q[0]), V = D->cell_volume[c];
+  pds_real       lam = 0, tau;
+
+  for (pds_int k = D->cell_ptr[c]; k < D->cell_ptr[c + 1]; k++) {
+    const pds_int   e = D->cell_face[k], f = e >= 0 ? e : -1 - e;
+    const pds_real *a = D->face_area + 3 * (size_t)f;
+
+    lam += fabs(u * a[0] + v * a[1] + w * a[2]) + cs * sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  }
+  tau = cfl * V / lam;
+  for (int k = 0; k < 5; k++) q[k] += tau * R[5 * (size_t)c + k] / V;
+  return tau;
 }
 
 #endif

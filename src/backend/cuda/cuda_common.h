@@ -434,6 +434,14 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
                                pds_real *work);
 cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work);
 
+/* ---- fv (cuda_fv.cu): the finite-volume Euler operator's stages and update (src/disc/fv_kernels.h) ------------- */
+struct pds_fv_dev;
+cudaError_t pds_cuda_fv_face_states(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF);
+cudaError_t pds_cuda_fv_face_flux(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F);
+cudaError_t pds_cuda_fv_cell_sum(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *F, pds_real *R);
+cudaError_t pds_cuda_fv_update(cudaStream_t s, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R,
+                               pds_real *Q, pds_real *tau);
+
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;

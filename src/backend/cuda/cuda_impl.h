@@ -146,5 +146,6 @@ PDS_INTERN void pds_cuda_fill_ilu0(struct pds_ilu0_kernels *g);
 PDS_INTERN void pds_cuda_fill_patches(struct pds_patches_kernels *g);
 PDS_INTERN void pds_cuda_fill_relax(struct pds_relax_kernels *g);
 PDS_INTERN void pds_cuda_fill_sem(struct pds_sem_kernels *g);
+PDS_INTERN void pds_cuda_fill_fv(struct pds_fv_kernels *g);
 
 #endif

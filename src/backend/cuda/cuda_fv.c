@@ -1,0 +1,32 @@
+/* src/backend/cuda/cuda_fv.c: /gpu/cuda's fv group (src/disc/fv_kernels.h): the finite-volume Euler operator's three
+ * stages and the explicit update, launched from the kernels of cuda_fv.cu (which give /cpu/ref's bits). All only
+ * launch (nothing to wait for). */
+#include "cuda_impl.h"
+
+static int fv_face_states_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF) {
+  if (D->nfaces < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_face_states(s_, D, Q, QF));
+}
+
+static int fv_face_flux_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F) {
+  if (D->nfaces < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_face_flux(s_, D, QF, F));
+}
+
+static int fv_cell_sum_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *F, pds_real *R) {
+  if (D->ncells < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_cell_sum(s_, D, F, R));
+}
+
+static int fv_update_cuda(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
+                          pds_real *tau) {
+  if (D->ncells < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_update(s_, D, cfl, R, Q, tau));
+}
+
+void pds_cuda_fill_fv(struct pds_fv_kernels *g) {
+  g->face_states = fv_face_states_cuda;
+  g->face_flux   = fv_face_flux_cuda;
+  g->cell_sum    = fv_cell_sum_cuda;
+  g->update      = fv_update_cuda;
+}

@@ -1,0 +1,44 @@
+/* src/backend/omp/omp_fv.c: /cpu/omp's fv group (src/disc/fv_kernels.h): the faces, then the cells, cut statically
+ * over the threads (each face and each cell is written by one thread), with fv_bodies.h's arithmetic: ref's bits for
+ * any thread count. (Paper 001 compares static and dynamic schedules for its reconstruction, whose stencils vary; a
+ * face's and a cell's work here is nearly uniform, so static.) Models: ref_fv.c's. */
+#include <omp.h>
+
+#include "../fv_bodies.h"
+#include "omp_impl.h"
+
+static int fv_face_states_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF) {
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (D->nfaces >= OMP_MIN_N / 8)
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_states1(D, f, Q, QF);
+  return PDS_OK;
+}
+
+static int fv_face_flux_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F) {
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (D->nfaces >= OMP_MIN_N / 64)
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_flux(D, f, QF, F);
+  return PDS_OK;
+}
+
+static int fv_cell_sum_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *F, pds_real *R) {
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (D->ncells >= OMP_MIN_N / 8)
+  for (pds_int c = 0; c < D->ncells; c++) fv_cell_sum(D, c, F, R);
+  return PDS_OK;
+}
+
+static int fv_update_omp(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
+                         pds_real *tau) {
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (D->ncells >= OMP_MIN_N / 8)
+  for (pds_int c = 0; c < D->ncells; c++) tau[c] = fv_cell_update(D, c, cfl, R, Q);
+  return PDS_OK;
+}
+
+void pds_omp_fill_fv(struct pds_fv_kernels *g) {
+  g->face_states = fv_face_states_omp;
+  g->face_flux   = fv_face_flux_omp;
+  g->cell_sum    = fv_cell_sum_omp;
+  g->update      = fv_update_omp;
+}

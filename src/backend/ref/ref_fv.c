@@ -1,0 +1,40 @@
+/* src/backend/ref/ref_fv.c: /cpu/ref's fv group (src/disc/fv_kernels.h): face after face, then cell after cell, with
+ * fv_bodies.h's arithmetic (which /cpu/omp and /gpu/cuda run too: the same bits).
+ * Models, 8-byte reals: face_states reads the face's 2 cells (8 bytes) and their states (80, from cache when cells
+ * are numbered for locality) and writes 80; face_flux reads 80 + the area vector 24 + the kind 1 and writes 40, about
+ * 200 flops (two physical fluxes, Roe's waves, 3 square roots); cell_sum reads, per face of the cell, its signed
+ * index (4) and flux (40), and writes 40; update reads the cell's faces' areas and Q, R, V and writes Q and tau. */
+#include "../fv_bodies.h"
+#include "ref_impl.h"
+
+static int fv_face_states_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF) {
+  (void)ctx;
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_states1(D, f, Q, QF);
+  return PDS_OK;
+}
+
+static int fv_face_flux_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F) {
+  (void)ctx;
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_flux(D, f, QF, F);
+  return PDS_OK;
+}
+
+static int fv_cell_sum_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *F, pds_real *R) {
+  (void)ctx;
+  for (pds_int c = 0; c < D->ncells; c++) fv_cell_sum(D, c, F, R);
+  return PDS_OK;
+}
+
+static int fv_update_ref(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
+                         pds_real *tau) {
+  (void)ctx;
+  for (pds_int c = 0; c < D->ncells; c++) tau[c] = fv_cell_update(D, c, cfl, R, Q);
+  return PDS_OK;
+}
+
+void pds_ref_fill_fv(struct pds_fv_kernels *g) {
+  g->face_states = fv_face_states_ref;
+  g->face_flux   = fv_face_flux_ref;
+  g->cell_sum    = fv_cell_sum_ref;
+  g->update      = fv_update_ref;
+}

@@ -1,0 +1,245 @@
+/* src/disc/fv.c: the cell-centred finite-volume Euler operator of paper 001 (issue 14) on a 3D hybrid mesh: the
+ * convective residual R = - sum over each cell's faces of the Roe flux (first order: the cells' values on both sides;
+ * free-stream faces against the free stream state, wall faces the paper's (0, p n, 0)) in the paper's three stages
+ * (Section 3.2: the states at the faces, the flux through each face, the sum into each cell, no atomics), and the
+ * explicit step Q += tau R / V with a local time step tau = CFL V / sum (|u . a| + c |a|). The object keeps backend
+ * copies of the mesh's face topology and geometry (the mesh may be destroyed after) and its work arrays; the
+ * arithmetic is the fv kernel group's (src/disc/fv_kernels.h, src/backend/fv_bodies.h). */
+#include <math.h>
+
+#include "../backend/backend.h"
+#include "../vec/vec_impl.h"
+#include "fv_kernels.h"
+
+#define PDS_CLASSID_FV 0x70644607u
+
+struct pds_fv_s {
+  struct pds_header hdr;
+  struct pds_fv_dev dev; /* views of the arrays below, in backend memory */
+  pds_int          *face_cell, *cell_ptr, *cell_face;
+  unsigned char    *face_kind;
+  pds_real         *face_area, *cell_volume, *QF, *F, *tau;
+  int               unified; /* backend memory is host memory */
+  pds_fv_info       info;
+};
+
+#define FV_VALID(f)                                                                                         \
+  do {                                                                                                      \
+    if (!(f)) return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG, "fv object is NULL");       \
+    if ((f)->hdr.classid != PDS_CLASSID_FV)                                                                 \
+      return pds_error(NULL, __FILE__, __LINE__, __func__, PDS_ERR_ARG,                                     \
+                       "fv object is not valid (destroyed, or another kind of handle)");                    \
+  } while (0)
+
+void pds_fv_params_default(pds_fv_params *p) {
+  if (!p) return;
+  memset(p, 0, sizeof *p);
+  p->gamma = 1.4, p->mach = 0.1, p->dir[0] = 1, p->efix = 0.1;
+}
+
+static void fv_free(struct pds_fv_s *V) {
+  pds_ctx           ctx = V->hdr.ctx;
+  const pds_memtype mt  = V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
+
+  pds_free(ctx, mt, &V->face_cell), pds_free(ctx, mt, &V->cell_ptr), pds_free(ctx, mt, &V->cell_face);
+  pds_free(ctx, mt, &V->face_kind), pds_free(ctx, mt, &V->face_area), pds_free(ctx, mt, &V->cell_volume);
+  pds_free(ctx, mt, &V->QF), pds_free(ctx, mt, &V->F), pds_free(ctx, mt, &V->tau);
+}
+
+/* *dst: a backend copy of bytes bytes of host src */
+static int fv_dup(struct pds_fv_s *V, const void *src, size_t bytes, void *dst) {
+  return pds_dup_array(V->hdr.ctx, V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE, src, PDS_MEM_HOST, bytes, dst);
+}
+
+/* the free stream: rho 1, sound speed 1 (p = 1 / gamma), velocity mach dir / |dir| */
+static void fv_freestream(const pds_fv_params *p, pds_real q[5]) {
+  const pds_real d = sqrt(p->dir[0] * p->dir[0] + p->dir[1] * p->dir[1] + p->dir[2] * p->dir[2]);
+  const pds_real u[3] = {p->mach * p->dir[0] / d, p->mach * p->dir[1] / d, p->mach * p->dir[2] / d};
+
+  q[0] = 1, q[1] = u[0], q[2] = u[1], q[3] = u[2];
+  q[4] = 1 / p->gamma / (p->gamma - 1) + 0.5 * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+}
+
+/* the host arrays of the mesh's faces for the kernels: kinds, signed cell-face lists */
+static int fv_build(struct pds_fv_s *V, pds_mesh3d mesh, const pds_fv_params *p) {
+  pds_ctx              ctx = V->hdr.ctx;
+  pds_int              nc, nf, *kindtag = NULL, *cp = NULL, *cf = NULL;
+  const pds_int       *fcells, *cfaces, *ftag;
+  const pds_size      *cptr;
+  const pds_real      *vol, *area;
+  unsigned char       *kind = NULL;
+  int                  ierr = PDS_OK;
+
+  PDS_CALL(pds_mesh3d_get_sizes(mesh, NULL, &nc, NULL));
+  PDS_CALL(pds_mesh3d_get_faces(mesh, &nf, NULL, NULL, NULL, NULL, &fcells, &cptr, &cfaces));
+  PDS_CALL(pds_mesh3d_face_tags(mesh, &ftag));
+  PDS_CALL(pds_mesh3d_get_geometry(mesh, &vol, NULL, &area, NULL));
+  PDS_CHECK(cptr[nc] <= (pds_size)PDS_INT_MAX, ctx, PDS_ERR_SIZE, "fv: %" PDS_SIZE_FMT " cell faces; at most %d",
+            cptr[nc], PDS_INT_MAX);
+  V->info.ncells = nc, V->info.nfaces = nf;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nf + 1, &kind));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc + 1, &cp));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)cptr[nc] + 1, &cf));
+  for (pds_int f = 0; f < nf; f++) {
+    int wall = 0;
+
+    for (int w = 0; w < p->nwall && ftag[f] > 0; w++) wall |= ftag[f] == p->wall_tags[w];
+    kind[f] = fcells[2 * f + 1] >= 0 ? PDS_FV_INTERIOR : wall ? PDS_FV_WALL : PDS_FV_FREESTREAM;
+    V->info.ninterior += kind[f] == PDS_FV_INTERIOR, V->info.nwall += kind[f] == PDS_FV_WALL;
+    V->info.nfree += kind[f] == PDS_FV_FREESTREAM;
+  }
+  for (pds_int c = 0; c <= nc; c++) cp[c] = (pds_int)cptr[c];
+  for (pds_int c = 0; c < nc; c++) {
+    V->info.volume += vol[c];
+    for (pds_size k = cptr[c]; k < cptr[c + 1]; k++) {
+      const pds_int f = cfaces[k];
+
+      cf[k] = fcells[2 * f] == c ? f : -1 - f;
+    }
+  }
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, fcells, 2 * (size_t)nf * sizeof *fcells, &V->face_cell));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, kind, (size_t)nf, &V->face_kind));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, area, 3 * (size_t)nf * sizeof *area, &V->face_area));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, vol, (size_t)nc * sizeof *vol, &V->cell_volume));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, cp, ((size_t)nc + 1) * sizeof *cp, &V->cell_ptr));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, cf, (size_t)cptr[nc] * sizeof *cf, &V->cell_face));
+done:
+  (void)kindtag;
+  pds_free(ctx, PDS_MEM_HOST, &kind), pds_free(ctx, PDS_MEM_HOST, &cp), pds_free(ctx, PDS_MEM_HOST, &cf);
+  return ierr;
+}
+
+int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds_fv *out) {
+  struct pds_fv_s *V = NULL;
+  pds_fv_params    p;
+  pds_int          nc = 0;
+  int              ierr;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(out, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *out = NULL;
+  PDS_CHECK(mesh, ctx, PDS_ERR_ARG, "mesh is NULL");
+  if (params) p = *params;
+  else pds_fv_params_default(&p);
+  PDS_CHECK(p.gamma > 1 && isfinite(p.gamma), ctx, PDS_ERR_ARG, "fv: gamma %g; it must be > 1", p.gamma);
+  PDS_CHECK(p.mach >= 0 && isfinite(p.mach), ctx, PDS_ERR_ARG, "fv: Mach number %g; it must be >= 0", p.mach);
+  PDS_CHECK(isfinite(p.dir[0]) && isfinite(p.dir[1]) && isfinite(p.dir[2]) &&
+                p.dir[0] * p.dir[0] + p.dir[1] * p.dir[1] + p.dir[2] * p.dir[2] > 0,
+            ctx, PDS_ERR_ARG, "fv: the free-stream direction (%g, %g, %g) is zero or not finite", p.dir[0], p.dir[1],
+            p.dir[2]);
+  PDS_CHECK(p.efix >= 0 && p.efix <= 1, ctx, PDS_ERR_ARG, "fv: entropy fix %g; 0 (none) to 1", p.efix);
+  PDS_CHECK(p.nwall >= 0 && (p.nwall == 0 || p.wall_tags), ctx, PDS_ERR_ARG, "fv: %d wall tags and no list", p.nwall);
+  PDS_CALL(pds_mesh3d_get_sizes(mesh, NULL, &nc, NULL));
+  PDS_CHECK(nc >= 1, ctx, PDS_ERR_ARG, "fv: the mesh has no cells");
+  PDS_CALL(PDS_NEW(ctx, 1, &V));
+  V->hdr     = (struct pds_header){ctx, PDS_CLASSID_FV, 1};
+  V->unified = ctx->k->mem_alloc == NULL;
+  fv_freestream(&p, V->info.qinf);
+  V->info.gamma = p.gamma, V->info.mach = p.mach;
+  PDS_CALL_GOTO(ierr, fail, fv_build(V, mesh, &p));
+  {
+    const pds_memtype mt = V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
+    const size_t      nf = (size_t)V->info.nfaces;
+
+    PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, (10 * nf + 1) * sizeof(pds_real), &V->QF));
+    PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, (5 * nf + 1) * sizeof(pds_real), &V->F));
+    PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, ((size_t)nc + 1) * sizeof(pds_real), &V->tau));
+  }
+  V->dev = (struct pds_fv_dev){nc,           V->info.nfaces, V->face_cell, V->face_kind, V->face_area,
+                               V->cell_volume, V->cell_ptr,  V->cell_face, p.gamma,      p.efix,
+                               {0, 0, 0, 0, 0}};
+  for (int k = 0; k < 5; k++) V->dev.qinf[k] = V->info.qinf[k];
+  *out = V;
+  return PDS_OK;
+fail:
+  fv_free(V);
+  pds_free(ctx, PDS_MEM_HOST, &V);
+  return ierr;
+}
+
+int pds_fv_destroy(pds_fv *fv) {
+  pds_ctx ctx;
+
+  if (!fv || !*fv) return PDS_OK;
+  FV_VALID(*fv);
+  ctx = (*fv)->hdr.ctx;
+  fv_free(*fv);
+  (*fv)->hdr.classid = PDS_CLASSID_FREED;
+  return pds_free(ctx, PDS_MEM_HOST, fv);
+}
+
+int pds_fv_get_info(pds_fv fv, pds_fv_info *info) {
+  FV_VALID(fv);
+  PDS_CHECK(info, fv->hdr.ctx, PDS_ERR_ARG, "info is NULL");
+  *info = fv->info;
+  return PDS_OK;
+}
+
+int pds_fv_create_state(pds_fv fv, pds_vec *Q) {
+  pds_real *h;
+  pds_size  n;
+  int       ierr;
+
+  FV_VALID(fv);
+  PDS_CHECK(Q, fv->hdr.ctx, PDS_ERR_ARG, "output vector is NULL");
+  *Q = NULL;
+  n  = 5 * (pds_size)fv->info.ncells;
+  PDS_CALL(PDS_NEW(fv->hdr.ctx, (size_t)n, &h));
+  for (pds_size i = 0; i < n; i++) h[i] = fv->info.qinf[i % 5];
+  ierr = pds_vec_create(fv->hdr.ctx, n, Q);
+  if (!ierr) ierr = pds_vec_set_values(*Q, h, PDS_MEM_HOST);
+  if (ierr) pds_vec_destroy(Q);
+  pds_free(fv->hdr.ctx, PDS_MEM_HOST, &h);
+  return ierr;
+}
+
+/* Q and R: 5 values a cell, on fv's context */
+static int fv_check_vecs(pds_fv fv, pds_vec Q, pds_vec R) {
+  pds_size nq, nr;
+
+  PDS_VALID(Q, PDS_CLASSID_VEC, "Q");
+  PDS_VALID(R, PDS_CLASSID_VEC, "R");
+  PDS_CHECK(Q->hdr.ctx == fv->hdr.ctx && R->hdr.ctx == fv->hdr.ctx, fv->hdr.ctx, PDS_ERR_ARG,
+            "fv: Q and R must live on the fv object's context");
+  PDS_CALL(pds_vec_get_size(Q, &nq));
+  PDS_CALL(pds_vec_get_size(R, &nr));
+  PDS_CHECK(nq == 5 * (pds_size)fv->info.ncells && nr == nq, fv->hdr.ctx, PDS_ERR_SIZE,
+            "fv: Q has %" PDS_SIZE_FMT " and R %" PDS_SIZE_FMT " values; 5 a cell, %" PDS_SIZE_FMT, nq, nr,
+            5 * (pds_size)fv->info.ncells);
+  return PDS_OK;
+}
+
+int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) {
+  pds_ctx         ctx;
+  const pds_real *q;
+  pds_real       *r;
+
+  FV_VALID(fv);
+  ctx = fv->hdr.ctx;
+  PDS_CALL(fv_check_vecs(fv, Q, R));
+  PDS_CHECK(Q != R, ctx, PDS_ERR_ARG, "fv: Q and R must be different vectors");
+  PDS_KERNEL(ctx, fv.face_states);
+  PDS_KERNEL(ctx, fv.face_flux);
+  PDS_KERNEL(ctx, fv.cell_sum);
+  PDS_CALL(pds_vec_dev_read(Q, &q));
+  PDS_CALL(pds_vec_dev_write(R, &r));
+  PDS_CALL(ctx->k->fv.face_states(ctx, &fv->dev, q, fv->QF));
+  PDS_CALL(ctx->k->fv.face_flux(ctx, &fv->dev, fv->QF, fv->F));
+  return ctx->k->fv.cell_sum(ctx, &fv->dev, fv->F, r);
+}
+
+int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm) {
+  pds_ctx   ctx;
+  pds_real *q;
+  const pds_real *r;
+
+  FV_VALID(fv);
+  ctx = fv->hdr.ctx;
+  PDS_CHECK(cfl > 0 && isfinite(cfl), ctx, PDS_ERR_ARG, "fv: CFL number %g; it must be > 0", cfl);
+  PDS_CALL(pds_fv_residual(fv, Q, R));
+  if (rnorm) PDS_CALL(pds_vec_norm2(R, rnorm));
+  PDS_KERNEL(ctx, fv.update);
+  PDS_CALL(pds_vec_dev_read(R, &r));
+  PDS_CALL(pds_vec_dev_write(Q, &q));
+  return ctx->k->fv.update(ctx, &fv->dev, cfl, r, q, fv->tau);
+}

@@ -1,0 +1,45 @@
+/* src/disc/fv_kernels.h: the finite-volume Euler operator (paper 001, issue 14) as kernels see it, and the fv kernel
+ * group (struct pds_kernels' member fv, src/backend/backend.h): the convective residual in the paper's three stages
+ * (Section 3.2: the states at the faces, the flux through each face, the sum into each cell; deterministic: no
+ * atomics, each cell sums its faces in a fixed order) and the explicit update with a local time step. src/disc/fv.c
+ * makes the backend copies and drives it; each backend fills the group in its own file (ref/ref_fv.c, omp/omp_fv.c,
+ * cuda/cuda_fv.c); the per-face and per-cell arithmetic they share is src/backend/fv_bodies.h. */
+#ifndef PDS_FV_KERNELS_H
+#define PDS_FV_KERNELS_H
+
+#include "pdesolve.h"
+
+enum { PDS_FV_INTERIOR = 0, PDS_FV_FREESTREAM = 1, PDS_FV_WALL = 2 }; /* face kinds */
+
+/* The mesh and the gas in backend memory (host memory on CPU backends). States are 5 values a cell,
+   Q = (rho, rho u, rho v, rho w, E), cell after cell.
+     face_cell[2 f]      the face's first cell (its area vector points out of it), then the second (-1: boundary)
+     face_kind[f]        PDS_FV_INTERIOR, _FREESTREAM (the right state is qinf), _WALL (the paper's wall flux)
+     face_area[3 f]      the area vector
+     cell_ptr, cell_face the faces of cell c: cell_face[cell_ptr[c] .. cell_ptr[c + 1]), f for a face c is the first
+                         cell of, -1 - f for one it is the second of (the sign of its flux in c's sum)
+     cell_volume[c]      */
+struct pds_fv_dev {
+  pds_int              ncells, nfaces;
+  const pds_int       *face_cell;
+  const unsigned char *face_kind;
+  const pds_real      *face_area, *cell_volume;
+  const pds_int       *cell_ptr, *cell_face;
+  pds_real             gamma, efix, qinf[5];
+};
+
+struct pds_fv_kernels {
+  /* stage (i), first order: QF[10 f] = the left state (its first cell's Q), then the right one (the second cell's Q,
+     qinf on a free-stream face, the left state again on a wall) */
+  int (*face_states)(pds_ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF);
+  /* stage (ii): F[5 f] = fv_flux_roe(gamma, efix, left, right, area) (interior and free-stream faces) or
+     fv_flux_wall(gamma, left, area) (src/backend/fv_bodies.h) */
+  int (*face_flux)(pds_ctx, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F);
+  /* stage (iii): R[5 c] = - sum over c's faces, in cell_face order from 0, of +F_f (first cell) or -F_f (second) */
+  int (*cell_sum)(pds_ctx, const struct pds_fv_dev *D, const pds_real *F, pds_real *R);
+  /* the explicit step with a local time step: per cell tau = cfl V / sum over its faces of (|u . a| + c |a|) (u, c
+     of the cell's Q, a a face's area vector), then Q += tau R / V; writes tau[c] */
+  int (*update)(pds_ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q, pds_real *tau);
+};
+
+#endif
