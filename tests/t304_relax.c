@@ -77,14 +77,6 @@ static pds_vec vec_of(pds_ctx ctx, const double *h, pds_size n) {
   return x;
 }
 
-static double *values(pds_vec x, pds_size n) {
-  double *h = malloc(sizeof *h * (size_t)n);
-
-  TEST_ASSERT(h);
-  TEST_CALL(pds_vec_get_values(x, h, PDS_MEM_HOST));
-  return h;
-}
-
 static double *rand_array(pds_size n) {
   double *h = malloc(sizeof *h * (size_t)n);
 
@@ -124,7 +116,7 @@ static double *apply_pc(pds_precond pc, pds_ctx ctx, const double *x, pds_size n
   TEST_CALL(pds_vec_create(ctx, n, &yv));
   TEST_CALL(pds_vec_set(yv, 123.0)); /* apply must not read it */
   TEST_CALL(pds_precond_apply(pc, xv, yv));
-  y = values(yv, n);
+  y = test_vec_values(yv);
   pds_vec_destroy(&xv), pds_vec_destroy(&yv);
   return y;
 }
@@ -359,7 +351,7 @@ static void test_repeat(pds_ctx ctx) {
     TEST_CALL(pds_vec_duplicate(f, &u));
     TEST_CALL(pds_vec_set(u, 0));
     TEST_CALL(pds_precond_relax_smooth(pc, f, u, cs[i].sweeps));
-    y3 = values(u, n);
+    y3 = test_vec_values(u);
     check_close(y3, y1, n, 1e-15, "smoothing from u = 0 against the preconditioner");
     free(y1), free(y2), free(y3);
     pds_vec_destroy(&f), pds_vec_destroy(&u);
@@ -497,7 +489,7 @@ static void test_chaotic(pds_ctx ctx, const struct pset *S, int b) {
   }
   if (test_true_relres(A, f, u) > 1e-8) TEST_FAIL("chaotic: residual %g after %d sweeps", test_true_relres(A, f, u), k);
   solve(s, A, f, x, 1e-12, "cg");
-  xs = values(u, n), xc = values(x, n);
+  xs = test_vec_values(u), xc = test_vec_values(x);
   check_close(xs, xc, n, 1e-6, "chaotic sweeps against CG");
   free(h), free(xs), free(xc);
   pds_vec_destroy(&f), pds_vec_destroy(&u), pds_vec_destroy(&x);
@@ -694,7 +686,7 @@ static void test_host(pds_ctx ctx) {
     double     *want, rr;
 
     TEST_CALL(pds_precond_relax_smooth(pc, fv, uv, 2));
-    want = values(uv, n);
+    want = test_vec_values(uv);
     for (int o = 0; o < 3; o++) {
       TEST_CALL(pds_precond_relax_set_stream(pc, (pds_relax_stream)orders[o][0], orders[o][1]));
       memcpy(u, u0, n * sizeof *u);

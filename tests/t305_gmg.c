@@ -69,21 +69,10 @@ static pds_solver_result solve(pds_ctx ctx, const pds_problem *p, const char *me
   return r;
 }
 
-static double *values(pds_vec x) {
-  pds_size n;
-  double  *h;
-
-  TEST_CALL(pds_vec_get_size(x, &n));
-  h = malloc(sizeof *h * (size_t)n);
-  TEST_ASSERT(h);
-  TEST_CALL(pds_vec_get_values(x, h, PDS_MEM_HOST));
-  return h;
-}
-
 /* max |x - u_exact| */
 static double disc_error(const pds_problem *p, pds_vec x) {
   pds_size n;
-  double  *a = values(x), *u = values(p->u_exact), e = 0;
+  double  *a = test_vec_values(x), *u = test_vec_values(p->u_exact), e = 0;
 
   TEST_CALL(pds_vec_get_size(x, &n));
   for (pds_size i = 0; i < n; i++) e = fmax(e, fabs(a[i] - u[i]));
@@ -296,7 +285,7 @@ static void check_backend(pds_ctx ctx, const char *backend) {
       TEST_CALL(pds_solver_solve(s, p.b, x2));
       TEST_CALL(pds_solver_get_result(s, &r2));
       TEST_ASSERT(r2.iterations == r1.iterations && r2.rnorm == r1.rnorm);
-      a = values(x1), b = values(x2);
+      a = test_vec_values(x1), b = test_vec_values(x2);
       TEST_ASSERT(!memcmp(a, b, sizeof *a * (size_t)n));
       free(a), free(b);
     }
@@ -313,7 +302,7 @@ static void check_backend(pds_ctx ctx, const char *backend) {
       TEST_CALL(pds_problem_patches(ref, (const pds_int[3]){16, 16, 16}, 2, sizes, &q));
       TEST_CALL(pds_vec_duplicate(q.b, &y));
       rr = solve(ref, &q, "cg", &o, 1e-8, 100, y);
-      a = values(x1), b = values(y);
+      a = test_vec_values(x1), b = test_vec_values(y);
       if (!strcmp(backend, "/cpu/omp")) {
         TEST_ASSERT(r1.iterations == rr.iterations && r1.rnorm == rr.rnorm);
         TEST_ASSERT(!memcmp(a, b, sizeof *a * (size_t)n));

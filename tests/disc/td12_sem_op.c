@@ -97,14 +97,6 @@ static int cholesky_ok(const double *A0, size_t N) {
   return ok;
 }
 
-static double *values(pds_vec v, size_t n) {
-  double *h = malloc(n * sizeof *h);
-
-  TEST_ASSERT(h);
-  TEST_CALL(pds_vec_get_values(v, h, PDS_MEM_HOST));
-  return h;
-}
-
 int main(int argc, char **argv) {
   pds_ctx ctx = test_init(argc, argv), ref;
   static const struct { pds_int el[3]; int order; double deform; } cases[] = {
@@ -139,7 +131,7 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_vec_set_values(xr, hx, PDS_MEM_HOST));
     TEST_CALL(pds_mat_apply(A, x, y));
     TEST_CALL(pds_mat_apply(Ar, xr, yr));
-    hy = values(y, N), hyr = values(yr, N);
+    hy = test_vec_values(y), hyr = test_vec_values(yr);
     for (size_t g = 0; g < N; g++) {
       double s = 0;
 
@@ -150,11 +142,11 @@ int main(int argc, char **argv) {
       TEST_FAIL("case %zu: |A x - assembled A x| = %.3g (max |A_ij| %.3g)", c, err, amax);
     TEST_ASSERT(!memcmp(hy, hyr, N * sizeof *hy)); /* /cpu/ref's bits (the GPU: to round-off, tc10) */
     TEST_CALL(pds_mat_apply(A, x, y));
-    hy2 = values(y, N);
+    hy2 = test_vec_values(y);
     TEST_ASSERT(!memcmp(hy, hy2, N * sizeof *hy)); /* repeatable */
     /* diagonal */
     TEST_CALL(pds_mat_get_diagonal(A, d));
-    hd = values(d, N);
+    hd = test_vec_values(d);
     for (size_t g = 0; g < N; g++) derr = fmax(derr, fabs(hd[g] - Ad[g * N + g]));
     if (!(derr <= 1e-12 * amax)) TEST_FAIL("case %zu: diagonal off by %.3g (max |A_ij| %.3g)", c, derr, amax);
     /* symmetric, positive definite */
@@ -162,7 +154,7 @@ int main(int argc, char **argv) {
     TEST_CALL(pds_vec_set_values(x, hx2, PDS_MEM_HOST));
     TEST_CALL(pds_mat_apply(A, x, y));
     free(hy2);
-    hy2 = values(y, N);
+    hy2 = test_vec_values(y);
     for (size_t g = 0; g < N; g++) ay += hx[g] * hy2[g];
     TEST_ASSERT_NEAR(ax, ay, 1e-12, 1e-12 * amax);
     TEST_ASSERT(cholesky_ok(Ad, N));
@@ -175,11 +167,11 @@ int main(int argc, char **argv) {
       TEST_ASSERT(!strcmp(pds_mat_get_type(C), "csr"));
       TEST_CALL(pds_vec_duplicate(x, &z));
       TEST_CALL(pds_mat_apply(C, x, z)); /* x holds hx2 now, y = A hx2 */
-      hc = values(z, N);
+      hc = test_vec_values(z);
       for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hc[g], hy2[g], 0, 1e-12 * amax * sqrt((double)N));
       free(hc);
       TEST_CALL(pds_mat_get_diagonal(C, z));
-      hc = values(z, N);
+      hc = test_vec_values(z);
       for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hc[g], hd[g], 0, 1e-12 * amax);
       free(hc);
       pds_vec_destroy(&z);
@@ -192,7 +184,7 @@ int main(int argc, char **argv) {
       TEST_CALL(pds_vec_duplicate(x, &z));
       TEST_CALL(pds_vec_set(z, 2.0));
       TEST_CALL(pds_mat_apply_add(A, -0.5, x, 3.0, z));
-      hz = values(z, N);
+      hz = test_vec_values(z);
       for (size_t g = 0; g < N; g++) TEST_ASSERT_NEAR(hz[g], 6.0 - 0.5 * hy2[g], 1e-14, 1e-14);
       free(hz);
       pds_vec_destroy(&z);
@@ -234,7 +226,7 @@ int main(int argc, char **argv) {
         TEST_CALL(pds_mat_apply(A, x, y));
         TEST_CALL(pds_mat_apply(Ar, xr, yr));
       }
-      a = values(y, N), b = values(yr, N);
+      a = test_vec_values(y), b = test_vec_values(yr);
       if (memcmp(a, b, N * sizeof *a)) TEST_FAIL("%s on 6 x 5 x 4 %s elements: not /cpu/ref's bits", k ? "diag" : "A x",
                                                   def ? "deformed" : "affine");
       free(a), free(b);
@@ -367,7 +359,7 @@ int main(int argc, char **argv) {
 
           if (gpu && n > 10 && (v == 1 || v == 2)) continue; /* a thread block of n^3 threads */
           TEST_CALL(pds_mat_sem_diagonal(A, v, d));
-          got = values(d, N);
+          got = test_vec_values(d);
           for (size_t g = 0; g < N; g++) {
             const double r = fabs(got[g] - want[g]) / fabs(want[g]);
 
@@ -401,7 +393,7 @@ int main(int argc, char **argv) {
       N = (size_t)S->nglob;
       TEST_CALL(pds_vec_create(ctx, (pds_size)N, &d));
       TEST_CALL(pds_mat_get_diagonal(A, d));
-      want = values(d, N);
+      want = test_vec_values(d);
       for (int v = 0; v < 4; v++) {
         pds_precond pc;
 
@@ -418,7 +410,7 @@ int main(int argc, char **argv) {
         TEST_CALL(pds_vec_set(b, 1.0));
         TEST_CALL(pds_precond_apply(pc, b, d)); /* 1 / diag */
         pds_vec_destroy(&b);
-        got = values(d, N);
+        got = test_vec_values(d);
         for (size_t g = 0; g < N; g++)
           if (got[g] != 1.0 / want[g]) TEST_FAIL("semjacobi %s, order %d: 1 / d at %zu is %.17g, not %.17g", vars[v],
                                                  order, g, got[g], 1.0 / want[g]);
