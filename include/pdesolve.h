@@ -430,6 +430,20 @@ PDS_EXTERN int pds_mesh3d_write_gmsh(pds_mesh3d m, const char *path);
    z = hi, oriented outward. */
 PDS_EXTERN int pds_mesh3d_generate_box(pds_ctx ctx, const pds_int n[3], const pds_real lo[3], const pds_real hi[3],
                                        pds_mesh3d *m);
+/* The domain between the sphere |x| = radius and the box [-half_width, half_width]^3 (paper 001's kind of mesh) as a
+   hybrid mesh of all four cell types: a six-block cubed-sphere O-grid (an equiangular n x n grid on each cube face,
+   L layers of radial rays from the sphere to the box, thickness growing geometrically, so cells are finer near the
+   sphere). From the sphere outward: hexahedra (about 11% of the cells at large sizes), a transition layer of
+   pyramids and tetrahedra, prisms (about 17%), then each hexahedron as 4 pyramids and 4 tetrahedra (pyramids about
+   37%, tetrahedra 35%; every type at least 5% at any size). Conforming (interior faces shared by two cells with the
+   same vertices: faces between layers cut along the diagonal through the vertex with the lowest node number),
+   every cell positive, nodes on the sphere at the radius to round-off, box nodes exactly on it; cell tag 1;
+   boundary quadrangles on the sphere tagged 1, boundary triangles on the box tagged 2, both outward. n and L are
+   chosen so the cell count is within 10% of target_cells for targets from 1000 up (432 is the smallest mesh;
+   50 000 000 the largest target). Deterministic. PDS_ERR_ARG: radius <= 0, radius >= half_width / 2, either not
+   finite, target_cells below 432 (the message names it) or above 50 000 000; a NULL context or output. */
+PDS_EXTERN int pds_mesh3d_generate_sphere(pds_ctx ctx, pds_int target_cells, pds_real radius, pds_real half_width,
+                                          pds_mesh3d *m);
 /* An all-hexahedral mesh of the same domain: each tetrahedron into 4, prism into 6 and hexahedron into 8 hexahedra
    (one at each vertex, through new nodes at the edge midpoints, the face and cell centroids, shared between cells;
    the old nodes keep their numbers, then edge, face and cell nodes follow), boundary triangles into 3 and quadrangles
