@@ -27,6 +27,9 @@
 #   5e. paper 003's spectral-element operator (bench/gpu/bench_sem: validation against /cpu/ref's bits, GDOF/s for
 #      N = 2..12 and E = 2^9..2^15, affine and deformed, /cpu/omp and /cpu/ref beside, the four diagonal kernels,
 #      CG with and without semjacobi; sem.jsonl, sem.txt, sem-plots.tgz; GPU_CHECK_SEM_S, default 240 s),
+#   5f. paper 001's convective flux operation (bench/gpu/bench_fv: validation against /cpu/ref's bits, the first-order
+#      Roe residual's three stages on the sphere-in-a-box hybrid mesh of 680K and 4M cells, as generated, RCM and
+#      Hilbert numbering, /cpu/omp and /cpu/ref beside; fv.jsonl, fv.txt; GPU_CHECK_FV_S, default 150 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -156,7 +159,7 @@ fi
     san synccheck "$T/equiv/equiv_pbjacobi"; san synccheck "$T/cuda/tc03_fem2d"
     san synccheck "$T/cuda/tc04_spmv_classes"; san synccheck "$T/equiv/equiv_f32"; san synccheck "$T/cuda/tc05_small"
     san synccheck "$T/t302_bilu0"; san synccheck "$T/t303_ilu0"; san synccheck "$T/cuda/tc08_ilu0_cusparse"
-    san synccheck "$T/cuda/tc09_relax"; san synccheck "$T/disc/td12_sem_op"
+    san synccheck "$T/cuda/tc09_relax"; san synccheck "$T/disc/td12_sem_op"; san synccheck "$T/disc/td15_fv"
   } > "$OUT/san-synccheck.txt" &
   wait
 ) &
@@ -180,7 +183,7 @@ wait $SANPID
   san memcheck "$T/t303_ilu0"
   san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"
   san memcheck "$T/cuda/tc09_relax"; san memcheck "$T/t204_patches"; san memcheck "$T/t304_relax"
-  san memcheck "$T/disc/td12_sem_op"
+  san memcheck "$T/disc/td12_sem_op"; san memcheck "$T/disc/td13_sem_mesh"; san memcheck "$T/disc/td15_fv"
   san memcheck "$T/t305_gmg"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
@@ -196,9 +199,10 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem); together they take more
-# than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and "ilu relax sem"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem} "
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv); together they take more
+# than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
+# "ilu relax sem fv"
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -375,7 +379,8 @@ paper_bench() {
     rc=127; echo "bench_$name was not built" > "$OUT/$name.txt"
   fi
   note "bench_$name" "rc $rc ($((SECONDS - t0)) s)$( [ $rc -eq 124 ] && echo ": TIMEOUT (raise $var)")"
-  if [ -s "$OUT/$name.jsonl" ] && python3 -c 'import matplotlib' >/dev/null 2>&1; then
+  if [ -s "$OUT/$name.jsonl" ] && [ -f "$ROOT/bench/scripts/plot_$name.py" ] &&
+     python3 -c 'import matplotlib' >/dev/null 2>&1; then
     mkdir -p "$OUT/$name-plots"
     python3 "$ROOT/bench/scripts/plot_$name.py" "$OUT/$name.jsonl" --out "$OUT/$name-plots" >> "$OUT/$name.log" 2>&1
     (cd "$OUT" && tar czf "$name-plots.tgz" "$name-plots" && rm -rf "$name-plots")
@@ -386,6 +391,8 @@ paper_bench() {
 paper_bench relax GPU_CHECK_RELAX_S 300; RLR=$?
 # 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem)
 paper_bench sem GPU_CHECK_SEM_S 240 -shared "$SHARED"; SMR=$?
+# 5f. paper 001's convective flux operation on the sphere-in-a-box hybrid mesh (bench/gpu/bench_fv)
+paper_bench fv GPU_CHECK_FV_S 150; FVR=$?
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
@@ -419,6 +426,9 @@ cat "$OUT/relax.txt" 2>/dev/null | cut -c1-300
 echo "-- bench_sem (paper 003: spectral-element operator, semjacobi)"
 cat "$OUT/sem.txt" 2>/dev/null | cut -c1-300
 [ "${SMR:-0}" -ne 0 ] && tail -5 "$OUT/sem.log"
+echo "-- bench_fv (paper 001: finite-volume Euler fluxes on a hybrid mesh)"
+cat "$OUT/fv.txt" 2>/dev/null | cut -c1-300
+[ "${FVR:-0}" -ne 0 ] && tail -5 "$OUT/fv.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
@@ -432,6 +442,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl relax.jsonl sem.jsonl fv.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
      "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
      "(petsc-peer.txt petsc-peer.log)"

@@ -9,6 +9,7 @@
 
 #include "../backend/backend.h"
 #include "../vec/vec_impl.h"
+#include "fv_impl.h"
 #include "fv_kernels.h"
 
 #define PDS_CLASSID_FV 0x70644607u
@@ -209,7 +210,7 @@ static int fv_check_vecs(pds_fv fv, pds_vec Q, pds_vec R) {
   return PDS_OK;
 }
 
-int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) {
+int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R) {
   pds_ctx         ctx;
   const pds_real *q;
   pds_real       *r;
@@ -218,15 +219,19 @@ int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) {
   ctx = fv->hdr.ctx;
   PDS_CALL(fv_check_vecs(fv, Q, R));
   PDS_CHECK(Q != R, ctx, PDS_ERR_ARG, "fv: Q and R must be different vectors");
+  PDS_CHECK(first >= 0 && first <= last && last <= 2, ctx, PDS_ERR_ARG, "fv: stages %d to %d of 0..2", first, last);
   PDS_KERNEL(ctx, fv.face_states);
   PDS_KERNEL(ctx, fv.face_flux);
   PDS_KERNEL(ctx, fv.cell_sum);
   PDS_CALL(pds_vec_dev_read(Q, &q));
   PDS_CALL(pds_vec_dev_write(R, &r));
-  PDS_CALL(ctx->k->fv.face_states(ctx, &fv->dev, q, fv->QF));
-  PDS_CALL(ctx->k->fv.face_flux(ctx, &fv->dev, fv->QF, fv->F));
-  return ctx->k->fv.cell_sum(ctx, &fv->dev, fv->F, r);
+  if (first <= 0) PDS_CALL(ctx->k->fv.face_states(ctx, &fv->dev, q, fv->QF));
+  if (first <= 1 && last >= 1) PDS_CALL(ctx->k->fv.face_flux(ctx, &fv->dev, fv->QF, fv->F));
+  if (last >= 2) PDS_CALL(ctx->k->fv.cell_sum(ctx, &fv->dev, fv->F, r));
+  return PDS_OK;
 }
+
+int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) { return pds_fv_stages(fv, 0, 2, Q, R); }
 
 int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm) {
   pds_ctx   ctx;

@@ -1,0 +1,198 @@
+// bench/gpu/bench_fv.cu: paper 001's convective flux operation (the first-order Roe residual in the paper's three
+// stages, issue 14) on the built-in sphere-in-a-box hybrid mesh (pds_mesh3d_generate_sphere: tetrahedra, pyramids,
+// prisms, hexahedra) on /gpu/cuda against /cpu/omp (all cores) and /cpu/ref (one core), with the device's copy
+// bandwidth measured in the same run. Cases (JSON lines "case"):
+//   copy    y = x over 2^26 doubles: the bandwidth every fraction divides by;
+//   check   validation first: the residual of a non-uniform state on the GPU against /cpu/ref (the same bits, else
+//           FAIL, exit 1), repeated runs bitwise;
+//   stages  per mesh (about 680K cells, the paper's size, and 4M) and cell numbering (as generated, RCM, Hilbert):
+//           each stage's time (face states, face fluxes, cell sums) and the whole residual, the byte model's GB/s
+//           and its fraction of the copy bandwidth, GFLOP/s; /cpu/omp and /cpu/ref on the 680K mesh.
+// Byte model (the least DRAM traffic, 8-byte reals; nf faces, nc cells, ncf cell-face entries = 2 ninterior + nbnd):
+//   face states: face_cell 8 + kind 1 + the two states 80 written per face, the states read once per cell 40;
+//   face fluxes: states 80 + area 24 + kind 1 read, flux 40 written per face; about 200 flops a face;
+//   cell sums:   cell_ptr 4 + R 40 written per cell, per cell-face entry its index 4 and the flux 40.
+// Usage: bench_fv [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-reps 10]
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_bench_util.cuh"
+#include "bench_log.cuh"
+#define BENCH_NAME "fv"
+#include "bench_json.cuh"
+extern "C" {
+int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R); /* src/disc/fv_impl.h */
+}
+
+namespace {
+
+double  g_copy_bw = 0, g_deadline = 0;
+int     g_reps = 10, g_quick = 0, g_no_cpu = 0;
+pds_ctx g_gpu, g_omp, g_ref;
+
+double left_s() { return g_deadline - pds_wtime(); }
+
+// a smooth non-uniform state: the free stream with a density and energy bump around (1, 0.5, 0)
+void bump(pds_mesh3d m, const pds_fv_info &in, pds_vec Q) {
+  pds_int         nc;
+  const pds_real *X;
+
+  PK(NULL, pds_mesh3d_get_sizes(m, NULL, &nc, NULL));
+  PK(NULL, pds_mesh3d_get_geometry(m, NULL, &X, NULL, NULL));
+  std::vector<double> h(5 * (size_t)nc);
+  for (pds_int i = 0; i < nc; i++) {
+    const double d2 = (X[3 * i] - 1) * (X[3 * i] - 1) + (X[3 * i + 1] - 0.5) * (X[3 * i + 1] - 0.5) +
+                      X[3 * i + 2] * X[3 * i + 2];
+    const double b  = 0.1 * exp(-d2);
+
+    for (int k = 0; k < 5; k++) h[5 * i + k] = in.qinf[k] * (1 + (k == 0 || k == 4 ? b : 0));
+  }
+  PK(NULL, pds_vec_set_values(Q, h.data(), PDS_MEM_HOST));
+}
+
+struct Op {
+  pds_fv      fv = nullptr;
+  pds_vec     Q = nullptr, R = nullptr;
+  pds_fv_info in;
+};
+
+Op make_op(pds_ctx ctx, pds_mesh3d m) {
+  Op            o;
+  pds_fv_params p;
+  const pds_int wall[1] = {1};
+
+  pds_fv_params_default(&p);
+  p.mach = 0.1, p.nwall = 1, p.wall_tags = wall; // the paper's case: M = 0.1 past the sphere (tag 1)
+  PK(ctx, pds_fv_create(ctx, m, &p, &o.fv));
+  PK(ctx, pds_fv_get_info(o.fv, &o.in));
+  PK(ctx, pds_fv_create_state(o.fv, &o.Q));
+  PK(ctx, pds_vec_duplicate(o.Q, &o.R));
+  bump(m, o.in, o.Q);
+  return o;
+}
+
+void free_op(Op &o) { pds_vec_destroy(&o.Q), pds_vec_destroy(&o.R), pds_fv_destroy(&o.fv); }
+
+std::vector<double> values(pds_vec v) {
+  pds_size            n;
+  std::vector<double> h;
+
+  pds_vec_get_size(v, &n);
+  h.resize(n);
+  pds_vec_get_values(v, h.data(), PDS_MEM_HOST);
+  return h;
+}
+
+void check(pds_mesh3d m) {
+  Op g = make_op(g_gpu, m), r = make_op(g_ref, m);
+
+  PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+  PK(g_ref, pds_fv_residual(r.fv, r.Q, r.R));
+  std::vector<double> a = values(g.R), b = values(r.R);
+  PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+  std::vector<double> c = values(g.R);
+  if (a != b || a != c) {
+    printf("FAIL: the GPU residual is not /cpu/ref's bits (or not repeatable)\n");
+    exit(1);
+  }
+  J("check").num("cells", g.in.ncells).num("bitwise", 1).emit();
+  tab("validation: the residual of a non-uniform state on %d cells: /gpu/cuda gives /cpu/ref's bits, repeated runs "
+      "bitwise", (int)g.in.ncells);
+  free_op(g), free_op(r);
+}
+
+// bytes and flops of the stages (header)
+struct Model {
+  double b[3], flops;
+};
+Model model(pds_mesh3d m, const pds_fv_info &in) {
+  const pds_size *cptr;
+  pds_int         nc;
+
+  PK(NULL, pds_mesh3d_get_sizes(m, NULL, &nc, NULL));
+  PK(NULL, pds_mesh3d_get_faces(m, NULL, NULL, NULL, NULL, NULL, NULL, &cptr, NULL));
+  const double nf = in.nfaces, ncd = in.ncells, ncf = (double)cptr[nc];
+  return Model{{89 * nf + 40 * ncd, 145 * nf, 44 * ncd + 44 * ncf}, 200 * nf};
+}
+
+void stages_case(const char *label, pds_mesh3d m, bool cpu) {
+  Op          o = make_op(g_gpu, m);
+  const Model M = model(m, o.in);
+  double      t[4];
+
+  for (int s = 0; s < 3; s++)
+    t[s] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, s, s, o.Q, o.R)); }, 2, g_reps);
+  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_residual(o.fv, o.Q, o.R)); }, 2, g_reps);
+  const double bytes = M.b[0] + M.b[1] + M.b[2];
+  double       to = NAN, tr = NAN;
+
+  if (cpu && !g_no_cpu && left_s() > 60) {
+    Op c = make_op(g_omp, m);
+    to   = host_median([&] { PK(g_omp, pds_fv_residual(c.fv, c.Q, c.R)); }, 1, 3, false);
+    free_op(c);
+    Op r = make_op(g_ref, m);
+    tr   = host_median([&] { PK(g_ref, pds_fv_residual(r.fv, r.Q, r.R)); }, 1, 3, false);
+    free_op(r);
+  }
+  J("stages").str("mesh", label).num("cells", o.in.ncells).num("faces", o.in.nfaces).num("states_s", t[0])
+      .num("flux_s", t[1]).num("sum_s", t[2]).num("residual_s", t[3]).num("bytes", bytes)
+      .num("gbs", bytes / t[3] * 1e-9).num("frac_copy", bytes / t[3] / g_copy_bw)
+      .num("gflops", M.flops / t[3] * 1e-9).num("omp_s", to).num("ref_s", tr).emit();
+  auto pct = [&](int s) { return 100 * M.b[s] / t[s] / g_copy_bw; };
+  char cpub[96] = " - | - |";
+  if (std::isfinite(to)) snprintf(cpub, sizeof cpub, " %.2f (%.0fx) | %.1f (%.0fx) |", to * 1e3, to / t[3],
+                                  tr * 1e3, tr / t[3]);
+  tab("| %s | %d | %.3f (%.0f%%) | %.3f (%.0f%%) | %.3f (%.0f%%) | %.3f | %.0f (%.0f%%) | %.0f |%s", label,
+      (int)o.in.ncells, t[0] * 1e3, pct(0), t[1] * 1e3, pct(1), t[2] * 1e3, pct(2), t[3] * 1e3,
+      bytes / t[3] * 1e-9, 100 * bytes / t[3] / g_copy_bw, M.flops / t[3] * 1e-9, cpub);
+  free_op(o);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const BenchFlags f = bench_args(argc, argv, "bench_fv [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-reps N]",
+                                  [](const std::string &, const char *) { return 0; });
+
+  g_quick = f.quick, g_no_cpu = f.no_cpu, g_reps = f.reps, g_deadline = f.deadline;
+  bench_start(&g_gpu, &g_omp, &g_ref);
+  g_copy_bw = measure_copy(g_quick);
+  {
+    pds_mesh3d m;
+
+    PK(g_ref, pds_mesh3d_generate_sphere(g_ref, 20000, 0.5, 5.0, &m));
+    check(m);
+    pds_mesh3d_destroy(&m);
+  }
+  LOG("check done");
+  tab("\nconvective residual (paper 001 Section 3.2, first-order Roe, three stages; median of %d after warm-up), ms and "
+      "the byte model's fraction of the copy bandwidth; whole residual GB/s (of copy) and GFLOP/s (200 flops a "
+      "face); /cpu/omp (%d threads) and /cpu/ref (one core) ms for the whole residual (GPU speedup)", g_reps,
+      pds_ctx_get_num_threads(g_omp));
+  tab("| mesh, numbering | cells | face states ms | face fluxes ms | cell sums ms | residual ms | GB/s | GFLOP/s | "
+      "/cpu/omp ms | /cpu/ref ms |");
+  tab("|---|---|---|---|---|---|---|---|---|---|");
+  for (pds_int target : {680000, 4000000}) {
+    if (g_quick && target > 680000) break;
+    if (left_s() < 60) break;
+    for (const char *how : {"none", "rcm", "hilbert"}) {
+      pds_mesh3d m;
+      char       label[64];
+
+      if (left_s() < 40) break;
+      PK(g_ref, pds_mesh3d_generate_sphere(g_ref, target, 0.5, 5.0, &m));
+      PK(g_ref, pds_mesh3d_reorder(m, how));
+      snprintf(label, sizeof label, "sphere %s, %s", target > 1000000 ? "4M" : "680K",
+               strcmp(how, "none") ? how : "as generated");
+      stages_case(label, m, target == 680000 && strcmp(how, "hilbert") == 0);
+      pds_mesh3d_destroy(&m);
+      LOG("%s done", label);
+    }
+  }
+  printf("%s\n", g_table.c_str());
+  pds_ctx_destroy(&g_gpu), pds_ctx_destroy(&g_omp), pds_ctx_destroy(&g_ref);
+  if (g_json != stdout) fclose(g_json);
+  return 0;
+}
