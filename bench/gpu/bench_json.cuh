@@ -3,7 +3,7 @@
 // {"bench": BENCH_NAME, "gpu": ..., "case": ..., ...} (numbers whole where they are, 6 digits else, null when not
 // finite), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
 // bandwidth every fraction divides by (a "copy" line and a table line), and bench_start, the three contexts and the
-// GPU's name. Define BENCH_NAME and include
+// GPU's name, and bench_args, the flags they share. Define BENCH_NAME and include
 // gpu_bench_util.cuh and bench_log.cuh before it.
 #pragma once
 
@@ -84,4 +84,35 @@ static void bench_start(pds_ctx *gpu, pds_ctx *omp, pds_ctx *ref) {
   CK(cudaGetDeviceProperties(&p, 0));
   snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
   tab("bench_%s on %s", BENCH_NAME, g_gpu_name);
+}
+
+// The flags the papers' benchmarks share: -quick, -no_cpu, -json FILE (into g_json), -budget_s S (default 240),
+// -reps N (default 10); a benchmark's own flags go to own(flag, next) (next: the following argument or nullptr), which
+// returns how many arguments it took (0: not its flag); anything else prints usage and exits 2. Starts the log's
+// clock (g_t0); the deadline is g_t0 + budget_s.
+struct BenchFlags {
+  int    quick = 0, no_cpu = 0, reps = 10;
+  double deadline = 0;
+};
+template <class Own> static BenchFlags bench_args(int argc, char **argv, const char *usage, Own own) {
+  BenchFlags f;
+  double     budget = 240;
+
+  g_t0 = pds_wtime();
+  for (int i = 1; i < argc; i++) {
+    const std::string o = argv[i];
+    const char       *next = i + 1 < argc ? argv[i + 1] : nullptr;
+    int               took;
+
+    if (o == "-quick") f.quick = 1;
+    else if (o == "-no_cpu") f.no_cpu = 1;
+    else if (next && o == "-json") g_json = fopen(argv[++i], "w");
+    else if (next && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
+    else if (next && o == "-reps") f.reps = (int)parse_long("-reps", argv[++i]);
+    else if ((took = own(o, next)) > 0) i += took - 1;
+    else fprintf(stderr, "usage: %s\n", usage), exit(2);
+  }
+  if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
+  f.deadline = g_t0 + budget;
+  return f;
 }

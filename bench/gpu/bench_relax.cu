@@ -560,30 +560,22 @@ void gmg_case(int n) {
 } // namespace
 
 int main(int argc, char **argv) {
-  double budget = 240;
+  const BenchFlags f = bench_args(argc, argv,
+                                  "bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-no_conv] [-no_rate] "
+                                  "[-no_stream] [-no_gmg] [-sets STR] [-conv_sweeps N] [-reps N]",
+                                  [](const std::string &o, const char *next) {
+                                    if (o == "-no_conv") return g_no_conv = 1, 1;
+                                    if (o == "-no_gmg") return g_no_gmg = 1, 1;
+                                    if (o == "-no_stream") return g_no_stream = 1, 1;
+                                    if (o == "-no_rate") return g_no_rate = 1, 1;
+                                    if (next && o == "-sets") return g_sets = next, 2;
+                                    if (next && o == "-conv_sweeps")
+                                      return g_conv_sweeps = (int)parse_long("-conv_sweeps", next), 2;
+                                    return 0;
+                                  });
 
-  g_t0 = pds_wtime();
-  for (int i = 1; i < argc; i++) {
-    std::string o = argv[i];
-    if (o == "-quick") g_quick = 1;
-    else if (o == "-no_cpu") g_no_cpu = 1;
-    else if (o == "-no_conv") g_no_conv = 1;
-    else if (o == "-no_gmg") g_no_gmg = 1;
-    else if (o == "-no_stream") g_no_stream = 1;
-    else if (o == "-no_rate") g_no_rate = 1;
-    else if (i + 1 < argc && o == "-sets") g_sets = argv[++i];
-    else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
-    else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
-    else if (i + 1 < argc && o == "-conv_sweeps") g_conv_sweeps = (int)parse_long("-conv_sweeps", argv[++i]);
-    else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
-    else
-      fprintf(stderr, "usage: bench_relax [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-no_conv] [-no_rate] "
-                      "[-no_stream] [-no_gmg] [-sets STR] [-conv_sweeps N] [-reps N]\n"),
-          exit(2);
-  }
-  if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
+  g_quick = f.quick, g_no_cpu = f.no_cpu, g_reps = f.reps, g_deadline = f.deadline;
   if (g_conv_sweeps < 16) g_conv_sweeps = 16;
-  g_deadline = g_t0 + budget;
   bench_start(&g_gpu, &g_omp, &g_ref);
   g_copy_bw = measure_copy(g_quick);
   measure_dgemm();

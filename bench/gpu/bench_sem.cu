@@ -274,23 +274,14 @@ void pcg_case(int e, int order) {
 } // namespace
 
 int main(int argc, char **argv) {
-  double budget = 240;
+  const BenchFlags f = bench_args(argc, argv,
+                                  "bench_sem [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-reps N] [-shared DIR]",
+                                  [](const std::string &o, const char *next) {
+                                    if (next && o == "-shared") return g_shared = next, 2;
+                                    return 0;
+                                  });
 
-  g_t0 = pds_wtime();
-  for (int i = 1; i < argc; i++) {
-    std::string o = argv[i];
-    if (o == "-quick") g_quick = 1;
-    else if (o == "-no_cpu") g_no_cpu = 1;
-    else if (i + 1 < argc && o == "-json") g_json = fopen(argv[++i], "w");
-    else if (i + 1 < argc && o == "-budget_s") budget = parse_double("-budget_s", argv[++i]);
-    else if (i + 1 < argc && o == "-reps") g_reps = (int)parse_long("-reps", argv[++i]);
-    else if (i + 1 < argc && o == "-shared") g_shared = argv[++i];
-    else
-      fprintf(stderr, "usage: bench_sem [-json FILE] [-budget_s S] [-quick] [-no_cpu] [-reps N] [-shared DIR]\n"),
-          exit(2);
-  }
-  if (!g_json) fprintf(stderr, "cannot open the -json file\n"), exit(2);
-  g_deadline = g_t0 + budget;
+  g_quick = f.quick, g_no_cpu = f.no_cpu, g_reps = f.reps, g_deadline = f.deadline;
   bench_start(&g_gpu, &g_omp, &g_ref);
   g_copy_bw = measure_copy(g_quick);
   check();
