@@ -75,28 +75,15 @@ Op make_op(pds_ctx ctx, pds_mesh3d m) {
 
 void free_op(Op &o) { pds_vec_destroy(&o.Q), pds_vec_destroy(&o.R), pds_fv_destroy(&o.fv); }
 
-std::vector<double> values(pds_vec v) {
-  pds_size            n;
-  std::vector<double> h;
-
-  pds_vec_get_size(v, &n);
-  h.resize(n);
-  pds_vec_get_values(v, h.data(), PDS_MEM_HOST);
-  return h;
-}
-
 void check(pds_mesh3d m) {
   Op g = make_op(g_gpu, m), r = make_op(g_ref, m);
 
   PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
   PK(g_ref, pds_fv_residual(r.fv, r.Q, r.R));
-  std::vector<double> a = values(g.R), b = values(r.R);
+  std::vector<double> a = host_values(g.R), b = host_values(r.R);
   PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
-  std::vector<double> c = values(g.R);
-  if (a != b || a != c) {
-    printf("FAIL: the GPU residual is not /cpu/ref's bits (or not repeatable)\n");
-    exit(1);
-  }
+  std::vector<double> c = host_values(g.R);
+  if (a != b || a != c) fail("the GPU residual is not /cpu/ref's bits (or not repeatable)");
   J("check").num("cells", g.in.ncells).num("bitwise", 1).emit();
   tab("validation: the residual of a non-uniform state on %d cells: /gpu/cuda gives /cpu/ref's bits, repeated runs "
       "bitwise", (int)g.in.ncells);

@@ -3,7 +3,7 @@
 // {"bench": BENCH_NAME, "gpu": ..., "case": ..., ...} (numbers whole where they are, 6 digits else, null when not
 // finite), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
 // bandwidth every fraction divides by (a "copy" line and a table line), and bench_start, the three contexts and the
-// GPU's name, and bench_args, the flags they share. Define BENCH_NAME and include
+// GPU's name, host_values, and bench_args, the flags they share. Define BENCH_NAME and include
 // gpu_bench_util.cuh and bench_log.cuh before it.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #ifndef BENCH_NAME
 #error "define BENCH_NAME (the \"bench\" field of the JSON lines) before including bench_json.cuh"
@@ -84,6 +85,17 @@ static void bench_start(pds_ctx *gpu, pds_ctx *omp, pds_ctx *ref) {
   CK(cudaGetDeviceProperties(&p, 0));
   snprintf(g_gpu_name, sizeof g_gpu_name, "%s", p.name);
   tab("bench_%s on %s", BENCH_NAME, g_gpu_name);
+}
+
+// all of v's values on the host
+static std::vector<double> host_values(pds_vec v) {
+  pds_size            n = 0;
+  std::vector<double> h;
+
+  pds_vec_get_size(v, &n);
+  h.resize(n);
+  pds_vec_get_values(v, h.data(), PDS_MEM_HOST);
+  return h;
 }
 
 // The flags the papers' benchmarks share: -quick, -no_cpu, -json FILE (into g_json), -budget_s S (default 240),

@@ -91,16 +91,6 @@ void free_op(Op &o) {
   pds_vec_destroy(&o.x), pds_vec_destroy(&o.y), pds_mat_destroy(&o.A);
 }
 
-std::vector<double> host_values(pds_vec v) {
-  pds_size            n;
-  std::vector<double> h;
-
-  pds_vec_get_size(v, &n);
-  h.resize(n);
-  pds_vec_get_values(v, h.data(), PDS_MEM_HOST);
-  return h;
-}
-
 void check() {
   for (double deform : {0.0, 0.08}) {
     Op g = make_op(g_gpu, 8, 7, deform), r = make_op(g_ref, 8, 7, deform);
