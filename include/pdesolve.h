@@ -450,6 +450,10 @@ PDS_EXTERN int pds_mesh3d_generate_sphere(pds_ctx ctx, pds_int target_cells, pds
    into 4 quadrangles; tags kept. Pyramids: PDS_ERR_UNSUPPORTED. */
 PDS_EXTERN int pds_mesh3d_subdivide_hex(pds_mesh3d in, pds_mesh3d *out);
 PDS_EXTERN int pds_mesh3d_destroy(pds_mesh3d *m);
+/* VTK XML unstructured grid (.vtu) of the cells (VTK tetrahedra, pyramids, wedges, hexahedra) with cell fields
+   names[k] -> values[k][ncells] (the finite-volume states, say). */
+PDS_EXTERN int pds_mesh3d_write_vtk(pds_mesh3d m, const char *path, int nfields, const char *const *names,
+                                    const pds_real *const *values);
 PDS_EXTERN int pds_mesh3d_get_sizes(pds_mesh3d m, pds_int *nnodes, pds_int *ncells, pds_int *nbfaces);
 /* The arrays (any output may be NULL); cell_ptr has ncells + 1 entries, bface_ptr nbfaces + 1. */
 PDS_EXTERN int pds_mesh3d_get_arrays(pds_mesh3d m, const pds_real **xyz, const unsigned char **cell_type,
