@@ -24,6 +24,7 @@ static const command commands[] = {
     {"apply", "y = A x, A^T x or M^-1 x for a Matrix Market matrix", cmd_apply},
     {"gen", "write a generated problem as Matrix Market files", cmd_gen},
     {"demo", "solve a set of generated and real problems, one table row each", cmd_demo},
+    {"fv", "finite-volume Euler flow on a 3D hybrid mesh (paper 001): explicit steps, residuals, VTK", cmd_fv},
 };
 
 static int help_all(void) {

@@ -188,5 +188,6 @@ int cmd_solve(pds_options o);
 int cmd_apply(pds_options o);
 int cmd_gen(pds_options o);
 int cmd_demo(pds_options o);
+int cmd_fv(pds_options o);
 
 #endif

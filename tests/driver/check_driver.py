@@ -476,6 +476,69 @@ def check_sem(d):
     ensure("-mesh" in p.stderr, p.stderr)
 
 
+def fv_result(p):
+    """The fv command's result line as a dict of floats (force as a list)."""
+    lines = p.stdout.rstrip("\n").split("\n")
+    ensure(lines and lines[-1].startswith("result: fv "), "the last line is not 'result: fv ...'" + describe(p))
+    r = {}
+    for tok in lines[-1].split()[2:]:
+        k, v = tok.split("=", 1)
+        r[k] = [float(x) for x in v.strip("()").split(",")] if k == "force" else float(v)
+    return r
+
+
+def check_fv(d):
+    """pdesolve fv (issue 14): the sphere in a box, explicit steps: the JSON report has every step's residual (the same
+    as -monitor's lines and the result line's), the mesh's four cell types and the wall faces; the pressure force is
+    along the flow (its y and z parts at round-off of the x part: the mesh and the flow are symmetric); -vtk writes
+    the cells with their fields; a Gmsh box of hexahedra written here with no walls keeps the free stream (residual at
+    round-off); errors: -problem with -mesh, -radius against -box, a missing mesh file, -reorder, -cfl."""
+    p = d.run("fv", "-cells", 2000, "-steps", 30, "-monitor", "-json", "fv.json", "-vtk", "fv.vtu")
+    expect_rc(p, 0)
+    r = fv_result(p)
+    mon = [float(l.split()[-1]) for l in p.stdout.splitlines() if "FV residual norm" in l]
+    with open(d.path("fv.json")) as f:
+        j = json.load(f)
+    ensure(len(j["residuals"]) == 30 and len(mon) == 30 and close(j["residuals"][0], mon[0], 1e-11) and
+           close(j["residuals"][-1], r["rnorm"], 1e-6), f"residuals: {j['residuals'][:3]}, monitor {mon[:3]}, {r}")
+    ensure(j["cells"] == r["cells"] and min(j["tetrahedra"], j["pyramids"], j["prisms"], j["hexahedra"]) > 0 and
+           j["wall_faces"] > 0, f"mesh: {j}")
+    fx, fy, fz = r["force"]
+    ensure(fx > 0 and abs(fy) < 1e-3 * fx and abs(fz) < 1e-3 * fx, f"force {r['force']}: not along the flow")
+    with open(d.path("fv.vtu")) as f:
+        text = f.read()
+    ensure(f'NumberOfCells="{int(r["cells"])}"' in text and 'Name="mach"' in text, "fv -vtk output")
+    # a Gmsh box of 3 x 2 x 2 hexahedra, no walls: the free stream stays (residual at round-off)
+    nx, ny, nz = 3, 2, 2
+    nid = lambda i, j, k: 1 + i + (nx + 1) * (j + (ny + 1) * k)
+    with open(d.path("box.msh"), "w") as f:
+        f.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n" % ((nx + 1) * (ny + 1) * (nz + 1)))
+        for k in range(nz + 1):
+            for j in range(ny + 1):
+                for i in range(nx + 1):
+                    f.write("%d %g %g %g\n" % (nid(i, j, k), i / nx, j / ny, k / nz))
+        f.write("$EndNodes\n$Elements\n%d\n" % (nx * ny * nz))
+        e = 0
+        for k in range(nz):
+            for j in range(ny):
+                for i in range(nx):
+                    e += 1
+                    v = [nid(i, j, k), nid(i + 1, j, k), nid(i + 1, j + 1, k), nid(i, j + 1, k), nid(i, j, k + 1),
+                         nid(i + 1, j, k + 1), nid(i + 1, j + 1, k + 1), nid(i, j + 1, k + 1)]
+                    f.write("%d 5 2 1 1 %s\n" % (e, " ".join(map(str, v))))
+        f.write("$EndElements\n")
+    p = d.run("fv", "-mesh", d.path("box.msh"), "-steps", 5, "-mach", 0.3, "-alpha", 30)
+    expect_rc(p, 0)
+    r = fv_result(p)
+    ensure(r["cells"] == 12 and r["wall_faces"] == 0 and r["rnorm"] < 1e-14, f"free stream on a box: {r}")
+    for args, msg in ((("-problem", "sphere", "-mesh", d.path("box.msh")), "exclude each other"),
+                      (("-radius", 3, "-box", 5), "-radius"), (("-mesh", d.path("missing.msh")), "cannot read"),
+                      (("-reorder", "spiral"), "-reorder"), (("-cfl", 0), "-cfl")):
+        p = d.run("fv", "-cells", 1000, "-steps", 1, *args)
+        expect_rc(p, 1)
+        ensure(msg in p.stderr, f"{args}: {p.stderr}")
+
+
 def check_monitor(d):
     """-monitor: one stable line per iteration from 0; the last equals rnorm; -view prints the configuration."""
     p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", "-monitor", "-view")
