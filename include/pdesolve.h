@@ -559,17 +559,46 @@ typedef struct {
   pds_real       efix;      /* Harten's entropy fix, a fraction of the Roe-averaged sound speed (0.1; 0: none) */
   int            nwall;     /* boundary tags that are walls (0: none) */
   const pds_int *wall_tags;
+  /* Order 2 (paper 001 Section 2.2, src/disc/fv_recon.c): the face states are the values at the face barycentres of
+     each cell's quadratic polynomial P(x) = sum_h C^h (m_h(x) - g_h) + C^6 (x - xc) + C^7 (y - yc) + C^8 (z - zc)
+     + f (m_h the six second-degree monomials centred at the barycentre, g_h their cell means), fitted by least
+     squares to the cell means of a stencil (the paper's Eq. 5: C = A (f_G - f)), exact for quadratic fields. The
+     stencil grows by levels of the dual graph (face neighbours, their neighbours, ...) until it has at least
+     recon_min cells and the column-scaled 9-column least-squares matrix has a condition estimate (the ratio of the
+     largest to the smallest |diagonal| of its QR factor's R) below recon_cond, at most recon_levels levels and
+     recon_max cells (the last level cut to its cells nearest the barycentre). A cell whose capped stencil is still
+     rank deficient (e.g. a mesh of a few cells) is PDS_ERR_ARG naming it. No limiter: for smooth flows. */
+  int            order;        /* 1 (the default) or 2 */
+  pds_real       recon_cond;   /* 100 */
+  int            recon_min;    /* 18 (>= 9) */
+  int            recon_levels; /* 4 */
+  int            recon_max;    /* 120 */
+  pds_real       recon_weight; /* rows weighted by 1 / distance^recon_weight (0, the default: unweighted) */
 } pds_fv_params;
 typedef struct {
   pds_int  ncells, nfaces, ninterior, nfree, nwall; /* faces by kind */
   pds_real volume;                                  /* sum of the cell volumes */
   pds_real gamma, mach, qinf[5];                    /* the free stream state */
+  int      order;
+  /* order 2: stencil sizes NG (min, max, mean), entries (sum of NG), cells whose stencil stopped at a cap before its
+     condition estimate fell below recon_cond, the largest condition estimate, seconds the setup took */
+  pds_int  ng_min, ng_max;
+  pds_real ng_mean;
+  pds_size ng_sum;
+  pds_int  ncapped;
+  pds_real cond_max, t_recon_setup;
 } pds_fv_info;
 PDS_EXTERN void pds_fv_params_default(pds_fv_params *p);
 /* params NULL: the defaults. The mesh may be destroyed after. */
 PDS_EXTERN int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds_fv *fv);
 PDS_EXTERN int pds_fv_destroy(pds_fv *fv);
 PDS_EXTERN int pds_fv_get_info(pds_fv fv, pds_fv_info *info);
+/* The histogram of the stencil sizes (paper 001's Fig. 3): counts[b], b = 0 .. nbins - 1, the cells with NG = b,
+   the last bin also all larger stencils (order 1: all counts 0). */
+PDS_EXTERN int pds_fv_stencil_histogram(pds_fv fv, pds_int *counts, int nbins);
+/* Order 2: the polynomial coefficients of Q's reconstruction (host memory, 45 a cell: for each of the 5 variables
+   C^0 .. C^8, the paper's PC layout), computed on fv's backend. */
+PDS_EXTERN int pds_fv_reconstruct(pds_fv fv, pds_vec Q, pds_real *pc);
 /* a vector of 5 ncells values on fv's context, set to the free stream */
 PDS_EXTERN int pds_fv_create_state(pds_fv fv, pds_vec *Q);
 /* R = the convective residual of Q (dQ/dt = R / V) */

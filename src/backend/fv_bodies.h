@@ -102,6 +102,54 @@ PDS_FV_HD void fv_face_states1(const struct pds_fv_dev *D, pds_int f, const pds_
   for (int k = 0; k < 5; k++) o[k] = Q[5 * (size_t)l + k], o[5 + k] = R[k];
 }
 
+/* order 2: cell c's 9 coefficients of variable v, PC[45 c + 9 v + h] = sum_g A_c[h][g] (Q_G[v] - Q_c[v]), the stencil's
+   columns in order (2 flops per matrix entry: 18 NG + NG a variable) */
+PDS_FV_HD void fv_recon_cell_var(const struct pds_fv_dev *D, pds_int c, int v, const pds_real *Q, pds_real *PC) {
+  const pds_int   b = D->ste[c], e = D->ste[c + 1];
+  const pds_real  qc = Q[5 * (size_t)c + v];
+  pds_real        s[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+  for (pds_int g = b; g < e; g++) {
+    const pds_real  d = Q[5 * (size_t)D->sta[g] + v] - qc;
+    const pds_real *a = D->mat + 9 * (size_t)g;
+
+    for (int h = 0; h < 9; h++) s[h] = s[h] + a[h] * d;
+  }
+  for (int h = 0; h < 9; h++) PC[45 * (size_t)c + 9 * v + h] = s[h];
+}
+
+/* order 2: the value of cell c's 5 polynomials at the point x (Section 2.2's P), into o[5] */
+PDS_FV_HD void fv_poly_eval(const struct pds_fv_dev *D, pds_int c, const pds_real *Q, const pds_real *PC,
+                            const pds_real x[3], pds_real o[5]) {
+  const pds_real *ap = D->ap + 9 * (size_t)c;
+  const pds_real  dx = x[0] - ap[6], dy = x[1] - ap[7], dz = x[2] - ap[8];
+  const pds_real  m[9] = {dx * dx - ap[0], dy * dy - ap[1], dz * dz - ap[2], dx * dy - ap[3], dx * dz - ap[4],
+                          dy * dz - ap[5], dx, dy, dz};
+
+  for (int v = 0; v < 5; v++) {
+    const pds_real *C = PC + 45 * (size_t)c + 9 * v;
+    pds_real        s = 0;
+
+    for (int h = 0; h < 9; h++) s = s + C[h] * m[h];
+    o[v] = Q[5 * (size_t)c + v] + s;
+  }
+}
+
+/* stage (i), order 2: face f's left and right states at its barycentre into QF[10 f ..] */
+PDS_FV_HD void fv_face_states2(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, const pds_real *PC,
+                               pds_real *QF) {
+  const pds_int   l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
+  const pds_real *x = D->face_centre + 3 * (size_t)f;
+  pds_real       *o = QF + 10 * (size_t)f;
+
+  fv_poly_eval(D, l, Q, PC, x, o);
+  if (r >= 0) fv_poly_eval(D, r, Q, PC, x, o + 5);
+  else if (D->face_kind[f] == PDS_FV_FREESTREAM)
+    for (int k = 0; k < 5; k++) o[5 + k] = D->qinf[k];
+  else
+    for (int k = 0; k < 5; k++) o[5 + k] = o[k];
+}
+
 /* stage (ii): face f's flux into F[5 f ..] */
 PDS_FV_HD void fv_face_flux(const struct pds_fv_dev *D, pds_int f, const pds_real *QF, pds_real *F) {
   const pds_real *q = QF + 10 * (size_t)f, *a = D->face_area + 3 * (size_t)f;

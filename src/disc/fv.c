@@ -2,7 +2,9 @@
  * convective residual R = - sum over each cell's faces of the Roe flux (first order: the cells' values on both sides;
  * free-stream faces against the free stream state, wall faces the paper's (0, p n, 0)) in the paper's three stages
  * (Section 3.2: the states at the faces, the flux through each face, the sum into each cell, no atomics), and the
- * explicit step Q += tau R / V with a local time step tau = CFL V / sum (|u . a| + c |a|). The object keeps backend
+ * explicit step Q += tau R / V with a local time step tau = CFL V / sum (|u . a| + c |a|). Order 2 (paper 001's
+ * quadratic reconstruction, set up by fv_recon.c) runs the reconstruction PC = A (Q_G - Q) and the polynomials' values
+ * at the face barycentres as stage 0 instead of the first-order face states. The object keeps backend
  * copies of the mesh's face topology and geometry (the mesh may be destroyed after) and its work arrays; the
  * arithmetic is the fv kernel group's (src/disc/fv_kernels.h, src/backend/fv_bodies.h). */
 #include <math.h>
@@ -20,6 +22,8 @@ struct pds_fv_s {
   pds_int          *face_cell, *cell_ptr, *cell_face;
   unsigned char    *face_kind;
   pds_real         *face_area, *cell_volume, *QF, *F, *tau;
+  pds_int          *ste, *sta, *ste_host; /* order 2: STE, STA (backend), STE (host, for the histogram) */
+  pds_real         *mat, *ap, *face_centre, *PC;
   int               unified; /* backend memory is host memory */
   pds_fv_info       info;
 };
@@ -36,6 +40,7 @@ void pds_fv_params_default(pds_fv_params *p) {
   if (!p) return;
   memset(p, 0, sizeof *p);
   p->gamma = 1.4, p->mach = 0.1, p->dir[0] = 1, p->efix = 0.1;
+  p->order = 1, p->recon_cond = 100, p->recon_min = 18, p->recon_levels = 4, p->recon_max = 120, p->recon_weight = 0;
 }
 
 static void fv_free(struct pds_fv_s *V) {
@@ -45,6 +50,8 @@ static void fv_free(struct pds_fv_s *V) {
   pds_free(ctx, mt, &V->face_cell), pds_free(ctx, mt, &V->cell_ptr), pds_free(ctx, mt, &V->cell_face);
   pds_free(ctx, mt, &V->face_kind), pds_free(ctx, mt, &V->face_area), pds_free(ctx, mt, &V->cell_volume);
   pds_free(ctx, mt, &V->QF), pds_free(ctx, mt, &V->F), pds_free(ctx, mt, &V->tau);
+  pds_free(ctx, mt, &V->ste), pds_free(ctx, mt, &V->sta), pds_free(ctx, mt, &V->mat), pds_free(ctx, mt, &V->ap);
+  pds_free(ctx, mt, &V->face_centre), pds_free(ctx, mt, &V->PC), pds_free(ctx, PDS_MEM_HOST, &V->ste_host);
 }
 
 /* *dst: a backend copy of bytes bytes of host src */
@@ -110,6 +117,31 @@ done:
   return ierr;
 }
 
+/* order 2: the stencils and operators (fv_recon.c) and the face barycentres in backend memory */
+static int fv_build_recon(struct pds_fv_s *V, pds_mesh3d mesh, const pds_fv_params *p) {
+  pds_ctx           ctx = V->hdr.ctx;
+  pds_fv_recon_host h;
+  const pds_real   *fc;
+  const size_t      nc = (size_t)V->info.ncells;
+  size_t            ne;
+  int               ierr;
+
+  PDS_CALL(pds_mesh3d_get_geometry(mesh, NULL, NULL, NULL, &fc));
+  PDS_CALL(pds_fv_recon_build(ctx, mesh, p, &h, &V->info));
+  ne = (size_t)h.ste[nc];
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, h.ste, (nc + 1) * sizeof *h.ste, &V->ste));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, h.sta, ne * sizeof *h.sta, &V->sta));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, h.mat, 9 * ne * sizeof *h.mat, &V->mat));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, h.ap, 9 * nc * sizeof *h.ap, &V->ap));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, fc, 3 * (size_t)V->info.nfaces * sizeof *fc, &V->face_centre));
+  PDS_CALL_GOTO(ierr, done, pds_malloc(ctx, V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE, 45 * nc * sizeof(pds_real),
+                                       &V->PC));
+  V->ste_host = h.ste, h.ste = NULL;
+done:
+  pds_fv_recon_host_free(ctx, &h);
+  return ierr;
+}
+
 int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds_fv *out) {
   struct pds_fv_s *V = NULL;
   pds_fv_params    p;
@@ -130,14 +162,28 @@ int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds
             p.dir[2]);
   PDS_CHECK(p.efix >= 0 && p.efix <= 1, ctx, PDS_ERR_ARG, "fv: entropy fix %g; 0 (none) to 1", p.efix);
   PDS_CHECK(p.nwall >= 0 && (p.nwall == 0 || p.wall_tags), ctx, PDS_ERR_ARG, "fv: %d wall tags and no list", p.nwall);
+  PDS_CHECK(p.order == 1 || p.order == 2, ctx, PDS_ERR_ARG, "fv: order %d; 1 (first order) or 2 (quadratic "
+            "reconstruction)", p.order);
+  if (p.order == 2) {
+    PDS_CHECK(p.recon_cond >= 1 && !isnan(p.recon_cond), ctx, PDS_ERR_ARG,
+              "fv: recon_cond %g; the condition threshold must be >= 1", p.recon_cond);
+    PDS_CHECK(p.recon_min >= 9 && p.recon_max >= p.recon_min && p.recon_max <= 4096, ctx, PDS_ERR_ARG,
+              "fv: stencil sizes recon_min %d, recon_max %d; 9 <= recon_min <= recon_max <= 4096", p.recon_min,
+              p.recon_max);
+    PDS_CHECK(p.recon_levels >= 1 && p.recon_levels <= 16, ctx, PDS_ERR_ARG, "fv: recon_levels %d; 1 to 16",
+              p.recon_levels);
+    PDS_CHECK(p.recon_weight >= 0 && isfinite(p.recon_weight), ctx, PDS_ERR_ARG,
+              "fv: recon_weight %g; the inverse-distance exponent must be >= 0", p.recon_weight);
+  }
   PDS_CALL(pds_mesh3d_get_sizes(mesh, NULL, &nc, NULL));
   PDS_CHECK(nc >= 1, ctx, PDS_ERR_ARG, "fv: the mesh has no cells");
   PDS_CALL(PDS_NEW(ctx, 1, &V));
   V->hdr     = (struct pds_header){ctx, PDS_CLASSID_FV, 1};
   V->unified = ctx->k->mem_alloc == NULL;
   fv_freestream(&p, V->info.qinf);
-  V->info.gamma = p.gamma, V->info.mach = p.mach;
+  V->info.gamma = p.gamma, V->info.mach = p.mach, V->info.order = p.order;
   PDS_CALL_GOTO(ierr, fail, fv_build(V, mesh, &p));
+  if (p.order == 2) PDS_CALL_GOTO(ierr, fail, fv_build_recon(V, mesh, &p));
   {
     const pds_memtype mt = V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
     const size_t      nf = (size_t)V->info.nfaces;
@@ -148,8 +194,10 @@ int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds
   }
   V->dev = (struct pds_fv_dev){nc,           V->info.nfaces, V->face_cell, V->face_kind, V->face_area,
                                V->cell_volume, V->cell_ptr,  V->cell_face, p.gamma,      p.efix,
-                               {0, 0, 0, 0, 0}};
+                               {0, 0, 0, 0, 0}, 0, NULL, NULL, NULL, NULL, NULL};
   for (int k = 0; k < 5; k++) V->dev.qinf[k] = V->info.qinf[k];
+  V->dev.order = p.order, V->dev.ste = V->ste, V->dev.sta = V->sta, V->dev.mat = V->mat, V->dev.ap = V->ap;
+  V->dev.face_centre = V->face_centre;
   *out = V;
   return PDS_OK;
 fail:
@@ -223,15 +271,60 @@ int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R) {
   PDS_KERNEL(ctx, fv.face_states);
   PDS_KERNEL(ctx, fv.face_flux);
   PDS_KERNEL(ctx, fv.cell_sum);
+  if (fv->dev.order == 2) {
+    PDS_KERNEL(ctx, fv.recon);
+    PDS_KERNEL(ctx, fv.face_states2);
+  }
   PDS_CALL(pds_vec_dev_read(Q, &q));
   PDS_CALL(pds_vec_dev_write(R, &r));
-  if (first <= 0) PDS_CALL(ctx->k->fv.face_states(ctx, &fv->dev, q, fv->QF));
+  if (first <= 0 && fv->dev.order == 2) {
+    PDS_CALL(ctx->k->fv.recon(ctx, &fv->dev, q, fv->PC));
+    PDS_CALL(ctx->k->fv.face_states2(ctx, &fv->dev, q, fv->PC, fv->QF));
+  } else if (first <= 0) PDS_CALL(ctx->k->fv.face_states(ctx, &fv->dev, q, fv->QF));
   if (first <= 1 && last >= 1) PDS_CALL(ctx->k->fv.face_flux(ctx, &fv->dev, fv->QF, fv->F));
   if (last >= 2) PDS_CALL(ctx->k->fv.cell_sum(ctx, &fv->dev, fv->F, r));
   return PDS_OK;
 }
 
 int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) { return pds_fv_stages(fv, 0, 2, Q, R); }
+
+int pds_fv_recon_only(pds_fv fv, pds_vec Q) {
+  pds_ctx         ctx;
+  const pds_real *q;
+  pds_size        nq;
+
+  FV_VALID(fv);
+  ctx = fv->hdr.ctx;
+  PDS_VALID(Q, PDS_CLASSID_VEC, "Q");
+  PDS_CHECK(Q->hdr.ctx == ctx, ctx, PDS_ERR_ARG, "fv: Q must live on the fv object's context");
+  PDS_CALL(pds_vec_get_size(Q, &nq));
+  PDS_CHECK(nq == 5 * (pds_size)fv->info.ncells, ctx, PDS_ERR_SIZE, "fv: Q has %" PDS_SIZE_FMT " values; 5 a cell, %"
+            PDS_SIZE_FMT, nq, 5 * (pds_size)fv->info.ncells);
+  PDS_CHECK(fv->dev.order == 2, ctx, PDS_ERR_STATE, "fv: the reconstruction needs order 2 (this object has order 1)");
+  PDS_KERNEL(ctx, fv.recon);
+  PDS_CALL(pds_vec_dev_read(Q, &q));
+  return ctx->k->fv.recon(ctx, &fv->dev, q, fv->PC);
+}
+
+int pds_fv_reconstruct(pds_fv fv, pds_vec Q, pds_real *pc) {
+  PDS_CALL(pds_fv_recon_only(fv, Q));
+  PDS_CHECK(pc, fv->hdr.ctx, PDS_ERR_ARG, "fv: the output array is NULL");
+  return pds_memcpy(fv->hdr.ctx, pc, PDS_MEM_HOST, fv->PC, fv->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE,
+                    45 * (size_t)fv->info.ncells * sizeof *pc);
+}
+
+int pds_fv_stencil_histogram(pds_fv fv, pds_int *counts, int nbins) {
+  FV_VALID(fv);
+  PDS_CHECK(counts && nbins >= 1, fv->hdr.ctx, PDS_ERR_ARG, "fv: histogram: %s", counts ? "nbins < 1" : "counts is NULL");
+  for (int b = 0; b < nbins; b++) counts[b] = 0;
+  if (!fv->ste_host) return PDS_OK;
+  for (pds_int c = 0; c < fv->info.ncells; c++) {
+    const pds_int ng = fv->ste_host[c + 1] - fv->ste_host[c];
+
+    counts[ng < nbins ? ng : nbins - 1]++;
+  }
+  return PDS_OK;
+}
 
 int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm) {
   pds_ctx   ctx;

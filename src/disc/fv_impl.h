@@ -9,4 +9,17 @@
    object's work arrays; Q and R as pds_fv_residual's (pds_fv_residual is stages 0..2) */
 PDS_INTERN int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R);
 
+/* order 2: the reconstruction alone into the object's PC (bench/gpu/bench_fv times it: the paper's Table 1) */
+PDS_INTERN int pds_fv_recon_only(pds_fv fv, pds_vec Q);
+
+/* order 2's setup (src/disc/fv_recon.c): host arrays STE (ncells + 1), STA, MAT (9 per entry), AP (9 per cell) */
+typedef struct {
+  pds_int  *ste, *sta;
+  pds_real *mat, *ap;
+} pds_fv_recon_host;
+/* builds them for the parameters p (checked by the caller) and fills info's stencil statistics */
+PDS_INTERN int  pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds_fv_recon_host *out,
+                                   pds_fv_info *info);
+PDS_INTERN void pds_fv_recon_host_free(pds_ctx ctx, pds_fv_recon_host *r);
+
 #endif

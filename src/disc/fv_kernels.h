@@ -18,7 +18,13 @@ enum { PDS_FV_INTERIOR = 0, PDS_FV_FREESTREAM = 1, PDS_FV_WALL = 2 }; /* face ki
      face_area[3 f]      the area vector
      cell_ptr, cell_face the faces of cell c: cell_face[cell_ptr[c] .. cell_ptr[c + 1]), f for a face c is the first
                          cell of, -1 - f for one it is the second of (the sign of its flux in c's sum)
-     cell_volume[c]      */
+     cell_volume[c]
+   Order 2 (the paper's Section 3.1 arrays; NULL at order 1):
+     ste[c] .. ste[c+1]  cell c's stencil: its NG = ste[c+1] - ste[c] cells sta[ste[c] ..] (STE, STA)
+     mat[9 ste[c] ..]    A_c (9 x NG), column by column: PC_c = A_c (Q_G - Q_c) (MAT)
+     ap[9 c]             g_c (the cell means of the 6 centred monomials (x-xc)^2, (y-yc)^2, (z-zc)^2, (x-xc)(y-yc),
+                         (x-xc)(z-zc), (y-yc)(z-zc)), then the barycentre xc (AP)
+     face_centre[3 f]    the face's barycentre */
 struct pds_fv_dev {
   pds_int              ncells, nfaces;
   const pds_int       *face_cell;
@@ -26,6 +32,9 @@ struct pds_fv_dev {
   const pds_real      *face_area, *cell_volume;
   const pds_int       *cell_ptr, *cell_face;
   pds_real             gamma, efix, qinf[5];
+  int                  order;
+  const pds_int       *ste, *sta;
+  const pds_real      *mat, *ap, *face_centre;
 };
 
 struct pds_fv_kernels {
@@ -37,6 +46,12 @@ struct pds_fv_kernels {
   int (*face_flux)(pds_ctx, const struct pds_fv_dev *D, const pds_real *QF, pds_real *F);
   /* stage (iii): R[5 c] = - sum over c's faces, in cell_face order from 0, of +F_f (first cell) or -F_f (second) */
   int (*cell_sum)(pds_ctx, const struct pds_fv_dev *D, const pds_real *F, pds_real *R);
+  /* order 2, the reconstruction (the paper's Eq. 5 as PC_c = A_c B_c): PC[45 c + 9 v + h] = sum over the stencil's
+     g = 0 .. NG-1, in order, of mat[9 (ste[c] + g) + h] (Q[5 sta[ste[c] + g] + v] - Q[5 c + v]) (fv_recon_cell_var) */
+  int (*recon)(pds_ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *PC);
+  /* order 2, stage (i): QF[10 f] = the left cell's polynomial at the face barycentre, then the right one's (qinf on a
+     free-stream face, the left value again on a wall) (fv_face_states2) */
+  int (*face_states2)(pds_ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC, pds_real *QF);
   /* the explicit step with a local time step: per cell tau = cfl V / sum over its faces of (|u . a| + c |a|) (u, c
      of the cell's Q, a a face's area vector), then Q += tau R / V; writes tau[c] */
   int (*update)(pds_ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q, pds_real *tau);

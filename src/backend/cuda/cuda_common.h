@@ -441,6 +441,12 @@ cudaError_t pds_cuda_fv_face_flux(cudaStream_t s, const struct pds_fv_dev *D, co
 cudaError_t pds_cuda_fv_cell_sum(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *F, pds_real *R);
 cudaError_t pds_cuda_fv_update(cudaStream_t s, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R,
                                pds_real *Q, pds_real *tau);
+/* order 2: the reconstruction, variant 0 a thread per (cell, variable), 1 a warp per cell (cooperative loads of the
+   stencil's MAT block and differences into shared memory, a lane per coefficient); the face states at order 2 */
+cudaError_t pds_cuda_fv_recon(cudaStream_t s, const struct pds_fv_dev *D, int variant, const pds_real *Q,
+                              pds_real *PC);
+cudaError_t pds_cuda_fv_face_states2(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q,
+                                     const pds_real *PC, pds_real *QF);
 
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */

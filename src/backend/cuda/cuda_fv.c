@@ -1,6 +1,10 @@
 /* src/backend/cuda/cuda_fv.c: /gpu/cuda's fv group (src/disc/fv_kernels.h): the finite-volume Euler operator's three
  * stages and the explicit update, launched from the kernels of cuda_fv.cu (which give /cpu/ref's bits). All only
- * launch (nothing to wait for). */
+ * launch (nothing to wait for). The order-2 reconstruction's kernel: PDS_CUDA_FV_RECON=thread (a thread per cell and
+ * variable) or warp (a warp per cell, the default); both give ref's bits. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cuda_impl.h"
 
 static int fv_face_states_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *QF) {
@@ -24,9 +28,25 @@ static int fv_update_cuda(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl,
   LAUNCH(ctx, pds_cuda_fv_update(s_, D, cfl, R, Q, tau));
 }
 
+static int fv_recon_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *PC) {
+  const char *e = getenv("PDS_CUDA_FV_RECON");
+  const int   variant = e && !strcmp(e, "thread") ? 0 : 1;
+
+  if (D->ncells < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_recon(s_, D, variant, Q, PC));
+}
+
+static int fv_face_states2_cuda(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                pds_real *QF) {
+  if (D->nfaces < 1) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_fv_face_states2(s_, D, Q, PC, QF));
+}
+
 void pds_cuda_fill_fv(struct pds_fv_kernels *g) {
   g->face_states = fv_face_states_cuda;
   g->face_flux   = fv_face_flux_cuda;
   g->cell_sum    = fv_cell_sum_cuda;
   g->update      = fv_update_cuda;
+  g->recon       = fv_recon_cuda;
+  g->face_states2 = fv_face_states2_cuda;
 }

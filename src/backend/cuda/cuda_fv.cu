@@ -4,6 +4,9 @@
 // Byte and flop models (8-byte reals): ref_fv.c's. face_states: 8 + 80 read (the states from L2 when cells are
 // numbered for locality) + 80 written a face; face_flux: 105 read + 40 written, about 200 flops a face; cell_sum: 44
 // read a face of the cell + 40 written a cell; update: 24 + 4 a face of the cell, 88 read and 48 written a cell.
+// Order 2: recon, the paper's 116 NG + 408 bytes a cell (NG stencil entries: index 4, MAT 72, states 40; the cell's
+// STE pair, states and 45 coefficients) and 95 NG flops (its count; 90 NG here: 45 products and sums per entry plus 5
+// differences); face_states2 reads 2 x (5 + 45 + 9) values and the barycentre a face, writes 80.
 #include "../../disc/fv_kernels.h"
 #include "../fv_bodies.h"
 #include "cuda_launch.cuh"
@@ -41,6 +44,60 @@ __global__ void fv_update_k(struct pds_fv_dev D, double cfl, const double *__res
   if (c < D.ncells) tau[c] = fv_cell_update(&D, c, cfl, R, Q);
 }
 
+// order 2, a thread per (cell, variable): the body's loop over the stencil (MAT read 5 times, from L1/L2)
+__global__ void fv_recon_thread_k(struct pds_fv_dev D, const double *__restrict__ Q, double *__restrict__ PC) {
+  pds_grid_dep();
+  const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < 5 * (long)D.ncells) fv_recon_cell_var(&D, (pds_int)(i / 5), (int)(i % 5), Q, PC);
+}
+
+// order 2, a warp per cell (paper 001 Fig. 4's idea of sharing the loads over a warp, without its half-warp split of
+// the sums, which would change the bits): the stencil in chunks of 32 entries, lane j loading entry j's index and
+// 5 differences and the warp the chunk's 288 MAT values (contiguous: coalesced) into shared memory; then lane l
+// sums coefficient l (and l + 32 for l < 13), coefficient k = 9 v + h, over the chunk in order: ref's sums exactly.
+constexpr int RW = 4; // warps a block
+__global__ void __launch_bounds__(32 * RW) fv_recon_warp_k(struct pds_fv_dev D, const double *__restrict__ Q,
+                                                           double *__restrict__ PC) {
+  pds_grid_dep();
+  __shared__ double sa[RW][32 * 9], sd[RW][32 * 5];
+  const int     w = threadIdx.x / 32, l = threadIdx.x % 32;
+  const pds_int c = (pds_int)(blockIdx.x * RW + w);
+
+  if (c >= D.ncells) return;
+  const pds_int b = D.ste[c], e = D.ste[c + 1];
+  const int     k0 = l, k1 = l + 32, v0 = k0 / 9, h0 = k0 % 9, v1 = k1 / 9, h1 = k1 % 9;
+  double        qc[5], s0 = 0, s1 = 0;
+
+  for (int v = 0; v < 5; v++) qc[v] = Q[5 * (size_t)c + v];
+  for (pds_int g0 = b; g0 < e; g0 += 32) {
+    const int n = e - g0 < 32 ? (int)(e - g0) : 32;
+
+    if (l < n) {
+      const pds_int G = D.sta[g0 + l];
+
+      for (int v = 0; v < 5; v++) sd[w][5 * l + v] = Q[5 * (size_t)G + v] - qc[v];
+    }
+    for (int j = l; j < 9 * n; j += 32) sa[w][j] = D.mat[9 * (size_t)g0 + j];
+    __syncwarp();
+    for (int g = 0; g < n; g++) {
+      s0 = s0 + sa[w][9 * g + h0] * sd[w][5 * g + v0];
+      if (k1 < 45) s1 = s1 + sa[w][9 * g + h1] * sd[w][5 * g + v1];
+    }
+    __syncwarp();
+  }
+  PC[45 * (size_t)c + k0] = s0;
+  if (k1 < 45) PC[45 * (size_t)c + k1] = s1;
+}
+
+__global__ void fv_face_states2_k(struct pds_fv_dev D, const double *__restrict__ Q, const double *__restrict__ PC,
+                                  double *__restrict__ QF) {
+  pds_grid_dep();
+  const pds_int f = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+  if (f < D.nfaces) fv_face_states2(&D, f, Q, PC, QF);
+}
+
 unsigned blocks(pds_int n) { return (unsigned)((n + FT - 1) / FT); }
 
 } // namespace
@@ -62,6 +119,19 @@ cudaError_t pds_cuda_fv_cell_sum(cudaStream_t s, const struct pds_fv_dev *D, con
 cudaError_t pds_cuda_fv_update(cudaStream_t s, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R,
                                pds_real *Q, pds_real *tau) {
   return pds_launch(fv_update_k, dim3(blocks(D->ncells)), dim3(FT), 0, s, *D, cfl, R, Q, tau);
+}
+
+cudaError_t pds_cuda_fv_recon(cudaStream_t s, const struct pds_fv_dev *D, int variant, const pds_real *Q,
+                              pds_real *PC) {
+  if (variant == 0)
+    return pds_launch(fv_recon_thread_k, dim3((unsigned)((5 * (long)D->ncells + FT - 1) / FT)), dim3(FT), 0, s, *D, Q,
+                      PC);
+  return pds_launch(fv_recon_warp_k, dim3((unsigned)((D->ncells + RW - 1) / RW)), dim3(32 * RW), 0, s, *D, Q, PC);
+}
+
+cudaError_t pds_cuda_fv_face_states2(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q,
+                                     const pds_real *PC, pds_real *QF) {
+  return pds_launch(fv_face_states2_k, dim3(blocks(D->nfaces)), dim3(FT), 0, s, *D, Q, PC, QF);
 }
 
 } // extern "C"

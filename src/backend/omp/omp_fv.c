@@ -1,8 +1,11 @@
 /* src/backend/omp/omp_fv.c: /cpu/omp's fv group (src/disc/fv_kernels.h): the faces, then the cells, cut statically
  * over the threads (each face and each cell is written by one thread), with fv_bodies.h's arithmetic: ref's bits for
  * any thread count. (Paper 001 compares static and dynamic schedules for its reconstruction, whose stencils vary; a
- * face's and a cell's work here is nearly uniform, so static.) Models: ref_fv.c's. */
+ * face's and a cell's work here is nearly uniform, so static; the order-2 reconstruction takes either, static by
+ * default.) Models: ref_fv.c's. */
 #include <omp.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../fv_bodies.h"
 #include "omp_impl.h"
@@ -28,6 +31,36 @@ static int fv_cell_sum_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_re
   return PDS_OK;
 }
 
+/* PDS_FV_OMP_SCHEDULE=dynamic: the reconstruction's cells dynamically, in chunks of 64 (paper 001 compares the two;
+   each cell is written by one thread either way: the same bits) */
+static int fv_dynamic(void) {
+  const char *e = getenv("PDS_FV_OMP_SCHEDULE");
+
+  return e && !strcmp(e, "dynamic");
+}
+
+static int fv_recon_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *PC) {
+  (void)ctx;
+  if (fv_dynamic()) {
+#pragma omp parallel for schedule(dynamic, 64) if (D->ncells >= OMP_MIN_N / 64)
+    for (pds_int c = 0; c < D->ncells; c++)
+      for (int v = 0; v < 5; v++) fv_recon_cell_var(D, c, v, Q, PC);
+  } else {
+#pragma omp parallel for schedule(static) if (D->ncells >= OMP_MIN_N / 64)
+    for (pds_int c = 0; c < D->ncells; c++)
+      for (int v = 0; v < 5; v++) fv_recon_cell_var(D, c, v, Q, PC);
+  }
+  return PDS_OK;
+}
+
+static int fv_face_states2_omp(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                               pds_real *QF) {
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (D->nfaces >= OMP_MIN_N / 64)
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_states2(D, f, Q, PC, QF);
+  return PDS_OK;
+}
+
 static int fv_update_omp(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
                          pds_real *tau) {
   (void)ctx;
@@ -41,4 +74,6 @@ void pds_omp_fill_fv(struct pds_fv_kernels *g) {
   g->face_flux   = fv_face_flux_omp;
   g->cell_sum    = fv_cell_sum_omp;
   g->update      = fv_update_omp;
+  g->recon       = fv_recon_omp;
+  g->face_states2 = fv_face_states2_omp;
 }

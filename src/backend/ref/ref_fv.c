@@ -3,7 +3,10 @@
  * Models, 8-byte reals: face_states reads the face's 2 cells (8 bytes) and their states (80, from cache when cells
  * are numbered for locality) and writes 80; face_flux reads 80 + the area vector 24 + the kind 1 and writes 40, about
  * 200 flops (two physical fluxes, Roe's waves, 3 square roots); cell_sum reads, per face of the cell, its signed
- * index (4) and flux (40), and writes 40; update reads the cell's faces' areas and Q, R, V and writes Q and tau. */
+ * index (4) and flux (40), and writes 40; update reads the cell's faces' areas and Q, R, V and writes Q and tau.
+ * Order 2: recon reads per cell its STE pair (8), per stencil entry the index (4), the 9 MAT values (72) and the
+ * cell's 5 states (40) and writes 45 coefficients (360): the paper's 116 NG + 408 bytes (its count: 95 NG flops);
+ * face_states2 reads per face the 2 cells' states, 45 coefficients and AP each (2 x 472) and the barycentre (24). */
 #include "../fv_bodies.h"
 #include "ref_impl.h"
 
@@ -25,6 +28,20 @@ static int fv_cell_sum_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_re
   return PDS_OK;
 }
 
+static int fv_recon_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, pds_real *PC) {
+  (void)ctx;
+  for (pds_int c = 0; c < D->ncells; c++)
+    for (int v = 0; v < 5; v++) fv_recon_cell_var(D, c, v, Q, PC);
+  return PDS_OK;
+}
+
+static int fv_face_states2_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                               pds_real *QF) {
+  (void)ctx;
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_states2(D, f, Q, PC, QF);
+  return PDS_OK;
+}
+
 static int fv_update_ref(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
                          pds_real *tau) {
   (void)ctx;
@@ -37,4 +54,6 @@ void pds_ref_fill_fv(struct pds_fv_kernels *g) {
   g->face_flux   = fv_face_flux_ref;
   g->cell_sum    = fv_cell_sum_ref;
   g->update      = fv_update_ref;
+  g->recon       = fv_recon_ref;
+  g->face_states2 = fv_face_states2_ref;
 }
