@@ -8,6 +8,12 @@
 //   stages  per mesh (about 680K cells, the paper's size, and 4M) and cell numbering (as generated, RCM, Hilbert):
 //           each stage's time (face states, face fluxes, cell sums) and the whole residual, the byte model's GB/s
 //           and its fraction of the copy bandwidth, GFLOP/s; /cpu/omp and /cpu/ref on the 680K mesh.
+//   recon   order 2 (paper 001 Section 3.1, Table 1): the reconstruction PC = A (Q_G - Q) alone, on the 680K mesh in
+//           each numbering, both CUDA kernels (a thread per cell and variable; a warp per cell), /cpu/omp static and
+//           dynamic and /cpu/ref; the paper's byte model, 116 NG + 408 bytes a cell (NG its stencil size), and 95 NG
+//           flops; then the second-order residual's stages (stage 0 = the reconstruction and the face states at the
+//           face barycentres) beside the whole residual. Validation first: the order-2 residual on the GPU, both
+//           kernels, against /cpu/ref's bits.
 // Byte model (the least DRAM traffic, 8-byte reals; nf faces, nc cells, ncf cell-face entries = 2 ninterior + nbnd):
 //   face states: face_cell 8 + kind 1 + the two states 80 written per face, the states read once per cell 40;
 //   face fluxes: states 80 + area 24 + kind 1 read, flux 40 written per face; about 200 flops a face;
@@ -24,6 +30,7 @@
 #include "bench_json.cuh"
 extern "C" {
 int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R); /* src/disc/fv_impl.h */
+int pds_fv_recon_only(pds_fv fv, pds_vec Q);
 }
 
 namespace {
@@ -58,12 +65,13 @@ struct Op {
   pds_fv_info in;
 };
 
-Op make_op(pds_ctx ctx, pds_mesh3d m) {
+Op make_op(pds_ctx ctx, pds_mesh3d m, int order = 1) {
   Op            o;
   pds_fv_params p;
   const pds_int wall[1] = {1};
 
   pds_fv_params_default(&p);
+  p.order = order;
   p.mach = 0.1, p.nwall = 1, p.wall_tags = wall; // the paper's case: M = 0.1 past the sphere (tag 1)
   PK(ctx, pds_fv_create(ctx, m, &p, &o.fv));
   PK(ctx, pds_fv_get_info(o.fv, &o.in));
@@ -88,6 +96,69 @@ void check(pds_mesh3d m) {
   tab("validation: the residual of a non-uniform state on %d cells: /gpu/cuda gives /cpu/ref's bits, repeated runs "
       "bitwise", (int)g.in.ncells);
   free_op(g), free_op(r);
+}
+
+// order 2: the residual on the GPU (both reconstruction kernels) against /cpu/ref's bits
+void check2(pds_mesh3d m) {
+  Op g = make_op(g_gpu, m, 2), r = make_op(g_ref, m, 2);
+
+  PK(g_ref, pds_fv_residual(r.fv, r.Q, r.R));
+  std::vector<double> b = host_values(r.R);
+  for (const char *v : {"thread", "warp"}) {
+    setenv("PDS_CUDA_FV_RECON", v, 1);
+    PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+    std::vector<double> a = host_values(g.R);
+    PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+    std::vector<double> c = host_values(g.R);
+    if (a != b || a != c) fail("the order-2 GPU residual (%s kernel) is not /cpu/ref's bits (or not repeatable)", v);
+  }
+  unsetenv("PDS_CUDA_FV_RECON");
+  J("check2").num("cells", g.in.ncells).num("bitwise", 1).emit();
+  tab("validation: the order-2 residual on %d cells: /gpu/cuda (both reconstruction kernels) gives /cpu/ref's bits",
+      (int)g.in.ncells);
+  free_op(g), free_op(r);
+}
+
+// the reconstruction (Table 1) and the order-2 residual's stages
+void recon_case(const char *label, pds_mesh3d m, bool cpu) {
+  Op           o  = make_op(g_gpu, m, 2);
+  const double nc = o.in.ncells, ng = (double)o.in.ng_sum;
+  const double bytes = 116 * ng + 408 * nc, flops = 95 * ng;
+  double       tk[2], t[4], to[2] = {NAN, NAN}, tr = NAN;
+
+  for (int v = 0; v < 2; v++) {
+    setenv("PDS_CUDA_FV_RECON", v ? "warp" : "thread", 1);
+    tk[v] = gpu_event_median([&] { PK(g_gpu, pds_fv_recon_only(o.fv, o.Q)); }, 2, g_reps);
+  }
+  unsetenv("PDS_CUDA_FV_RECON");
+  for (int s = 0; s < 3; s++)
+    t[s] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, s, s, o.Q, o.R)); }, 2, g_reps);
+  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_residual(o.fv, o.Q, o.R)); }, 2, g_reps);
+  if (cpu && !g_no_cpu && left_s() > 90) {
+    Op c = make_op(g_omp, m, 2);
+    for (int v = 0; v < 2; v++) {
+      setenv("PDS_FV_OMP_SCHEDULE", v ? "dynamic" : "static", 1);
+      to[v] = host_median([&] { PK(g_omp, pds_fv_recon_only(c.fv, c.Q)); }, 1, 3, false);
+    }
+    unsetenv("PDS_FV_OMP_SCHEDULE");
+    free_op(c);
+    Op r = make_op(g_ref, m, 2);
+    tr   = host_median([&] { PK(g_ref, pds_fv_recon_only(r.fv, r.Q)); }, 1, 3, false);
+    free_op(r);
+  }
+  const double tb = fmin(tk[0], tk[1]);
+  J("recon").str("mesh", label).num("cells", nc).num("ng_mean", o.in.ng_mean).num("ng_min", o.in.ng_min)
+      .num("ng_max", o.in.ng_max).num("setup_s", o.in.t_recon_setup).num("thread_s", tk[0]).num("warp_s", tk[1])
+      .num("bytes", bytes).num("gbs", bytes / tb * 1e-9).num("frac_copy", bytes / tb / g_copy_bw)
+      .num("gflops", flops / tb * 1e-9).num("omp_static_s", to[0]).num("omp_dynamic_s", to[1]).num("ref_s", tr)
+      .num("stage0_s", t[0]).num("flux_s", t[1]).num("sum_s", t[2]).num("residual_s", t[3]).emit();
+  char cpub[128] = " - | - | - |";
+  if (std::isfinite(tr))
+    snprintf(cpub, sizeof cpub, " %.2f | %.2f | %.1f (%.0fx) |", to[0] * 1e3, to[1] * 1e3, tr * 1e3, tr / tb);
+  tab("| %s | %d | %.1f (%d..%d) | %.3f | %.3f | %.0f (%.0f%%) | %.0f |%s %.3f | %.3f | %.3f | %.3f |", label, (int)nc,
+      o.in.ng_mean, (int)o.in.ng_min, (int)o.in.ng_max, tk[0] * 1e3, tk[1] * 1e3, bytes / tb * 1e-9,
+      100 * bytes / tb / g_copy_bw, flops / tb * 1e-9, cpub, t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3);
+  free_op(o);
 }
 
 // bytes and flops of the stages (header)
@@ -151,6 +222,7 @@ int main(int argc, char **argv) {
 
     PK(g_ref, pds_mesh3d_generate_sphere(g_ref, 20000, 0.5, 5.0, &m));
     check(m);
+    check2(m);
     pds_mesh3d_destroy(&m);
   }
   LOG("check done");
@@ -177,6 +249,25 @@ int main(int argc, char **argv) {
       pds_mesh3d_destroy(&m);
       LOG("%s done", label);
     }
+  }
+  tab("\norder 2 (paper 001 Section 3.1, Table 1): the reconstruction PC = A (Q_G - Q), ms for a thread per (cell, "
+      "variable) and a warp per cell, the faster one's GB/s by the paper's model (116 NG + 408 bytes a cell; of the "
+      "copy bandwidth) and GFLOP/s (95 NG); /cpu/omp static and dynamic schedules and /cpu/ref ms (speedup of the "
+      "faster GPU kernel); then the order-2 residual's stages, ms (stage 0: reconstruction + face states)");
+  tab("| mesh, numbering | cells | NG mean (min..max) | thread ms | warp ms | GB/s | GFLOP/s | omp static ms | "
+      "omp dynamic ms | ref ms | stage 0 ms | fluxes ms | sums ms | residual ms |");
+  tab("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const char *how : {"none", "rcm", "hilbert"}) {
+    pds_mesh3d m;
+    char       label[64];
+
+    if (left_s() < 60) break;
+    PK(g_ref, pds_mesh3d_generate_sphere(g_ref, 680000, 0.5, 5.0, &m));
+    PK(g_ref, pds_mesh3d_reorder(m, how));
+    snprintf(label, sizeof label, "sphere 680K, %s", strcmp(how, "none") ? how : "as generated");
+    recon_case(label, m, strcmp(how, "hilbert") == 0);
+    pds_mesh3d_destroy(&m);
+    LOG("order 2 %s done", label);
   }
   printf("%s\n", g_table.c_str());
   pds_ctx_destroy(&g_gpu), pds_ctx_destroy(&g_omp), pds_ctx_destroy(&g_ref);
