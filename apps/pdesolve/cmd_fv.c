@@ -1,7 +1,7 @@
 /* apps/pdesolve/cmd_fv.c: `pdesolve fv`: paper 001's finite-volume Euler flow on a 3D hybrid mesh: the built-in sphere
  * in a box (-problem sphere -cells N; the sphere a wall, the box free stream) or any Gmsh mesh (-mesh F.msh -wall
  * TAGS: the boundary groups named are walls, all other boundary faces free stream), explicit steps with a local time
- * step from the free stream (-init uniform) or a smooth 1% density bump on it (-init bump), the residual of every step
+ * step, first or second order (-order 2: paper 001's quadratic reconstruction), from the free stream (-init uniform) or a smooth 1% density bump on it (-init bump), the residual of every step
  * (-monitor, and `residuals` in the -json report), the pressure force on the walls, and the cells with their states in
  * VTK (-vtk). Output: one line "result: fv cells=... faces=... wall_faces=... steps=... rnorm0=... rnorm=...
  * t_setup=... t_step=... force=(fx,fy,fz)". */
@@ -19,7 +19,7 @@ static const char *const fv_orders[]   = {"none", "rcm", "hilbert"};
 
 typedef struct {
   const char *problem, *mesh, *init, *reorder, *json, *vtk;
-  int         cells, steps, wall[16], nwall;
+  int         cells, steps, wall[16], nwall, order;
   double      radius, box, mach, alpha, cfl;
   bool        monitor, wall_set;
 } fv_flags;
@@ -47,6 +47,9 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
                               NULL));
   OPT(o, pds_options_get_real(o, "-alpha", 0, -180, 180, "free-stream direction in the x-y plane, degrees from x",
                               &f->alpha, NULL));
+  OPT(o, pds_options_get_int(o, "-order", 1, 1, 2,
+                             "1: the cells' values at the faces; 2: paper 001's quadratic least-squares reconstruction",
+                             &f->order, NULL));
   OPT(o, pds_options_get_int(o, "-steps", 100, 0, 100000000, "explicit steps", &f->steps, NULL));
   OPT(o, pds_options_get_real(o, "-cfl", 0.9, 1e-6, 100, "CFL number of the local time step", &f->cfl, NULL));
   OPT(o, pds_options_get_choice(o, "-init", "uniform", fv_inits, NELEM(fv_inits),
@@ -176,6 +179,9 @@ static int fv_report(pds_ctx ctx, const fv_flags *f, const char *backend, pds_me
   pds_json_int(&j, "tetrahedra", nt[0]), pds_json_int(&j, "pyramids", nt[1]);
   pds_json_int(&j, "prisms", nt[2]), pds_json_int(&j, "hexahedra", nt[3]);
   pds_json_int(&j, "faces", in->nfaces);
+  pds_json_int(&j, "order", f->order);
+  if (f->order == 2) pds_json_int(&j, "stencil_min", in->ng_min), pds_json_int(&j, "stencil_max", in->ng_max);
+  if (f->order == 2) pds_json_real(&j, "stencil_mean", in->ng_mean);
   pds_json_int(&j, "wall_faces", in->nwall), pds_json_int(&j, "freestream_faces", in->nfree);
   pds_json_real(&j, "volume", in->volume);
   pds_json_string(&j, "reorder", f->reorder);
@@ -210,9 +216,10 @@ int cmd_fv(pds_options o) {
 
   if (read_fv_flags(o, cmdname, &f, backend, sizeof backend)) return EXIT_ERROR;
   if (pds_options_help(o)) {
-    printf("usage: pdesolve fv [-problem sphere -cells N | -mesh F.msh -wall TAGS] [-mach M] [-steps N] [-cfl C]\n"
-           "                   [-init uniform|bump] [-json r.json] [-vtk out.vtu] [flags]\n"
-           "  Paper 001's finite-volume Euler flow (first-order Roe fluxes, three stages) by explicit steps with a\n"
+    printf("usage: pdesolve fv [-problem sphere -cells N | -mesh F.msh -wall TAGS] [-order 1|2] [-mach M]\n"
+           "                   [-steps N] [-cfl C] [-init uniform|bump] [-json r.json] [-vtk out.vtu] [flags]\n"
+           "  Paper 001's finite-volume Euler flow (Roe fluxes in three stages; -order 2: the quadratic\n"
+           "  least-squares reconstruction) by explicit steps with a\n"
            "  local time step on a 3D hybrid mesh; the residual of every step, the pressure force on the walls.\n");
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
@@ -227,7 +234,7 @@ int cmd_fv(pds_options o) {
   pds_fv_params_default(&p);
   p.mach = f.mach, p.dir[0] = cos(f.alpha * 3.14159265358979323846 / 180);
   p.dir[1] = sin(f.alpha * 3.14159265358979323846 / 180), p.dir[2] = 0;
-  p.nwall = f.nwall, p.wall_tags = f.wall;
+  p.nwall = f.nwall, p.wall_tags = f.wall, p.order = f.order;
   TRY("fv: the operator", pds_fv_create(ctx, m, &p, &fv));
   TRY("fv", pds_fv_get_info(fv, &in));
   TRY("fv: the state", pds_fv_create_state(fv, &Q));

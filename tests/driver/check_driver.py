@@ -531,9 +531,18 @@ def check_fv(d):
     expect_rc(p, 0)
     r = fv_result(p)
     ensure(r["cells"] == 12 and r["wall_faces"] == 0 and r["rnorm"] < 1e-14, f"free stream on a box: {r}")
+    # order 2 on the sphere: the report has the stencils; the force is along the flow
+    p = d.run("fv", "-cells", 2000, "-steps", 10, "-order", 2, "-cfl", 0.5, "-json", "fv2.json")
+    expect_rc(p, 0)
+    r2 = fv_result(p)
+    with open(d.path("fv2.json")) as f:
+        j2 = json.load(f)
+    ensure(j2["order"] == 2 and 18 <= j2["stencil_min"] <= j2["stencil_mean"] <= j2["stencil_max"] <= 120 and
+           r2["force"][0] > 0 and abs(r2["force"][1]) < 1e-3 * r2["force"][0], f"order 2: {j2.get('order')}, {r2}")
     for args, msg in ((("-problem", "sphere", "-mesh", d.path("box.msh")), "exclude each other"),
                       (("-radius", 3, "-box", 5), "-radius"), (("-mesh", d.path("missing.msh")), "cannot read"),
-                      (("-reorder", "spiral"), "-reorder"), (("-cfl", 0), "-cfl")):
+                      (("-reorder", "spiral"), "-reorder"), (("-cfl", 0), "-cfl"),
+                      (("-order", 3), "-order")):
         p = d.run("fv", "-cells", 1000, "-steps", 1, *args)
         expect_rc(p, 1)
         ensure(msg in p.stderr, f"{args}: {p.stderr}")
