@@ -184,6 +184,7 @@ wait $SANPID
   san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"
   san memcheck "$T/cuda/tc09_relax"; san memcheck "$T/t204_patches"; san memcheck "$T/t304_relax"
   san memcheck "$T/disc/td12_sem_op"; san memcheck "$T/disc/td13_sem_mesh"; san memcheck "$T/disc/td15_fv"
+  san memcheck "$T/disc/td16_fv_recon"
   san memcheck "$T/t305_gmg"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \

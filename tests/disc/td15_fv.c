@@ -9,7 +9,7 @@
  * - a density bump carried by the free stream out of a box: the residual norm falls, the state stays positive;
  * - bad input: NULL mesh, gamma, Mach number, direction, entropy fix, wall tags, vector sizes. */
 #include "backend/fv_bodies.h"
-#include "test.h"
+#include "fv_test.h"
 
 /* a smooth state: the free stream with a density and energy bump around c (radius w) */
 static void bump_state(pds_mesh3d m, const pds_fv_info *in, const double c[3], double w, pds_vec Q) {
@@ -36,29 +36,10 @@ static void bump_state(pds_mesh3d m, const pds_fv_info *in, const double c[3], d
 static void check_uniform(pds_ctx ctx, pds_mesh3d m, const char *name, int nwall, const pds_int *wall_tags,
                           const double dir[3]) {
   pds_fv_params p;
-  pds_fv        fv;
-  pds_fv_info   in;
-  pds_vec       Q, R;
-  double       *r, *q, rmax = 0, qmax = 0, rn;
 
   pds_fv_params_default(&p);
   p.mach = 0.3, p.dir[0] = dir[0], p.dir[1] = dir[1], p.dir[2] = dir[2], p.nwall = nwall, p.wall_tags = wall_tags;
-  TEST_CALL(pds_fv_create(ctx, m, &p, &fv));
-  TEST_CALL(pds_fv_get_info(fv, &in));
-  TEST_ASSERT(in.ninterior + in.nfree + in.nwall == in.nfaces && (nwall == 0) == (in.nwall == 0));
-  TEST_CALL(pds_fv_create_state(fv, &Q));
-  TEST_CALL(pds_vec_duplicate(Q, &R));
-  TEST_CALL(pds_fv_residual(fv, Q, R));
-  r = test_vec_values(R);
-  for (pds_int i = 0; i < 5 * in.ncells; i++) rmax = fmax(rmax, fabs(r[i]));
-  for (int s = 0; s < 20; s++) TEST_CALL(pds_fv_step(fv, 0.9, Q, R, &rn));
-  q = test_vec_values(Q);
-  for (pds_int i = 0; i < 5 * in.ncells; i++) qmax = fmax(qmax, fabs(q[i] - in.qinf[i % 5]));
-  printf("%-40s %7d cells %7d faces (%d wall): uniform flow, max |R| %.2e, after 20 steps max |Q - Q_inf| %.2e\n",
-         name, (int)in.ncells, (int)in.nfaces, (int)in.nwall, rmax, qmax);
-  TEST_ASSERT(rmax < 1e-13 && qmax < 1e-13);
-  free(r), free(q);
-  pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_fv_destroy(&fv);
+  fv_test_uniform(ctx, m, &p, name);
 }
 
 /* conservation and ref's bits on m with a bump, walls on the tags given */

@@ -15,7 +15,7 @@
  * - bad input: order 3, stencil parameters, a mesh too small for a quadratic, reconstruct at order 1. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "backend/fv_bodies.h"
-#include "test.h"
+#include "fv_test.h"
 
 /* ---- the test's own cell quadrature: the tetrahedra of mesh3d_geom.c's decomposition, the 4-point rule ---------- */
 
@@ -179,25 +179,9 @@ static void check_exact(pds_ctx ctx, pds_mesh3d m, const char *name, int histogr
 /* free-stream preservation at order 2 */
 static void check_uniform(pds_ctx ctx, pds_mesh3d m, const char *name) {
   pds_fv_params p;
-  pds_fv        fv;
-  pds_fv_info   in;
-  pds_vec       Q, R;
-  double       *r, *q, rmax = 0, qmax = 0, rn;
 
   order2_params(&p);
-  TEST_CALL(pds_fv_create(ctx, m, &p, &fv));
-  TEST_CALL(pds_fv_get_info(fv, &in));
-  TEST_CALL(pds_fv_create_state(fv, &Q));
-  TEST_CALL(pds_vec_duplicate(Q, &R));
-  TEST_CALL(pds_fv_residual(fv, Q, R));
-  r = test_vec_values(R);
-  for (pds_int i = 0; i < 5 * in.ncells; i++) rmax = fmax(rmax, fabs(r[i]));
-  for (int s = 0; s < 20; s++) TEST_CALL(pds_fv_step(fv, 0.9, Q, R, &rn));
-  q = test_vec_values(Q);
-  for (pds_int i = 0; i < 5 * in.ncells; i++) qmax = fmax(qmax, fabs(q[i] - in.qinf[i % 5]));
-  printf("%-38s order 2, uniform flow: max |R| %.2e, after 20 steps max |Q - Q_inf| %.2e\n", name, rmax, qmax);
-  TEST_ASSERT(rmax < 1e-13 && qmax < 1e-13);
-  free(r), free(q), pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_fv_destroy(&fv);
+  fv_test_uniform(ctx, m, &p, name);
 }
 
 /* a smooth positive state: density and energy bumps on the free stream */
