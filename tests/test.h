@@ -117,6 +117,35 @@ static inline double test_true_relres(pds_mat A, pds_vec b, pds_vec x) {
   return rn / bn;
 }
 
+/* Defines static void NAME(pds_ctx ctx, const char *what, int (*op)(pds_ctx, const void *arg, T *obj), const void *arg):
+   an allocation-failure sweep: op runs with the k-th allocation failing, k = 0, 1, ..., until it succeeds; each
+   failure must be PDS_ERR_MEM with an "allocation" message and leave *obj NULL; the success is released by DESTROY;
+   at least 3 allocations (PDS_TEST_VERBOSE prints the count). */
+#define TEST_DEFINE_ALLOC_SWEEP(NAME, T, DESTROY)                                                                     \
+  static void NAME(pds_ctx ctx, const char *what, int (*op)(pds_ctx, const void *, T *), const void *arg) {         \
+    int  ierr = PDS_ERR_MEM;                                                                                         \
+    long k;                                                                                                          \
+                                                                                                                     \
+    for (k = 0; k < 100000; k++) {                                                                                   \
+      T obj = NULL;                                                                                                  \
+                                                                                                                     \
+      pds_ctx_set_alloc_fail(ctx, k);                                                                                \
+      ierr = op(ctx, arg, &obj);                                                                                     \
+      pds_ctx_set_alloc_fail(ctx, -1);                                                                               \
+      if (ierr != PDS_ERR_MEM) {                                                                                     \
+        DESTROY(&obj);                                                                                               \
+        break;                                                                                                       \
+      }                                                                                                              \
+      TEST_ASSERT(obj == NULL);                                                                                      \
+      if (!strstr(pds_ctx_get_error(ctx), "allocation"))                                                             \
+        TEST_FAIL("%s, k = %ld: %s", what, k, pds_ctx_get_error(ctx));                                               \
+      pds_ctx_clear_error(ctx);                                                                                      \
+    }                                                                                                                \
+    if (ierr) TEST_FAIL("%s: allocation %ld gave %s: %s", what, k, pds_error_name(ierr), pds_ctx_get_error(ctx));   \
+    if (k < 3) TEST_FAIL("%s: only %ld allocations", what, k);                                                       \
+    if (getenv("PDS_TEST_VERBOSE")) printf("%s: %ld allocations\n", what, k);                                       \
+  }
+
 /* a malloc'd host copy of all of v's values (free it) */
 static inline double *test_vec_values(pds_vec v) {
   pds_size n;

@@ -19,28 +19,7 @@ static int op_create_rcm(pds_ctx ctx, const void *arg, pds_mesh *m) {
   return ierr;
 }
 
-static void sweep(pds_ctx ctx, const char *what, mesh_op op, const void *arg) {
-  int ierr = PDS_ERR_MEM;
-  long k;
-
-  for (k = 0; k < 100000; k++) {
-    pds_mesh m = NULL;
-
-    pds_ctx_set_alloc_fail(ctx, k);
-    ierr = op(ctx, arg, &m);
-    pds_ctx_set_alloc_fail(ctx, -1);
-    if (ierr != PDS_ERR_MEM) {
-      pds_mesh_destroy(&m);
-      break;
-    }
-    TEST_ASSERT(m == NULL);
-    if (!strstr(pds_ctx_get_error(ctx), "allocation")) TEST_FAIL("%s, k = %ld: %s", what, k, pds_ctx_get_error(ctx));
-    pds_ctx_clear_error(ctx);
-  }
-  if (ierr) TEST_FAIL("%s: allocation %ld gave %s: %s", what, k, pds_error_name(ierr), pds_ctx_get_error(ctx));
-  if (k < 3) TEST_FAIL("%s: only %ld allocations", what, k);
-  if (getenv("PDS_TEST_VERBOSE")) printf("%s: %ld allocations\n", what, k);
-}
+TEST_DEFINE_ALLOC_SWEEP(sweep, pds_mesh, pds_mesh_destroy)
 
 int main(int argc, char **argv) {
   pds_ctx     ctx = test_init(argc, argv);

@@ -574,27 +574,7 @@ static int op_subdivide(pds_ctx ctx, const void *arg, pds_mesh3d *m) {
   return pds_mesh3d_subdivide_hex((pds_mesh3d)arg, m);
 }
 
-static void sweep(pds_ctx ctx, const char *what, mesh3d_op op, const void *arg) {
-  int  ierr = PDS_ERR_MEM;
-  long k;
-
-  for (k = 0; k < 100000; k++) {
-    pds_mesh3d m = NULL;
-
-    pds_ctx_set_alloc_fail(ctx, k);
-    ierr = op(ctx, arg, &m);
-    pds_ctx_set_alloc_fail(ctx, -1);
-    if (ierr != PDS_ERR_MEM) {
-      pds_mesh3d_destroy(&m);
-      break;
-    }
-    TEST_ASSERT(m == NULL);
-    if (!strstr(pds_ctx_get_error(ctx), "allocation")) TEST_FAIL("%s, k = %ld: %s", what, k, pds_ctx_get_error(ctx));
-    pds_ctx_clear_error(ctx);
-  }
-  if (ierr) TEST_FAIL("%s: allocation %ld gave %s: %s", what, k, pds_error_name(ierr), pds_ctx_get_error(ctx));
-  if (k < 3) TEST_FAIL("%s: only %ld allocations", what, k);
-}
+TEST_DEFINE_ALLOC_SWEEP(sweep, pds_mesh3d, pds_mesh3d_destroy)
 
 static void test_alloc(pds_ctx ctx) {
   char       buf[512];
