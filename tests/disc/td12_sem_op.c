@@ -294,7 +294,8 @@ int main(int argc, char **argv) {
   }
   { /* paper 003's check of the diagonal kernels: N = 8..12 points a direction, E = 2^7, 2^9, .. 2^maxlog elements
        (deformed: a full G), every variant against the diagonal that the test assembles from the definition (E = 2^7:
-       A_pp = sum over the element's points q of grad phi_p(q)^T G(q) grad phi_p(q), summed at the shared points) and
+       A_pp = sum over the element's points q of grad phi_p(q)^T G(q) grad phi_p(q), summed at the shared points; the
+       tensor-product basis's gradient vanishes off p's three grid lines, so q runs over those) and
        against /cpu/ref's arithmetic on the same space (sem_bodies.h), within 2e-13 of each entry; maxlog: 9, or
        PDS_SEM_DIAG_MAXLOG (gpu-check: 15) */
     static const char *const vars[4] = {"extended", "natural", "shared", "wide"};
@@ -335,8 +336,11 @@ int main(int argc, char **argv) {
               const pds_int  g  = S->gid[(size_t)n3 * e + p];
               double         a  = 0;
 
-              for (int q = 0; q < n3; q++) {
-                const int     qi = q % n, qj = q / n % n, qk = q / (n * n);
+              for (int t = 0; t < 3 * n - 2; t++) { /* the points on p's three lines: grad phi_p is 0 elsewhere */
+                const int     d = t < n ? 0 : t < 2 * n - 1 ? 1 : 2, o = t < n ? t : t < 2 * n - 1 ? t - n : t - 2 * n + 1;
+                const int     qi = d == 0 ? o : pi, qj = d == 1 ? (o < pj ? o : o + 1) : pj,
+                              qk = d == 2 ? (o < pk ? o : o + 1) : pk;
+                const int     q  = (qk * n + qj) * n + qi;
                 const double *G  = S->G + (size_t)6 * n3 * e + q;
                 const double  r = qj == pj && qk == pk ? D[qi * n + pi] : 0, s = qi == pi && qk == pk ? D[qj * n + pj] : 0,
                              t = qi == pi && qj == pj ? D[qk * n + pk] : 0;

@@ -7,8 +7,8 @@
  *   values and error again, A symmetric, /cpu/ref's bits, and a Gmsh file round trip giving the same bits;
  * - an unstructured all-hexahedral mesh (the shared hybrid_3d_cube.msh, tetrahedra and prisms cut into hexahedra by
  *   pds_mesh3d_subdivide_hex, scaled into the unit cube): the manufactured solution's error falls with the order
- *   (spectrally: printed) and at
- *   order 2 by about 2^3 when the mesh is cut once more (algebraically, h^(p+1));
+ *   (spectrally, orders 1 to 4: printed) and at order 1 by 2.8 when the mesh is cut once more (algebraically: h^2
+ *   asymptotically, the cut cells are not there yet);
  * - bad input: a mesh with tetrahedra, an order out of range, NULL.
  * PDS_TEST_SMALL=1 (under compute-sanitizer): the unstructured mesh at orders 1 and 2 only, not cut again. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
 
     TEST_CALL(pds_mesh3d_get_sizes(hex, NULL, &nc, NULL));
     printf("hybrid_3d_cube.msh cut into %d hexahedra: order, CG iterations, max error\n", (int)nc);
-    for (int o = 1; o <= (small ? 2 : 5); o++) {
+    for (int o = 1; o <= (small ? 2 : 4); o++) {
       e[o] = solve_err(ctx, hex, NULL, o, &its[o]);
       printf("  %d  %4d  %.3e\n", o, its[o], e[o]);
       if (o > 1) TEST_ASSERT(e[o] < e[o - 1]);
@@ -270,12 +270,12 @@ int main(int argc, char **argv) {
     if (!small) {
       double e2;
 
-      TEST_ASSERT(e[5] < 1e-3 * e[1]);
+      TEST_ASSERT(e[4] < 1e-3 * e[1]);
       TEST_CALL(pds_mesh3d_subdivide_hex(hex, &hex2)); /* h / 2 */
-      e2 = solve_err(ctx, hex2, NULL, 2, NULL);
+      e2 = solve_err(ctx, hex2, NULL, 1, NULL);
 
-      printf("order 2 on the mesh cut once more: max error %.3e, ratio %.2f (h^3: 8)\n", e2, e[2] / e2);
-      TEST_ASSERT(e[2] / e2 > 4.5 && e[2] / e2 < 13); /* 5.6 measured: the cut cells are not yet asymptotic */
+      printf("order 1 on the mesh cut once more: max error %.3e, ratio %.2f (h^2: 4)\n", e2, e[1] / e2);
+      TEST_ASSERT(e[1] / e2 > 2.5 && e[1] / e2 < 7); /* 2.82 measured (deterministic: every backend's bits) */
     }
   }
   /* bad input */
