@@ -71,7 +71,7 @@ static void fv_freestream(const pds_fv_params *p, pds_real q[5]) {
 /* the host arrays of the mesh's faces for the kernels: kinds, signed cell-face lists */
 static int fv_build(struct pds_fv_s *V, pds_mesh3d mesh, const pds_fv_params *p) {
   pds_ctx              ctx = V->hdr.ctx;
-  pds_int              nc, nf, *kindtag = NULL, *cp = NULL, *cf = NULL;
+  pds_int              nc, nf, *cp = NULL, *cf = NULL;
   const pds_int       *fcells, *cfaces, *ftag;
   const pds_size      *cptr;
   const pds_real      *vol, *area;
@@ -112,7 +112,6 @@ static int fv_build(struct pds_fv_s *V, pds_mesh3d mesh, const pds_fv_params *p)
   PDS_CALL_GOTO(ierr, done, fv_dup(V, cp, ((size_t)nc + 1) * sizeof *cp, &V->cell_ptr));
   PDS_CALL_GOTO(ierr, done, fv_dup(V, cf, (size_t)cptr[nc] * sizeof *cf, &V->cell_face));
 done:
-  (void)kindtag;
   pds_free(ctx, PDS_MEM_HOST, &kind), pds_free(ctx, PDS_MEM_HOST, &cp), pds_free(ctx, PDS_MEM_HOST, &cf);
   return ierr;
 }

@@ -14,7 +14,6 @@
  * - the stencil statistics and histogram (paper 001's Fig. 3) printed;
  * - bad input: order 3, stencil parameters, a mesh too small for a quadratic, reconstruct at order 1. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "backend/fv_bodies.h"
 #include "fv_test.h"
 
 /* ---- the test's own cell quadrature: the tetrahedra of mesh3d_geom.c's decomposition, the 4-point rule ---------- */
@@ -198,6 +197,29 @@ static void bump_eval(const double x[3], const void *user, double out[5]) {
   for (int k = 0; k < 5; k++) out[k] = B->qinf[k] * (1 + (k == 0 || k == 4 ? b : 0)) + (k == 2 ? 0.05 * b : 0);
 }
 
+/* order 2: a boundary face's state is its cell's polynomial at the face barycentre (the states q, the coefficients pc) */
+typedef struct {
+  pds_mesh3d    m;
+  const double *q, *pc;
+} poly_data;
+
+static void poly_state(pds_int c, pds_int f, double QL[5], const void *user) {
+  const poly_data *P = user;
+  const pds_real  *X, *fcen;
+  double           g[6], d[3], mono[9];
+
+  TEST_CALL(pds_mesh3d_get_geometry(P->m, NULL, &X, NULL, &fcen));
+  cell_mean(P->m, c, NULL, NULL, X + 3 * c, NULL, g);
+  for (int k = 0; k < 3; k++) d[k] = fcen[3 * f + k] - X[3 * c + k];
+  mono[0] = d[0] * d[0] - g[0], mono[1] = d[1] * d[1] - g[1], mono[2] = d[2] * d[2] - g[2];
+  mono[3] = d[0] * d[1] - g[3], mono[4] = d[0] * d[2] - g[4], mono[5] = d[1] * d[2] - g[5];
+  mono[6] = d[0], mono[7] = d[1], mono[8] = d[2];
+  for (int k = 0; k < 5; k++) {
+    QL[k] = P->q[5 * c + k];
+    for (int h = 0; h < 9; h++) QL[k] += P->pc[45 * c + 9 * k + h] * mono[h];
+  }
+}
+
 /* conservation, ref's bits, repeatability and the schedule / kernel variants on m */
 static void check_conservation(pds_ctx ctx, pds_ctx ref, pds_mesh3d m, const char *name, int nwall,
                                const pds_int *wall_tags) {
@@ -205,11 +227,8 @@ static void check_conservation(pds_ctx ctx, pds_ctx ref, pds_mesh3d m, const cha
   pds_fv          fv, fr;
   pds_fv_info     in;
   pds_vec         Q, R, Qr, Rr;
-  pds_int         nf;
-  const pds_int  *fc, *ftag;
-  const pds_real *area, *fcen, *X;
   bump_field      B = {{0}, {0.3, 0.2, 0.1}, 0.4};
-  double         *r, *rr, *r2, *q, *pc, sum[5] = {0}, bnd[5] = {0}, scale = 0;
+  double         *r, *rr, *r2, *q, *pc;
   const char     *var[2][2] = {{"PDS_FV_OMP_SCHEDULE", "dynamic"}, {"PDS_CUDA_FV_RECON", "thread"}};
 
   order2_params(&p);
@@ -241,36 +260,11 @@ static void check_conservation(pds_ctx ctx, pds_ctx ref, pds_mesh3d m, const cha
   pc = malloc(sizeof *pc * 45 * (size_t)in.ncells);
   TEST_ASSERT(pc);
   TEST_CALL(pds_fv_reconstruct(fv, Q, pc));
-  for (pds_int i = 0; i < in.ncells; i++)
-    for (int k = 0; k < 5; k++) sum[k] += r[5 * i + k];
-  TEST_CALL(pds_mesh3d_get_faces(m, &nf, NULL, NULL, NULL, NULL, &fc, NULL, NULL));
-  TEST_CALL(pds_mesh3d_face_tags(m, &ftag));
-  TEST_CALL(pds_mesh3d_get_geometry(m, NULL, &X, &area, &fcen));
-  for (pds_int f = 0; f < nf; f++) {
-    double        F[5], QL[5], g[6], d[3], mono[9];
-    const pds_int c = fc[2 * f];
-    int           wall = 0;
+  {
+    const poly_data P = {m, q, pc};
 
-    if (fc[2 * f + 1] >= 0) continue;
-    cell_mean(m, c, NULL, NULL, X + 3 * c, NULL, g);
-    for (int k = 0; k < 3; k++) d[k] = fcen[3 * f + k] - X[3 * c + k];
-    mono[0] = d[0] * d[0] - g[0], mono[1] = d[1] * d[1] - g[1], mono[2] = d[2] * d[2] - g[2];
-    mono[3] = d[0] * d[1] - g[3], mono[4] = d[0] * d[2] - g[4], mono[5] = d[1] * d[2] - g[5];
-    mono[6] = d[0], mono[7] = d[1], mono[8] = d[2];
-    for (int k = 0; k < 5; k++) {
-      QL[k] = q[5 * c + k];
-      for (int h = 0; h < 9; h++) QL[k] += pc[45 * c + 9 * k + h] * mono[h];
-    }
-    for (int w = 0; w < nwall; w++) wall |= ftag[f] == wall_tags[w];
-    if (wall) fv_flux_wall(p.gamma, QL, area + 3 * f, F);
-    else fv_flux_roe(p.gamma, p.efix, QL, in.qinf, area + 3 * f, F);
-    for (int k = 0; k < 5; k++) bnd[k] += F[k], scale = fmax(scale, fabs(F[k]));
+    fv_test_conservation(m, &p, &in, r, poly_state, &P, name);
   }
-  printf("%-38s order 2 conservation: |sum R + boundary flux| %.1e %.1e %.1e %.1e %.1e (flux scale %.2e); ref's "
-         "bits, repeatable, schedules and kernels bitwise\n",
-         name, fabs(sum[0] + bnd[0]), fabs(sum[1] + bnd[1]), fabs(sum[2] + bnd[2]), fabs(sum[3] + bnd[3]),
-         fabs(sum[4] + bnd[4]), scale);
-  for (int k = 0; k < 5; k++) TEST_ASSERT(fabs(sum[k] + bnd[k]) <= 1e-12 * fmax(scale, 1e-300) * nf);
   free(r), free(rr), free(q), free(pc);
   pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_vec_destroy(&Qr), pds_vec_destroy(&Rr);
   pds_fv_destroy(&fv), pds_fv_destroy(&fr);
