@@ -220,6 +220,17 @@ PDS_INLINE void bsr_rows_generic(const struct pds_bsr *A, int bs, pds_real alpha
   }
 }
 
+/* block row i's diagonal block (the sum of its blocks in column i, storage order from 0; zero if none) into d[bs^2]:
+   the bsr group's diag_blocks (cuda_bsr.cu's bsr_diag_blocks_k sums the same way) */
+PDS_INLINE void bsr_diag_block(const struct pds_bsr *A, pds_int i, pds_real *d) {
+  const size_t bb = (size_t)A->bs * A->bs;
+
+  for (size_t e = 0; e < bb; e++) d[e] = 0;
+  for (pds_size k = A->browptr[i]; k < A->browptr[i + 1]; k++)
+    if (A->bcolidx[k] == i)
+      for (size_t e = 0; e < bb; e++) d[e] += A->vals[k * bb + e];
+}
+
 /* Dispatch rows of a BSR product to a kernel specialized for bs = 1..8, generic beyond. */
 PDS_INLINE void bsr_rows_dispatch(const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta,
                                   pds_real *y, pds_int r0, pds_int r1) {

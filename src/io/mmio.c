@@ -597,6 +597,7 @@ int pds_mm_write_mat(pds_mat A, const char *path) {
   ctx = A->hdr.ctx;
   PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
   PDS_CALL(pds_mat_csr_host_sync(A));
+  PDS_CALL(pds_mat_bsr_host_sync(A));
   c = pds_mat_host_csr(A);
   b = pds_mat_host_bsr(A);
   PDS_CHECK(c || b, ctx, PDS_ERR_UNSUPPORTED, "Matrix Market output takes csr and bsr matrices, not %s", A->type);

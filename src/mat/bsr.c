@@ -31,6 +31,7 @@ static int bsr_get_block_diagonal(pds_mat A, int bs, pds_real *blocks) {
   const struct pds_bsr *h  = &BSR(A)->h;
   int                   sb = h->bs;
 
+  PDS_CALL(pds_mat_bsr_host_sync(A));
   memset(blocks, 0, (size_t)A->nrows * bs * sizeof *blocks);
   for (pds_int ib = 0; ib < h->nbrows; ib++)
     for (pds_size k = h->browptr[ib]; k < h->browptr[ib + 1]; k++)
@@ -78,6 +79,20 @@ static int bsr_upload(pds_ctx ctx, struct pds_mat_bsr *b) {
                    &b->d.vals);
 }
 
+/* the scalar rows and columns fit 32-bit local indices */
+static int bsr_check_size(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs) {
+  PDS_CHECK((pds_size)nbrows * bs <= PDS_INT_MAX && (pds_size)nbcols * bs <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
+            "%" PDS_INT_FMT " x %d rows exceed the 32-bit local index range", nbrows, bs);
+  return PDS_OK;
+}
+
+static void bsr_set_ops(pds_mat M) {
+  M->ops.apply              = bsr_apply;
+  M->ops.get_diagonal       = bsr_get_diagonal;
+  M->ops.get_block_diagonal = bsr_get_block_diagonal;
+  M->ops.destroy            = bsr_destroy;
+}
+
 /* Wrap host arrays in a bsr matrix; own says whether the matrix frees them (also on failure). */
 static int bsr_wrap(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr, pds_int *bcolidx,
                     pds_real *vals, int own, pds_mat *A) {
@@ -85,21 +100,17 @@ static int bsr_wrap(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_siz
   struct pds_mat_bsr *b;
   int                 ierr;
 
-  PDS_CHECK((pds_size)nbrows * bs <= PDS_INT_MAX && (pds_size)nbcols * bs <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
-            "%" PDS_INT_FMT " x %d rows exceed the 32-bit local index range", nbrows, bs);
-  ierr = pds_mat_alloc(ctx, "bsr", nbrows * bs, nbcols * bs, &M);
+  ierr = bsr_check_size(ctx, nbrows, nbcols, bs);
+  if (!ierr) ierr = pds_mat_alloc(ctx, "bsr", nbrows * bs, nbcols * bs, &M);
   if (!ierr) ierr = PDS_NEW(ctx, 1, &b);
   if (ierr) {
     free(M);
     if (own) pds_free(ctx, PDS_MEM_HOST, &browptr), pds_free(ctx, PDS_MEM_HOST, &bcolidx), pds_free(ctx, PDS_MEM_HOST, &vals);
     return ierr;
   }
-  M->data                   = b;
-  M->bs                     = bs;
-  M->ops.apply              = bsr_apply;
-  M->ops.get_diagonal       = bsr_get_diagonal;
-  M->ops.get_block_diagonal = bsr_get_block_diagonal;
-  M->ops.destroy            = bsr_destroy;
+  M->data = b;
+  M->bs   = bs;
+  bsr_set_ops(M);
   b->h                      = (struct pds_bsr){nbrows, nbcols, bs, browptr[nbrows], browptr, bcolidx, vals};
   b->own_h                  = own;
   b->unified                = ctx->k->mem_alloc == NULL;
@@ -116,6 +127,52 @@ static int bsr_wrap(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_siz
 int pds_mat_bsr_from_host_owned(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr,
                                 pds_int *bcolidx, pds_real *vals, pds_mat *A) {
   return bsr_wrap(ctx, nbrows, nbcols, bs, browptr, bcolidx, vals, 1, A);
+}
+
+int pds_mat_bsr_from_device_owned(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *h_browptr,
+                                  pds_int *h_bcolidx, pds_size *d_browptr, pds_int *d_bcolidx, pds_real *d_vals,
+                                  pds_mat *A) {
+  pds_mat             M = NULL;
+  struct pds_mat_bsr *b = NULL;
+  int                 ierr;
+
+  if (ctx->k->mem_alloc == NULL) return bsr_wrap(ctx, nbrows, nbcols, bs, h_browptr, h_bcolidx, d_vals, 1, A);
+  ierr = bsr_check_size(ctx, nbrows, nbcols, bs);
+  if (!ierr) ierr = pds_mat_alloc(ctx, "bsr", nbrows * bs, nbcols * bs, &M);
+  if (!ierr) ierr = PDS_NEW(ctx, 1, &b);
+  if (ierr) {
+    free(M);
+    pds_free(ctx, PDS_MEM_HOST, &h_browptr), pds_free(ctx, PDS_MEM_HOST, &h_bcolidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &d_browptr), pds_free(ctx, PDS_MEM_DEVICE, &d_bcolidx);
+    pds_free(ctx, PDS_MEM_DEVICE, &d_vals);
+    return ierr;
+  }
+  M->data = b;
+  M->bs   = bs;
+  bsr_set_ops(M);
+  b->h              = (struct pds_bsr){nbrows, nbcols, bs, h_browptr[nbrows], h_browptr, h_bcolidx, NULL};
+  b->d              = (struct pds_bsr){nbrows, nbcols, bs, h_browptr[nbrows], d_browptr, d_bcolidx, d_vals};
+  b->own_h          = 1;
+  b->own_d          = 1;
+  b->h_vals_missing = 1;
+  M->nnz            = b->h.nnzb * bs * bs;
+  *A                = M;
+  return PDS_OK;
+}
+
+int pds_mat_bsr_host_sync(pds_mat A) {
+  struct pds_mat_bsr *b;
+  size_t              bytes;
+  int                 ierr;
+
+  if (!A || strcmp(A->type, "bsr") || !BSR(A)->h_vals_missing) return PDS_OK;
+  b     = BSR(A);
+  bytes = (size_t)b->h.nnzb * b->h.bs * b->h.bs * sizeof(pds_real);
+  PDS_CALL(pds_malloc(A->hdr.ctx, PDS_MEM_HOST, bytes, &b->h.vals));
+  ierr = pds_memcpy(A->hdr.ctx, b->h.vals, PDS_MEM_HOST, b->d.vals, PDS_MEM_DEVICE, bytes);
+  if (ierr) pds_free(A->hdr.ctx, PDS_MEM_HOST, &b->h.vals);
+  else b->h_vals_missing = 0;
+  return ierr;
 }
 
 int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *browptr, pds_int *bcolidx,
@@ -343,6 +400,7 @@ int pds_mat_convert_to_csr(pds_mat A, pds_mat *B) {
   }
   if (A->ops.to_csr) return A->ops.to_csr(A, B); /* patches, sem: their own assembly */
   PDS_CHECK(!strcmp(A->type, "bsr"), ctx, PDS_ERR_UNSUPPORTED, "cannot convert a %s matrix to csr", A->type);
+  PDS_CALL(pds_mat_bsr_host_sync(A));
   h  = pds_mat_host_bsr(A);
   bs = h->bs;
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, A->nrows + 1, &rp));
@@ -378,6 +436,7 @@ int pds_mat_bsr_get_arrays(pds_mat A, const pds_size **browptr, const pds_int **
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
   h = pds_mat_host_bsr(A);
   PDS_CHECK(h, A->hdr.ctx, PDS_ERR_ARG, "matrix is %s, not bsr; use pds_mat_convert_to_bsr", A->type);
+  if (vals) PDS_CALL(pds_mat_bsr_host_sync(A));
   if (browptr) *browptr = h->browptr;
   if (bcolidx) *bcolidx = h->bcolidx;
   if (vals) *vals = h->vals;

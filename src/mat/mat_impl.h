@@ -45,6 +45,8 @@ struct pds_mat_csr {
 struct pds_mat_bsr {
   struct pds_bsr h, d;
   int            own_h, own_d, unified;
+  int            h_vals_missing; /* born on the device (pds_mat_bsr_from_device_owned): h.vals is NULL until the
+                                    first host use of the values downloads them (pds_mat_bsr_host_sync) */
 };
 
 PDS_INTERN int pds_mat_alloc(pds_ctx ctx, const char *type, pds_int nrows, pds_int ncols, pds_mat *A);
@@ -59,13 +61,23 @@ PDS_INTERN int pds_mat_csr_from_device_owned(pds_ctx ctx, pds_int nrows, pds_int
                                              pds_size *rowptr, pds_int *colidx, pds_real *vals, pds_mat *A);
 /* Make a csr matrix's host arrays exist (one download for a matrix born on the device); a no-op otherwise. */
 PDS_INTERN int pds_mat_csr_host_sync(pds_mat A);
+/* Build a bsr matrix from a pattern on the host (h_browptr, h_bcolidx: taken, context allocator) and the same pattern
+   and the values in backend memory (d_browptr, d_bcolidx, d_vals: taken; on a backend whose memory is the host's,
+   d_browptr and d_bcolidx are NULL and d_vals is host memory): values computed on the device (a Jacobian) stay
+   there; the host copy of the values is made by the first host use (pds_mat_bsr_host_sync). Freed on failure. */
+PDS_INTERN int pds_mat_bsr_from_device_owned(pds_ctx ctx, pds_int nbrows, pds_int nbcols, int bs, pds_size *h_browptr,
+                                             pds_int *h_bcolidx, pds_size *d_browptr, pds_int *d_bcolidx,
+                                             pds_real *d_vals, pds_mat *A);
+/* Make a bsr matrix's host values exist (one download for one born on the device); a no-op otherwise. */
+PDS_INTERN int pds_mat_bsr_host_sync(pds_mat A);
 /* Single-precision products of a csr matrix (src/mat/csr_f32.c), on single-precision vectors (vec_impl.h), with the
    values rounded to float once (an error names the first value outside float's range): the csr ops dispatch here
    when x is single. apply_dot: y = A x; s[i] = y . w1 (and s[i+1] = y . w2 when w2 != NULL), in double. */
 PDS_INTERN int pds_mat_csr_apply_f32(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y);
 PDS_INTERN int pds_mat_csr_residual_f32(pds_mat A, pds_vec b, pds_vec x, pds_vec r);
 PDS_INTERN int pds_mat_csr_apply_dot_f32(pds_mat A, pds_vec x, pds_vec y, pds_vec w1, pds_vec w2, pds_vec s, int i);
-/* Host CSR/BSR arrays of a matrix (NULL if it is not of that type; csr: after pds_mat_csr_host_sync). */
+/* Host CSR/BSR arrays of a matrix (NULL if it is not of that type; csr: after pds_mat_csr_host_sync; bsr's values:
+   after pds_mat_bsr_host_sync). */
 /* a whole cg / bicgstab iteration without a preconditioner in one launch where the backend can (mat_fused.c);
    *done = 0: it could not, queue the steps (backend.h: cg_iteration, bicg_iteration) */
 PDS_INTERN int pds_mat_fused_cg_iteration(pds_mat A, pds_vec x, pds_vec r, pds_vec p, pds_vec q, pds_vec S, int *done);

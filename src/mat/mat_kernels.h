@@ -58,6 +58,9 @@ struct pds_csr_kernels {
 struct pds_bsr_kernels {
   int (*spmv)(pds_ctx, const struct pds_bsr *A, pds_real alpha, const pds_real *x, pds_real beta, pds_real *y);
   int (*diag)(pds_ctx, const struct pds_bsr *A, pds_real *d); /* scalar diagonal */
+  /* the bs x bs diagonal blocks, row-major: blocks[(i bs + r) bs + c] = the sum over block row i's blocks in column i,
+     in storage order from 0 (zero where there is none), i < min(nbrows, nbcols) (pbjacobi's setup, on the backend) */
+  int (*diag_blocks)(pds_ctx, const struct pds_bsr *A, pds_real *blocks);
 };
 
 /* stencil7 products over the nb grids g[0..nb) of a matrix: y = alpha A x + beta y (beta = 0: y is not read); row u

@@ -124,10 +124,19 @@ struct view {
   pds_size        nnzb;
   const pds_size *rowptr;
   const pds_int  *colidx;
-  const pds_real *vals;
+  const pds_real *vals;  /* NULL: a bsr matrix born on the device whose host values are not made yet (host_vals) */
   const pds_real *dvals; /* the same values in backend memory (NULL: none) */
   unsigned long   id;    /* the matrix's id */
+  pds_mat         mat;   /* the matrix viewed */
 };
+
+/* v's host values: downloaded for a bsr matrix born on the device (only the reordering's staging needs them) */
+static int host_vals(struct view *v) {
+  if (v->vals) return PDS_OK;
+  PDS_CALL(pds_mat_bsr_host_sync(v->mat));
+  v->vals = pds_mat_host_bsr(v->mat)->vals;
+  return PDS_OK;
+}
 
 static int operator_view(pds_precond pc, struct view *v) {
   struct ilu0 *P   = pc->data;
@@ -149,14 +158,14 @@ static int operator_view(pds_precond pc, struct view *v) {
     PDS_CALL(pds_mat_csr_host_sync(A));
     h         = pds_mat_host_csr(A);
     v->nbrows = h->nrows, v->bs = 1, v->nnzb = h->nnz, v->rowptr = h->rowptr, v->colidx = h->colidx;
-    v->vals = h->vals, v->dvals = ((const struct pds_mat_csr *)A->data)->d.vals, v->id = A->id;
+    v->vals = h->vals, v->dvals = ((const struct pds_mat_csr *)A->data)->d.vals, v->id = A->id, v->mat = A;
     return PDS_OK;
   }
   if (!strcmp(A->type, "bsr")) {
     const struct pds_bsr *h = pds_mat_host_bsr(A);
 
     v->nbrows = h->nbrows, v->bs = h->bs, v->nnzb = h->nnzb, v->rowptr = h->browptr, v->colidx = h->bcolidx;
-    v->vals = h->vals, v->dvals = ((const struct pds_mat_bsr *)A->data)->d.vals, v->id = A->id;
+    v->vals = h->vals, v->dvals = ((const struct pds_mat_bsr *)A->data)->d.vals, v->id = A->id, v->mat = A;
     PDS_CHECK(v->bs <= ILU0_MAX_BS, ctx, PDS_ERR_UNSUPPORTED, "ilu0: blocks of %d x %d; at most %d x %d", v->bs,
               v->bs, ILU0_MAX_BS, ILU0_MAX_BS);
     return PDS_OK;
@@ -373,6 +382,7 @@ static int ilu0_setup(pds_precond pc) {
     pds_real    *dst = P->approx == APPROX_CHOW ? P->aval : P->F.vals;
 
     if (P->fmap) {
+      PDS_CALL(host_vals(&v));
       memset(P->stage, 0, (size_t)P->F.nnzb * b2 * sizeof *P->stage);
       for (pds_size e = 0; e < v.nnzb; e++) memcpy(P->stage + P->fmap[e] * b2, v.vals + e * b2, b2 * sizeof *v.vals);
       PDS_CALL(pds_memcpy(ctx, dst, PDS_MEM_DEVICE, P->stage, PDS_MEM_HOST, (size_t)P->F.nnzb * b2 * sizeof(pds_real)));

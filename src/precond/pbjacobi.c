@@ -1,5 +1,6 @@
 /* src/precond/pbjacobi.c: point-block Jacobi, y_b = D_b^-1 x_b with the bs x bs diagonal blocks D_b inverted by
- * Gauss-Jordan elimination with partial pivoting at setup; a singular block is PDS_ERR_ZERO_PIVOT naming it. */
+ * Gauss-Jordan elimination with partial pivoting at setup; a singular block is PDS_ERR_ZERO_PIVOT naming it. The blocks
+ * of a bsr matrix of the same block size are gathered on the backend, any other operator's on the host. */
 #include "precond_impl.h"
 
 struct pbjacobi {
@@ -25,10 +26,16 @@ static int pbjacobi_setup(pds_precond pc) {
   if (P->inv && P->bs != bs) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->inv));
   P->bs = bs;
   if (!P->inv) PDS_CALL(pds_malloc(ctx, PDS_MEM_DEVICE, bytes, &P->inv));
-  /* gather the blocks on the host, move them to the backend, invert them there */
-  PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, bytes, &h));
-  PDS_CALL_GOTO(ierr, done, pds_mat_get_block_diagonal(pc->A, bs, h));
-  PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, P->inv, PDS_MEM_DEVICE, h, PDS_MEM_HOST, bytes));
+  if (!strcmp(pc->A->type, "bsr") && pc->A->bs == bs && pc->A->nrows == pc->A->ncols) {
+    /* a bsr matrix of this block size: its diagonal blocks gathered on the backend (no host copy of the values,
+       which a matrix computed on the device, a Jacobian, does not have) */
+    PDS_KERNEL(ctx, bsr.diag_blocks);
+    PDS_CALL(ctx->k->bsr.diag_blocks(ctx, &((const struct pds_mat_bsr *)pc->A->data)->d, P->inv));
+  } else { /* gather the blocks on the host, move them to the backend */
+    PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, bytes, &h));
+    PDS_CALL_GOTO(ierr, done, pds_mat_get_block_diagonal(pc->A, bs, h));
+    PDS_CALL_GOTO(ierr, done, pds_memcpy(ctx, P->inv, PDS_MEM_DEVICE, h, PDS_MEM_HOST, bytes));
+  }
   PDS_CALL_GOTO(ierr, done, ctx->k->blocks.invert(ctx, P->nb, bs, P->inv, &bad));
   if (bad >= 0)
     ierr = PDS_ERROR(ctx, PDS_ERR_ZERO_PIVOT, "pbjacobi: diagonal block %" PDS_SIZE_FMT " (rows %" PDS_SIZE_FMT "..%"

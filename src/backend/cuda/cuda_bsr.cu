@@ -427,6 +427,22 @@ __global__ void bsr_diag_k(pds_int nb, int bs, const pds_size *__restrict__ rp, 
   d[i] = s;
 }
 
+// the diagonal blocks, a thread per entry (kernel_bodies.h's bsr_diag_block: the same sums)
+__global__ void bsr_diag_blocks_k(pds_int nb, int bs, const pds_size *__restrict__ rp, const pds_int *__restrict__ ci,
+                                  const double *__restrict__ v, double *__restrict__ d) {
+  const pds_size i  = (pds_size)blockIdx.x * blockDim.x + threadIdx.x;
+  const pds_size bb = (pds_size)bs * bs;
+
+  if (i >= (pds_size)nb * bb) return;
+  const pds_int  ib = (pds_int)(i / bb);
+  const pds_size e  = i - (pds_size)ib * bb;
+  double         s  = 0;
+
+  for (pds_size k = rp[ib]; k < rp[ib + 1]; k++)
+    if (ci[k] == ib) s += v[k * bb + e];
+  d[i] = s;
+}
+
 // ---- point-block Jacobi ------------------------------------------------------------------------------------
 template <int BS>
 __global__ void invert_k(pds_size nb, double *__restrict__ blocks, unsigned long long *bad) {
@@ -696,6 +712,15 @@ cudaError_t pds_cuda_bsr_diag(cudaStream_t s, pds_int nb, int bs, const pds_size
 
   if (n <= 0) return cudaSuccess;
   bsr_diag_k<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(nb, bs, browptr, bcolidx, vals, d);
+  return cudaGetLastError();
+}
+
+cudaError_t pds_cuda_bsr_diag_blocks(cudaStream_t s, pds_int nb, int bs, const pds_size *browptr,
+                                     const pds_int *bcolidx, const pds_real *vals, pds_real *blocks) {
+  const pds_size n = (pds_size)nb * bs * bs;
+
+  if (n <= 0) return cudaSuccess;
+  bsr_diag_blocks_k<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(nb, bs, browptr, bcolidx, vals, blocks);
   return cudaGetLastError();
 }
 

@@ -356,6 +356,8 @@ cudaError_t pds_cuda_bsr_spmv(cudaStream_t s, int layout, int kernel, pds_int nb
                               const pds_real *x, pds_real beta, pds_real *y);
 cudaError_t pds_cuda_bsr_diag(cudaStream_t s, pds_int nb, int bs, const pds_size *browptr, const pds_int *bcolidx,
                               const pds_real *vals, pds_real *d);
+cudaError_t pds_cuda_bsr_diag_blocks(cudaStream_t s, pds_int nb, int bs, const pds_size *browptr,
+                                     const pds_int *bcolidx, const pds_real *vals, pds_real *blocks);
 /* invert nb row-major bs x bs blocks in place; *bad (device, set to nb by the launcher) becomes the smallest index
    of a singular block (nb if none). piv: device scratch of nb*bs ints, used for bs > 8 only. */
 cudaError_t pds_cuda_blocks_invert(cudaStream_t s, pds_size nb, int bs, pds_real *blocks, int *piv,

@@ -217,7 +217,14 @@ void pds_cuda_fill_csr(struct pds_csr_kernels *g) {
   g->diag     = csr_diag_cuda;
 }
 
+static int bsr_diag_blocks_cuda(pds_ctx ctx, const struct pds_bsr *A, pds_real *blocks) {
+  pds_int nb = A->nbrows < A->nbcols ? A->nbrows : A->nbcols;
+
+  LAUNCH(ctx, pds_cuda_bsr_diag_blocks(s_, nb, A->bs, A->browptr, A->bcolidx, A->vals, blocks));
+}
+
 void pds_cuda_fill_bsr(struct pds_bsr_kernels *g) {
   g->spmv = bsr_spmv_cuda;
   g->diag = bsr_diag_cuda;
+  g->diag_blocks = bsr_diag_blocks_cuda;
 }

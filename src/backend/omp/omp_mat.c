@@ -345,6 +345,16 @@ static int bsr_diag_omp(pds_ctx ctx, const struct pds_bsr *A, pds_real *d) {
   return PDS_OK;
 }
 
+static int bsr_diag_blocks_omp(pds_ctx ctx, const struct pds_bsr *A, pds_real *blocks) {
+  const size_t bb = (size_t)A->bs * A->bs;
+  pds_int      nb = A->nbrows < A->nbcols ? A->nbrows : A->nbcols;
+
+  (void)ctx;
+#pragma omp parallel for schedule(static) if (A->nnzb + nb >= OMP_MIN_WORK)
+  for (pds_int i = 0; i < nb; i++) bsr_diag_block(A, i, blocks + (size_t)i * bb);
+  return PDS_OK;
+}
+
 void pds_omp_fill_csr(struct pds_csr_kernels *g) {
   g->spmv     = csr_spmv_omp;
   g->spmv_t   = csr_spmv_t_omp;
@@ -356,4 +366,5 @@ void pds_omp_fill_csr(struct pds_csr_kernels *g) {
 void pds_omp_fill_bsr(struct pds_bsr_kernels *g) {
   g->spmv = bsr_spmv_omp;
   g->diag = bsr_diag_omp;
+  g->diag_blocks = bsr_diag_blocks_omp;
 }

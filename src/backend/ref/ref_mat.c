@@ -63,6 +63,15 @@ static int bsr_diag_ref(pds_ctx ctx, const struct pds_bsr *A, pds_real *d) {
   return PDS_OK;
 }
 
+static int bsr_diag_blocks_ref(pds_ctx ctx, const struct pds_bsr *A, pds_real *blocks) {
+  const size_t bb = (size_t)A->bs * A->bs;
+  pds_int      nb = A->nbrows < A->nbcols ? A->nbrows : A->nbcols;
+
+  (void)ctx;
+  for (pds_int i = 0; i < nb; i++) bsr_diag_block(A, i, blocks + (size_t)i * bb);
+  return PDS_OK;
+}
+
 static int csr_spmv_dot_ref(pds_ctx ctx, const struct pds_csr *A, const pds_real *x, pds_real *y, const pds_real *w1,
                             const pds_real *w2, pds_real *d) {
   PDS_CALL(ctx->k->csr.spmv(ctx, A, 1.0, x, 0.0, y));
@@ -79,4 +88,5 @@ void pds_ref_fill_csr(struct pds_csr_kernels *g) {
 void pds_ref_fill_bsr(struct pds_bsr_kernels *g) {
   g->spmv = bsr_spmv_ref;
   g->diag = bsr_diag_ref;
+  g->diag_blocks = bsr_diag_blocks_ref;
 }
