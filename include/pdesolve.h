@@ -606,6 +606,22 @@ PDS_EXTERN int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R);
 /* One explicit step with a local time step: R = the residual of Q, then in each cell tau = cfl V / sum over its faces
    of (|u . a| + c |a|) and Q += tau R / V; rnorm (may be NULL): ||R||_2 before the step. */
 PDS_EXTERN int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm);
+/* Implicit steps (backward Euler in pseudo-time; docs/fv.md). The Jacobian of the first-order residual at Q,
+   J = diag(V / tau) - dR/dQ, as a new bsr matrix (5 x 5 blocks: a cell's own block and one per face neighbour, columns
+   ascending) on fv's context, its values computed on the backend (on a GPU they stay there): each face's flux
+   differentiated by central differences with respect to its two states (about 1e-10 of the entries' size), summed
+   into the cells' block rows in a fixed order (deterministic, the same bits on every backend). tau is the local time
+   step of pds_fv_step at CFL number cfl (V / tau = sum over the cell's faces of (|u . a| + c |a|) / cfl); cfl = 0:
+   no such term, J = -dR/dQ. For fv objects of order 2 too (the first-order Jacobian: a defect correction). */
+PDS_EXTERN int pds_fv_jacobian(pds_fv fv, pds_vec Q, pds_real cfl, pds_mat *J);
+/* One implicit step: R = the residual of Q (fv's order), J = pds_fv_jacobian(fv, Q, cfl), then the solver s (any
+   method and preconditioner: gmres or fgmres with pbjacobi or ilu0, block ILU(0) on J's blocks; its operator becomes
+   J and its preconditioner is set up again, ilu0 keeping its analysis of the pattern) solves J dQ = R from dQ = 0
+   to its tolerances, and Q += dQ. rnorm (may be NULL): ||R||_2 before the step; lin (may be NULL): the solve's
+   result. A solve that stops short of its tolerance still updates Q (an inexact step: lin says so); a residual that
+   is not finite is PDS_ERR_ARG with Q unchanged. */
+PDS_EXTERN int pds_fv_step_implicit(pds_fv fv, pds_solver s, pds_real cfl, pds_vec Q, pds_vec R, pds_real *rnorm,
+                                    pds_solver_result *lin);
 
 /* ---- P1 finite elements (2D) ---------------------------------------------------------------------- */
 /* -div(k grad u) = f on a triangle mesh with linear triangles (P1), u = g at every node that carries a boundary

@@ -13,6 +13,7 @@
 #include "../disc/disc_kernels.h"
 #include "../disc/sem_kernels.h"
 #include "../disc/fv_kernels.h"
+#include "../disc/fv_jac_kernels.h"
 #include "../mat/mat_kernels.h"
 #include "../precond/bilu0_kernels.h"
 #include "../precond/ilu0_kernels.h"
@@ -46,6 +47,7 @@ struct pds_kernels {
   struct pds_relax_kernels  relax;  /* src/precond/relax_kernels.h */
   struct pds_sem_kernels    sem;    /* src/disc/sem_kernels.h */
   struct pds_fv_kernels     fv;     /* src/disc/fv_kernels.h */
+  struct pds_fvjac_kernels  fvjac;  /* src/disc/fv_jac_kernels.h */
   struct pds_krylov_kernels krylov; /* src/solver/krylov_kernels.h */
   struct pds_fem2d_kernels  fem2d;  /* src/disc/disc_kernels.h */
   struct pds_block_kernels  blocks; /* src/precond/precond_kernels.h */

@@ -25,6 +25,7 @@ struct pds_fv_s {
   pds_int          *ste, *sta, *ste_host; /* order 2: STE, STA (backend), STE (host, for the histogram) */
   pds_real         *mat, *ap, *face_centre, *PC;
   int               unified; /* backend memory is host memory */
+  struct pds_fv_jac *jac;    /* the implicit step's (fv_jac.c), made by its first use */
   pds_fv_info       info;
 };
 
@@ -52,6 +53,7 @@ static void fv_free(struct pds_fv_s *V) {
   pds_free(ctx, mt, &V->QF), pds_free(ctx, mt, &V->F), pds_free(ctx, mt, &V->tau);
   pds_free(ctx, mt, &V->ste), pds_free(ctx, mt, &V->sta), pds_free(ctx, mt, &V->mat), pds_free(ctx, mt, &V->ap);
   pds_free(ctx, mt, &V->face_centre), pds_free(ctx, mt, &V->PC), pds_free(ctx, PDS_MEM_HOST, &V->ste_host);
+  pds_fv_jac_free(ctx, &V->jac);
 }
 
 /* *dst: a backend copy of bytes bytes of host src */
@@ -286,6 +288,11 @@ int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R) {
 }
 
 int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) { return pds_fv_stages(fv, 0, 2, Q, R); }
+
+pds_ctx                  pds_fv_ctx(pds_fv fv) { return fv->hdr.ctx; }
+const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv) { return &fv->dev; }
+int                      pds_fv_unified(pds_fv fv) { return fv->unified; }
+struct pds_fv_jac      **pds_fv_jac_slot(pds_fv fv) { return &fv->jac; }
 
 int pds_fv_recon_only(pds_fv fv, pds_vec Q) {
   pds_ctx         ctx;

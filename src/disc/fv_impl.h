@@ -9,6 +9,17 @@
    object's work arrays; Q and R as pds_fv_residual's (pds_fv_residual is stages 0..2) */
 PDS_INTERN int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R);
 
+/* the implicit step's data (src/disc/fv_jac.c: the Jacobian's pattern, work arrays), made by its first use and
+   freed with the object */
+struct pds_fv_jac;
+PDS_INTERN void pds_fv_jac_free(pds_ctx ctx, struct pds_fv_jac **J);
+/* for fv_jac.c: the object's arrays as kernels see them, whether backend memory is host memory, and its slot for
+   the implicit step's data (NULL until then) */
+PDS_INTERN pds_ctx                  pds_fv_ctx(pds_fv fv);
+PDS_INTERN const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv);
+PDS_INTERN int                      pds_fv_unified(pds_fv fv);
+PDS_INTERN struct pds_fv_jac      **pds_fv_jac_slot(pds_fv fv);
+
 /* order 2: the reconstruction alone into the object's PC (bench/gpu/bench_fv times it: the paper's Table 1) */
 PDS_INTERN int pds_fv_recon_only(pds_fv fv, pds_vec Q);
 

@@ -414,6 +414,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   pds_cuda_fill_patches(&k->patches);
   pds_cuda_fill_sem(&k->sem);
   pds_cuda_fill_fv(&k->fv);
+  pds_cuda_fill_fvjac(&k->fvjac);
   pds_cuda_fill_relax(&k->relax);
   return PDS_OK;
 }

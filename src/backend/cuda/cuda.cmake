@@ -41,21 +41,22 @@ set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda_stencil7.c src/backend/cuda/cuda_bilu0.c src/backend/cuda/cuda_graph.c
   src/backend/cuda/cuda_ilu0.c src/backend/cuda/cuda_patches.c src/backend/cuda/cuda_relax.c
   src/backend/cuda/cuda_relax_stream.c src/backend/cuda/cuda_sem.c src/backend/cuda/cuda_fv.c
+  src/backend/cuda/cuda_fvjac.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
   src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
   src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu src/backend/cuda/cuda_coop.cu
   src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu src/backend/cuda/cuda_ilu0.cu
   src/backend/cuda/cuda_patches.cu src/backend/cuda/cuda_relax.cu
-  src/backend/cuda/cuda_sem.cu src/backend/cuda/cuda_fv.cu)
+  src/backend/cuda/cuda_sem.cu src/backend/cuda/cuda_fv.cu src/backend/cuda/cuda_fvjac.cu)
 # the assembly kernels must round as ref does: no multiply-add contraction (cuda_fem2d.cu says why)
 # and the Krylov steps must take the host's decisions on the host's numbers (cuda_krylov.cu), and the single-precision
 # kernels must give /cpu/ref's float bits (cuda_f32.cu), and the stencil7 product and block ILU(0) /cpu/ref's bits
 # (cuda_stencil7.cuh), and the spectral-element operator /cpu/ref's bits (cuda_sem.cu), and the finite-volume fluxes
-# (cuda_fv.cu)
+# (cuda_fv.cu) and their Jacobian (cuda_fvjac.cu)
 set_source_files_properties(src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu src/backend/cuda/cuda_f32.cu
                             src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu
                             src/backend/cuda/cuda_ilu0.cu src/backend/cuda/cuda_sem.cu src/backend/cuda/cuda_fv.cu
-                            PROPERTIES COMPILE_OPTIONS -fmad=false)
+                            src/backend/cuda/cuda_fvjac.cu PROPERTIES COMPILE_OPTIONS -fmad=false)
 # cuBLAS: the dense products of relax's gemm variant (cuda_relax.c)
 set(PDS_CUDA_LIBS CUDA::cudart_static CUDA::cublas)
 set(PDS_CUDA_FLAGS -Xcompiler=-Wall -Xcompiler=-Wextra -Xcompiler=-Wno-unused-parameter)

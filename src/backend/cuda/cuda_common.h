@@ -450,6 +450,12 @@ cudaError_t pds_cuda_fv_recon(cudaStream_t s, const struct pds_fv_dev *D, int va
 cudaError_t pds_cuda_fv_face_states2(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q,
                                      const pds_real *PC, pds_real *QF);
 
+/* ---- fvjac (cuda_fvjac.cu): the first-order finite-volume Jacobian (src/disc/fv_jac_kernels.h) --------------- */
+struct pds_fvjac_dev;
+cudaError_t pds_cuda_fvjac_face_jac(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, pds_real *JF);
+cudaError_t pds_cuda_fvjac_assemble(cudaStream_t s, const struct pds_fv_dev *D, const struct pds_fvjac_dev *J,
+                                    pds_real cfl, const pds_real *Q, const pds_real *JF, pds_real *vals);
+
 /* Internal, for tests/cuda (cuda.c): device-to-host copies made so far, the bytes the memory pool holds, and the
    bytes of it in live allocations (outputs may be NULL). */
 struct pds_ctx_s;

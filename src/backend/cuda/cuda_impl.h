@@ -147,5 +147,6 @@ PDS_INTERN void pds_cuda_fill_patches(struct pds_patches_kernels *g);
 PDS_INTERN void pds_cuda_fill_relax(struct pds_relax_kernels *g);
 PDS_INTERN void pds_cuda_fill_sem(struct pds_sem_kernels *g);
 PDS_INTERN void pds_cuda_fill_fv(struct pds_fv_kernels *g);
+PDS_INTERN void pds_cuda_fill_fvjac(struct pds_fvjac_kernels *g);
 
 #endif

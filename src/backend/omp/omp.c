@@ -42,6 +42,7 @@ int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *
   pds_omp_fill_relax(&k->relax);
   pds_omp_fill_sem(&k->sem);
   pds_omp_fill_fv(&k->fv);
+  pds_omp_fill_fvjac(&k->fvjac);
   pds_omp_fill_fem2d(&k->fem2d);
   pds_kernels_fill_omp_f32(&k->f32);
   ctx->nthreads = omp_get_max_threads();

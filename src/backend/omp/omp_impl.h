@@ -84,6 +84,7 @@ PDS_INTERN void pds_omp_fill_ilu0(struct pds_ilu0_kernels *g);
 PDS_INTERN void pds_omp_fill_patches(struct pds_patches_kernels *g);
 PDS_INTERN void pds_omp_fill_sem(struct pds_sem_kernels *g);
 PDS_INTERN void pds_omp_fill_fv(struct pds_fv_kernels *g);
+PDS_INTERN void pds_omp_fill_fvjac(struct pds_fvjac_kernels *g);
 PDS_INTERN void pds_omp_fill_relax(struct pds_relax_kernels *g);
 PDS_INTERN void pds_omp_fill_fem2d(struct pds_fem2d_kernels *g);
 PDS_INTERN void pds_kernels_fill_omp_f32(struct pds_kernels_f32 *k);

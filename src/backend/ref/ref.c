@@ -19,6 +19,7 @@ void pds_kernels_fill_ref(struct pds_kernels *k) {
   pds_ref_fill_relax(&k->relax);
   pds_ref_fill_sem(&k->sem);
   pds_ref_fill_fv(&k->fv);
+  pds_ref_fill_fvjac(&k->fvjac);
   pds_kernels_fill_ref_f32(&k->f32);
 }
 

@@ -17,6 +17,7 @@ PDS_INTERN void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g);
 PDS_INTERN void pds_ref_fill_patches(struct pds_patches_kernels *g);
 PDS_INTERN void pds_ref_fill_sem(struct pds_sem_kernels *g);
 PDS_INTERN void pds_ref_fill_fv(struct pds_fv_kernels *g);
+PDS_INTERN void pds_ref_fill_fvjac(struct pds_fvjac_kernels *g);
 PDS_INTERN void pds_ref_fill_relax(struct pds_relax_kernels *g);
 
 #endif
