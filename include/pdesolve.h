@@ -546,8 +546,9 @@ PDS_EXTERN int pds_precond_semjacobi_set_variant(pds_precond pc, const char *var
 /* ---- finite volumes: the Euler equations on 3D hybrid meshes (paper 001; src/disc/fv.c) ----------------------- */
 /* The cell-centred finite-volume operator of paper 001 on a pds_mesh3d: states Q = (rho, rho u, rho v, rho w, E),
    5 values a cell in one vector; the convective residual R = - sum over each cell's faces of Roe's flux (first order:
-   the cells' values on both sides of a face) with Harten's entropy fix, in the paper's three stages (the states at
-   the faces, the flux through each face, the sum into each cell; deterministic, the same bits on every backend);
+   the cells' values on both sides of a face) with Harten's entropy fix, summed into the cells by the paper's stages
+   (the flux through each face, then the sum into each cell; deterministic, the same bits on every backend) or
+   another summation (params' summation);
    boundary faces whose tag (pds_mesh3d_face_tags) is one of wall_tags are walls (the paper's flux (0, p n, 0)), all
    others free stream (Roe's flux against Q_inf). A perfect gas of ratio gamma; the free stream has density 1,
    sound speed 1 and velocity mach dir / |dir|. */
@@ -574,6 +575,19 @@ typedef struct {
   int            recon_levels; /* 4 */
   int            recon_max;    /* 120 */
   pds_real       recon_weight; /* rows weighted by 1 / distance^recon_weight (0, the default: unweighted) */
+  /* How the faces' fluxes are summed into the cells (docs/fv.md; every one at order 1 and 2, on every backend):
+     "stages"  paper 001's Section 3.2: every face's flux (its states from the cells' values or polynomials, in the
+               same kernel) into a face array, then each cell adds its faces' fluxes in its face order;
+     "color"   the faces coloured so that no two faces of a colour share a cell; colour after colour, each face's
+               flux is added into its two cells (deterministic for the colouring, which is fixed: each cell adds in
+               colour order; other bits than "stages");
+     "atomic"  one loop over the faces adding each flux into its two cells with atomic additions: NOT
+               deterministic on /cpu/omp and /gpu/cuda (the order of a cell's additions varies from run to run;
+               the results agree to round-off);
+     "cells"   each cell computes its faces' fluxes itself (an interior face's twice) and sums them in its face
+               order, with no face arrays: the same bits as "stages".
+     NULL (the default): "stages", the fastest deterministic one on /gpu/cuda and /cpu/omp (docs/fv.md's table). */
+  const char    *summation;
 } pds_fv_params;
 typedef struct {
   pds_int  ncells, nfaces, ninterior, nfree, nwall; /* faces by kind */
@@ -587,6 +601,8 @@ typedef struct {
   pds_size ng_sum;
   pds_int  ncapped;
   pds_real cond_max, t_recon_setup;
+  const char *summation; /* the summation in use ("stages", "color", "atomic", "cells"; a static string) */
+  pds_int     ncolors;   /* "color": the number of face colours (0 otherwise) */
 } pds_fv_info;
 PDS_EXTERN void pds_fv_params_default(pds_fv_params *p);
 /* params NULL: the defaults. The mesh may be destroyed after. */

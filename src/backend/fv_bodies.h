@@ -158,6 +158,63 @@ PDS_FV_HD void fv_face_flux(const struct pds_fv_dev *D, pds_int f, const pds_rea
   else fv_flux_roe(D->gamma, D->efix, q, q + 5, a, F + 5 * (size_t)f);
 }
 
+/* stages (i) and (ii) fused: face f's flux from the cells' values (PC NULL: order 1) or their polynomials at the
+   face barycentre (order 2) into g[5]: the values fv_face_states1 / fv_face_states2 and then fv_face_flux give */
+PDS_FV_HD void fv_face_flux_q(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, const pds_real *PC,
+                              pds_real g[5]) {
+  const pds_int       l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
+  const unsigned char kind = D->face_kind[f];
+  const pds_real     *a = D->face_area + 3 * (size_t)f;
+
+  if (PC) {
+    const pds_real *x = D->face_centre + 3 * (size_t)f;
+    pds_real        q[10];
+
+    fv_poly_eval(D, l, Q, PC, x, q);
+    if (kind == PDS_FV_WALL) {
+      fv_flux_wall(D->gamma, q, a, g);
+      return;
+    }
+    if (r >= 0) fv_poly_eval(D, r, Q, PC, x, q + 5);
+    else
+      for (int k = 0; k < 5; k++) q[5 + k] = D->qinf[k];
+    fv_flux_roe(D->gamma, D->efix, q, q + 5, a, g);
+  } else {
+    const pds_real *L = Q + 5 * (size_t)l;
+
+    if (kind == PDS_FV_WALL) fv_flux_wall(D->gamma, L, a, g);
+    else fv_flux_roe(D->gamma, D->efix, L, r >= 0 ? Q + 5 * (size_t)r : D->qinf, a, g);
+  }
+}
+
+/* the colour summation's step for face f (and the atomic one's on /cpu/ref): its flux g, then R_left -= g and
+   R_right += g */
+PDS_FV_HD void fv_face_add(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, const pds_real *PC, pds_real *R) {
+  const pds_int l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
+  pds_real      g[5];
+
+  fv_face_flux_q(D, f, Q, PC, g);
+  for (int v = 0; v < 5; v++) R[5 * (size_t)l + v] = R[5 * (size_t)l + v] - g[v];
+  if (r >= 0)
+    for (int v = 0; v < 5; v++) R[5 * (size_t)r + v] = R[5 * (size_t)r + v] + g[v];
+}
+
+/* the cell summation: cell c's residual from its faces' fluxes computed here (fv_face_flux_q, the face's first cell
+   on the left) in cell_face order: fv_cell_sum's sums of the same values, so its bits */
+PDS_FV_HD void fv_cell_fluxes(const struct pds_fv_dev *D, pds_int c, const pds_real *Q, const pds_real *PC,
+                              pds_real *R) {
+  pds_real s[5] = {0, 0, 0, 0, 0};
+
+  for (pds_int k = D->cell_ptr[c]; k < D->cell_ptr[c + 1]; k++) {
+    const pds_int e = D->cell_face[k], f = e >= 0 ? e : -1 - e;
+    pds_real      g[5];
+
+    fv_face_flux_q(D, f, Q, PC, g);
+    for (int v = 0; v < 5; v++) s[v] = e >= 0 ? s[v] - g[v] : s[v] + g[v];
+  }
+  for (int v = 0; v < 5; v++) R[5 * (size_t)c + v] = s[v];
+}
+
 /* stage (iii): cell c's residual R[5 c ..] = - the signed sum of its faces' fluxes in cell_face order */
 PDS_FV_HD void fv_cell_sum(const struct pds_fv_dev *D, pds_int c, const pds_real *F, pds_real *R) {
   pds_real s[5] = {0, 0, 0, 0, 0};

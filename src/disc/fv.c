@@ -1,7 +1,9 @@
 /* src/disc/fv.c: the cell-centred finite-volume Euler operator of paper 001 (issue 14) on a 3D hybrid mesh: the
  * convective residual R = - sum over each cell's faces of the Roe flux (first order: the cells' values on both sides;
  * free-stream faces against the free stream state, wall faces the paper's (0, p n, 0)) in the paper's three stages
- * (Section 3.2: the states at the faces, the flux through each face, the sum into each cell, no atomics), and the
+ * (Section 3.2: the states at the faces, the flux through each face, the sum into each cell, no atomics; the residual
+ * runs the first two fused, the states computed in the flux kernel) or by another summation (pds_fv_params'
+ * summation: face colours, atomic additions, a cell loop computing its faces' fluxes; fv_kernels.h), and the
  * explicit step Q += tau R / V with a local time step tau = CFL V / sum (|u . a| + c |a|). Order 2 (paper 001's
  * quadratic reconstruction, set up by fv_recon.c) runs the reconstruction PC = A (Q_G - Q) and the polynomials' values
  * at the face barycentres as stage 0 instead of the first-order face states. The object keeps backend
@@ -24,7 +26,9 @@ struct pds_fv_s {
   pds_real         *face_area, *cell_volume, *QF, *F, *tau;
   pds_int          *ste, *sta, *ste_host; /* order 2: STE, STA (backend), STE (host, for the histogram) */
   pds_real         *mat, *ap, *face_centre, *PC;
+  pds_int          *color_ptr, *color_face, *color_ptr_h; /* the colour summation's colours (backend; offsets host) */
   int               unified; /* backend memory is host memory */
+  int               sum;     /* PDS_FV_SUM_* */
   struct pds_fv_jac *jac;    /* the implicit step's (fv_jac.c), made by its first use */
   pds_fv_info       info;
 };
@@ -53,6 +57,7 @@ static void fv_free(struct pds_fv_s *V) {
   pds_free(ctx, mt, &V->QF), pds_free(ctx, mt, &V->F), pds_free(ctx, mt, &V->tau);
   pds_free(ctx, mt, &V->ste), pds_free(ctx, mt, &V->sta), pds_free(ctx, mt, &V->mat), pds_free(ctx, mt, &V->ap);
   pds_free(ctx, mt, &V->face_centre), pds_free(ctx, mt, &V->PC), pds_free(ctx, PDS_MEM_HOST, &V->ste_host);
+  pds_free(ctx, mt, &V->color_ptr), pds_free(ctx, mt, &V->color_face), pds_free(ctx, PDS_MEM_HOST, &V->color_ptr_h);
   pds_fv_jac_free(ctx, &V->jac);
 }
 
@@ -118,6 +123,50 @@ done:
   return ierr;
 }
 
+/* the colour summation: the faces coloured greedily in face order (each takes the smallest colour no face of its
+   cells has yet; at most 2 x 6 - 1 = 11 colours for the four cell types), listed colour by colour in face order */
+static int fv_build_colors(struct pds_fv_s *V, pds_mesh3d mesh) {
+  pds_ctx             ctx = V->hdr.ctx;
+  const pds_int      *fcells;
+  pds_int             nc = V->info.ncells, nf = V->info.nfaces, ncol = 0, *col = NULL, *ptr = NULL, *list = NULL;
+  unsigned long long *used = NULL; /* used[c]: the colours of cell c's faces so far */
+  int                 ierr = PDS_OK;
+
+  PDS_CALL(pds_mesh3d_get_faces(mesh, NULL, NULL, NULL, NULL, NULL, &fcells, NULL, NULL));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc, &used));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nf + 1, &col));
+  for (pds_int f = 0; f < nf; f++) {
+    const pds_int            l = fcells[2 * f], r = fcells[2 * f + 1];
+    const unsigned long long u = used[l] | (r >= 0 ? used[r] : 0);
+    int                      k = 0;
+
+    while (k < 64 && (u >> k & 1)) k++;
+    if (k == 64) {
+      ierr = pds_error(ctx, __FILE__, __LINE__, __func__, PDS_ERR_UNSUPPORTED,
+                       "fv: colouring the faces needs more than 64 colours (face %d, cells %d and %d)", (int)f, (int)l,
+                       (int)r);
+      goto done;
+    }
+    col[f] = k, used[l] |= 1ull << k;
+    if (r >= 0) used[r] |= 1ull << k;
+    if (k + 1 > ncol) ncol = k + 1;
+  }
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)ncol + 1, &ptr));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nf + 1, &list));
+  for (pds_int f = 0; f < nf; f++) ptr[col[f] + 1]++;
+  for (pds_int k = 0; k < ncol; k++) ptr[k + 1] += ptr[k];
+  for (pds_int f = 0; f < nf; f++) list[ptr[col[f]]++] = f;
+  for (pds_int k = ncol; k > 0; k--) ptr[k] = ptr[k - 1];
+  ptr[0] = 0;
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, ptr, ((size_t)ncol + 1) * sizeof *ptr, &V->color_ptr));
+  PDS_CALL_GOTO(ierr, done, fv_dup(V, list, ((size_t)nf + 1) * sizeof *list, &V->color_face));
+  V->color_ptr_h = ptr, ptr = NULL, V->info.ncolors = ncol;
+done:
+  pds_free(ctx, PDS_MEM_HOST, &used), pds_free(ctx, PDS_MEM_HOST, &col), pds_free(ctx, PDS_MEM_HOST, &ptr);
+  pds_free(ctx, PDS_MEM_HOST, &list);
+  return ierr;
+}
+
 /* order 2: the stencils and operators (fv_recon.c) and the face barycentres in backend memory */
 static int fv_build_recon(struct pds_fv_s *V, pds_mesh3d mesh, const pds_fv_params *p) {
   pds_ctx           ctx = V->hdr.ctx;
@@ -143,11 +192,13 @@ done:
   return ierr;
 }
 
+static const char *const fv_sum_names[4] = {"stages", "color", "atomic", "cells"}; /* by PDS_FV_SUM_* */
+
 int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds_fv *out) {
   struct pds_fv_s *V = NULL;
   pds_fv_params    p;
   pds_int          nc = 0;
-  int              ierr;
+  int              ierr, sum = PDS_FV_SUM_STAGES;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(out, ctx, PDS_ERR_ARG, "output handle is NULL");
@@ -176,6 +227,11 @@ int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds
     PDS_CHECK(p.recon_weight >= 0 && isfinite(p.recon_weight), ctx, PDS_ERR_ARG,
               "fv: recon_weight %g; the inverse-distance exponent must be >= 0", p.recon_weight);
   }
+  if (p.summation) {
+    for (sum = 0; sum < 4 && strcmp(p.summation, fv_sum_names[sum]); sum++) continue;
+    PDS_CHECK(sum < 4, ctx, PDS_ERR_ARG, "fv: summation '%s'; one of stages, color, atomic (not deterministic), cells "
+              "(NULL: the default, stages)", p.summation);
+  }
   PDS_CALL(pds_mesh3d_get_sizes(mesh, NULL, &nc, NULL));
   PDS_CHECK(nc >= 1, ctx, PDS_ERR_ARG, "fv: the mesh has no cells");
   PDS_CALL(PDS_NEW(ctx, 1, &V));
@@ -183,28 +239,54 @@ int pds_fv_create(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *params, pds
   V->unified = ctx->k->mem_alloc == NULL;
   fv_freestream(&p, V->info.qinf);
   V->info.gamma = p.gamma, V->info.mach = p.mach, V->info.order = p.order;
+  V->sum = sum, V->info.summation = fv_sum_names[sum];
   PDS_CALL_GOTO(ierr, fail, fv_build(V, mesh, &p));
   if (p.order == 2) PDS_CALL_GOTO(ierr, fail, fv_build_recon(V, mesh, &p));
+  if (sum == PDS_FV_SUM_COLOR) PDS_CALL_GOTO(ierr, fail, fv_build_colors(V, mesh));
   {
     const pds_memtype mt = V->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
     const size_t      nf = (size_t)V->info.nfaces;
 
-    PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, (10 * nf + 1) * sizeof(pds_real), &V->QF));
-    PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, (5 * nf + 1) * sizeof(pds_real), &V->F));
+    if (sum == PDS_FV_SUM_STAGES) /* the face fluxes (the face states only for pds_fv_stages, when it runs) */
+      PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, (5 * nf + 1) * sizeof(pds_real), &V->F));
     PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, mt, ((size_t)nc + 1) * sizeof(pds_real), &V->tau));
   }
   V->dev = (struct pds_fv_dev){nc,           V->info.nfaces, V->face_cell, V->face_kind, V->face_area,
                                V->cell_volume, V->cell_ptr,  V->cell_face, p.gamma,      p.efix,
-                               {0, 0, 0, 0, 0}, 0, NULL, NULL, NULL, NULL, NULL};
+                               {0, 0, 0, 0, 0}, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL};
   for (int k = 0; k < 5; k++) V->dev.qinf[k] = V->info.qinf[k];
   V->dev.order = p.order, V->dev.ste = V->ste, V->dev.sta = V->sta, V->dev.mat = V->mat, V->dev.ap = V->ap;
   V->dev.face_centre = V->face_centre;
+  V->dev.ncolors = V->info.ncolors, V->dev.color_ptr = V->color_ptr, V->dev.color_face = V->color_face;
+  V->dev.color_ptr_h = V->color_ptr_h;
   *out = V;
   return PDS_OK;
 fail:
   fv_free(V);
   pds_free(ctx, PDS_MEM_HOST, &V);
   return ierr;
+}
+
+int pds_fv_set_summation(pds_fv fv, const char *name, pds_mesh3d mesh) {
+  pds_ctx ctx;
+  int     sum;
+
+  FV_VALID(fv);
+  ctx = fv->hdr.ctx;
+  PDS_CHECK(name, ctx, PDS_ERR_ARG, "fv: the summation's name is NULL");
+  for (sum = 0; sum < 4 && strcmp(name, fv_sum_names[sum]); sum++) continue;
+  PDS_CHECK(sum < 4, ctx, PDS_ERR_ARG, "fv: summation '%s'; one of stages, color, atomic, cells", name);
+  if (sum == PDS_FV_SUM_COLOR && !fv->color_ptr) {
+    PDS_CHECK(mesh, ctx, PDS_ERR_ARG, "fv: the colour summation needs the mesh");
+    PDS_CALL(fv_build_colors(fv, mesh));
+    fv->dev.ncolors = fv->info.ncolors, fv->dev.color_ptr = fv->color_ptr, fv->dev.color_face = fv->color_face;
+    fv->dev.color_ptr_h = fv->color_ptr_h;
+  }
+  if (sum == PDS_FV_SUM_STAGES && !fv->F)
+    PDS_CALL(pds_malloc(ctx, fv->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE, (5 * (size_t)fv->info.nfaces + 1) *
+                        sizeof(pds_real), &fv->F));
+  fv->sum = sum, fv->info.summation = fv_sum_names[sum];
+  return PDS_OK;
 }
 
 int pds_fv_destroy(pds_fv *fv) {
@@ -269,6 +351,13 @@ int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R) {
   PDS_CALL(fv_check_vecs(fv, Q, R));
   PDS_CHECK(Q != R, ctx, PDS_ERR_ARG, "fv: Q and R must be different vectors");
   PDS_CHECK(first >= 0 && first <= last && last <= 2, ctx, PDS_ERR_ARG, "fv: stages %d to %d of 0..2", first, last);
+  {
+    const pds_memtype mt = fv->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE;
+    const size_t      nf = (size_t)fv->info.nfaces;
+
+    if (!fv->QF) PDS_CALL(pds_malloc(ctx, mt, (10 * nf + 1) * sizeof(pds_real), &fv->QF));
+    if (!fv->F) PDS_CALL(pds_malloc(ctx, mt, (5 * nf + 1) * sizeof(pds_real), &fv->F));
+  }
   PDS_KERNEL(ctx, fv.face_states);
   PDS_KERNEL(ctx, fv.face_flux);
   PDS_KERNEL(ctx, fv.cell_sum);
@@ -287,7 +376,42 @@ int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R) {
   return PDS_OK;
 }
 
-int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) { return pds_fv_stages(fv, 0, 2, Q, R); }
+/* the residual by the object's summation: order 2 reconstructs first; then the face fluxes from Q (and PC) straight,
+   stages (i) and (ii) in one kernel, and the summation (fv_kernels.h) */
+int pds_fv_residual(pds_fv fv, pds_vec Q, pds_vec R) {
+  pds_ctx         ctx;
+  const pds_real *q, *pc = NULL;
+  pds_real       *r;
+
+  FV_VALID(fv);
+  ctx = fv->hdr.ctx;
+  PDS_CALL(fv_check_vecs(fv, Q, R));
+  PDS_CHECK(Q != R, ctx, PDS_ERR_ARG, "fv: Q and R must be different vectors");
+  if (fv->dev.order == 2) PDS_KERNEL(ctx, fv.recon);
+  switch (fv->sum) {
+  case PDS_FV_SUM_STAGES:
+    PDS_KERNEL(ctx, fv.flux_q);
+    PDS_KERNEL(ctx, fv.cell_sum);
+    break;
+  case PDS_FV_SUM_COLOR: PDS_KERNEL(ctx, fv.sum_color); break;
+  case PDS_FV_SUM_ATOMIC: PDS_KERNEL(ctx, fv.sum_atomic); break;
+  default: PDS_KERNEL(ctx, fv.sum_cells); break;
+  }
+  PDS_CALL(pds_vec_dev_read(Q, &q));
+  PDS_CALL(pds_vec_dev_write(R, &r));
+  if (fv->dev.order == 2) {
+    PDS_CALL(ctx->k->fv.recon(ctx, &fv->dev, q, fv->PC));
+    pc = fv->PC;
+  }
+  switch (fv->sum) {
+  case PDS_FV_SUM_STAGES:
+    PDS_CALL(ctx->k->fv.flux_q(ctx, &fv->dev, q, pc, fv->F));
+    return ctx->k->fv.cell_sum(ctx, &fv->dev, fv->F, r);
+  case PDS_FV_SUM_COLOR: return ctx->k->fv.sum_color(ctx, &fv->dev, q, pc, r);
+  case PDS_FV_SUM_ATOMIC: return ctx->k->fv.sum_atomic(ctx, &fv->dev, q, pc, r);
+  default: return ctx->k->fv.sum_cells(ctx, &fv->dev, q, pc, r);
+  }
+}
 
 pds_ctx                  pds_fv_ctx(pds_fv fv) { return fv->hdr.ctx; }
 const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv) { return &fv->dev; }

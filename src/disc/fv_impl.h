@@ -20,6 +20,10 @@ PDS_INTERN const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv);
 PDS_INTERN int                      pds_fv_unified(pds_fv fv);
 PDS_INTERN struct pds_fv_jac      **pds_fv_jac_slot(pds_fv fv);
 
+/* switches fv to the summation name ("stages", "color", "atomic", "cells"; the colours built from mesh, fv's, the
+   first time; bench/gpu/bench_fv times every summation on one object) */
+PDS_INTERN int pds_fv_set_summation(pds_fv fv, const char *name, pds_mesh3d mesh);
+
 /* order 2: the reconstruction alone into the object's PC (bench/gpu/bench_fv times it: the paper's Table 1) */
 PDS_INTERN int pds_fv_recon_only(pds_fv fv, pds_vec Q);
 

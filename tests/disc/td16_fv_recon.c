@@ -11,6 +11,8 @@
  *   exact flux through the cells' faces (3 x 3 Gauss points a face) on the cells away from the boundary falls as h^2
  *   at order 2 and as h at order 1;
  * - /cpu/ref's bits; repeated runs bitwise; the omp static and dynamic schedules and both CUDA kernels the same bits;
+ * - every summation ("stages", "color", "atomic", "cells"): free stream, conservation, /cpu/ref's bits (the atomic
+ *   one within 1e-13 of the fluxes' scale off /cpu/ref), repeatable, "cells" the bits of "stages";
  * - the stencil statistics and histogram (paper 001's Fig. 3) printed;
  * - bad input: order 3, stencil parameters, a mesh too small for a quadratic, reconstruct at order 1. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -220,6 +222,36 @@ static void poly_state(pds_int c, pds_int f, double QL[5], const void *user) {
   }
 }
 
+/* the bump's cell means on a state of fv (the summations' check) */
+typedef struct {
+  pds_mesh3d m;
+  bump_field B;
+} bump_data;
+
+static pds_vec bump_make(pds_fv fv, const void *user) {
+  const bump_data *D = user;
+
+  return means_state(fv, D->m, bump_eval, &D->B);
+}
+
+/* conservation of a residual r of the bump at order 2: the boundary fluxes from the reconstructed left states */
+static void bump_conservation(pds_fv fv, const pds_fv_params *p, const pds_fv_info *in, pds_vec Q, const double *r,
+                              const void *user) {
+  const bump_data *D = user;
+  double          *q = test_vec_values(Q), *pc = malloc(sizeof *pc * 45 * (size_t)in->ncells);
+  char             label[64];
+
+  TEST_ASSERT(pc);
+  TEST_CALL(pds_fv_reconstruct(fv, Q, pc));
+  {
+    const poly_data P = {D->m, q, pc};
+
+    snprintf(label, sizeof label, "  summation %s", p->summation);
+    fv_test_conservation(D->m, p, in, r, poly_state, &P, label);
+  }
+  free(q), free(pc);
+}
+
 /* conservation, ref's bits, repeatability and the schedule / kernel variants on m */
 static void check_conservation(pds_ctx ctx, pds_ctx ref, pds_mesh3d m, const char *name, int nwall,
                                const pds_int *wall_tags) {
@@ -268,6 +300,11 @@ static void check_conservation(pds_ctx ctx, pds_ctx ref, pds_mesh3d m, const cha
   free(r), free(rr), free(q), free(pc);
   pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_vec_destroy(&Qr), pds_vec_destroy(&Rr);
   pds_fv_destroy(&fv), pds_fv_destroy(&fr);
+  { /* every summation: /cpu/ref's bits (atomic: to round-off), repeatable, conservation */
+    bump_data D = {m, B};
+
+    fv_test_summations(ctx, ref, m, &p, bump_make, bump_conservation, &D, name);
+  }
 }
 
 /* ---- accuracy: a smooth flow on boxes of hexahedra --------------------------------------------------------------- */

@@ -449,6 +449,15 @@ cudaError_t pds_cuda_fv_recon(cudaStream_t s, const struct pds_fv_dev *D, int va
                               pds_real *PC);
 cudaError_t pds_cuda_fv_face_states2(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q,
                                      const pds_real *PC, pds_real *QF);
+/* the summations after stages (i) and (ii) fused (fv_kernels.h's flux_q, sum_color, sum_atomic, sum_cells) */
+cudaError_t pds_cuda_fv_flux_q(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                               pds_real *F);
+cudaError_t pds_cuda_fv_sum_color(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                  pds_real *R);
+cudaError_t pds_cuda_fv_sum_atomic(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                   pds_real *R);
+cudaError_t pds_cuda_fv_sum_cells(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                  pds_real *R);
 
 /* ---- fvjac (cuda_fvjac.cu): the first-order finite-volume Jacobian (src/disc/fv_jac_kernels.h) --------------- */
 struct pds_fvjac_dev;

@@ -98,6 +98,78 @@ __global__ void fv_face_states2_k(struct pds_fv_dev D, const double *__restrict_
   if (f < D.nfaces) fv_face_states2(&D, f, Q, PC, QF);
 }
 
+// The summations after stages (i) and (ii) fused (fv_face_flux_q: a face's states from Q, or from Q and PC at order
+// 2, straight into its flux; each kernel compiled for order 1, O2 false: PC unused, and for order 2). Byte models: the
+// least DRAM traffic of each as implemented (8-byte reals; nf faces, nc cells, ncf cell-face entries; order 2 adds
+// 432 bytes a cell, its 45 coefficients and 9 AP values, and 24 a face, the barycentre, to each). First run (H100,
+// 680K sphere): storing each thread's flux directly was as fast as staging the block's fluxes in shared memory for
+// coalesced stores (0.211 against 0.216 ms for the residual), so the plain store stayed.
+// flux_q (then cell_sum: 44 nc + 44 ncf): face_cell 8 + kind 1 + area 24 read and the flux 40 written a face, Q 40
+// read a cell: 73 nf + 40 nc; the stages summation in all: 73 nf + 84 nc + 44 ncf.
+template <bool O2>
+__global__ void fv_flux_q_k(struct pds_fv_dev D, const double *__restrict__ Q, const double *__restrict__ PC,
+                            double *__restrict__ F) {
+  pds_grid_dep();
+  const pds_int f = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+  if (f < D.nfaces) {
+    double g[5];
+
+    fv_face_flux_q(&D, f, Q, O2 ? PC : nullptr, g);
+    for (int v = 0; v < 5; v++) F[5 * (size_t)f + v] = g[v];
+  }
+}
+
+__global__ void fv_zero_k(double *__restrict__ R, size_t n) {
+  pds_grid_dep();
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < n) R[i] = 0;
+}
+
+// one colour's faces color_face[lo .. lo + n): no two share a cell. The colour summation's model: R zeroed (40 nc),
+// then a face's colour entry 4, face_cell 8, kind 1, area 24, and each cell's Q read once and R read and written once
+// (the least: R stays in L2 across the colours only on small meshes): 37 nf + 160 nc
+template <bool O2>
+__global__ void fv_color_k(struct pds_fv_dev D, pds_int lo, pds_int n, const double *__restrict__ Q,
+                           const double *__restrict__ PC, double *__restrict__ R) {
+  pds_grid_dep();
+  const pds_int i = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+  if (i < n) fv_face_add(&D, D.color_face[lo + i], Q, O2 ? PC : nullptr, R);
+}
+
+// NOT deterministic: the order of a cell's atomic additions is the order they reach L2. Model: the colour one's without
+// the colour entries, 33 nf + 160 nc (the additions run in L2)
+template <bool O2>
+__global__ void fv_atomic_k(struct pds_fv_dev D, const double *__restrict__ Q, const double *__restrict__ PC,
+                            double *__restrict__ R) {
+  pds_grid_dep();
+  const pds_int f = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+  if (f < D.nfaces) {
+    const pds_int l = D.face_cell[2 * f], r = D.face_cell[2 * f + 1];
+    double        g[5];
+
+    fv_face_flux_q(&D, f, Q, O2 ? PC : nullptr, g);
+    for (int v = 0; v < 5; v++) atomicAdd(R + 5 * (size_t)l + v, -g[v]);
+    if (r >= 0)
+      for (int v = 0; v < 5; v++) atomicAdd(R + 5 * (size_t)r + v, g[v]);
+  }
+}
+
+// a thread per cell: its faces' fluxes (an interior one computed twice, once in each cell) summed in cell_face order,
+// ref's stages' bits. Model: cell_ptr 4, Q 40, R 40 a cell, cell_face 4 an entry, the face's face_cell, kind, area
+// once (33 a face; the second cell's read from L2): 33 nf + 84 nc + 4 ncf; twice the flux arithmetic of the others
+template <bool O2>
+__global__ void fv_cells_k(struct pds_fv_dev D, const double *__restrict__ Q, const double *__restrict__ PC,
+                           double *__restrict__ R) {
+  pds_grid_dep();
+  const pds_int c = (pds_int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+  if (c < D.ncells) fv_cell_fluxes(&D, c, Q, O2 ? PC : nullptr, R);
+}
+
 unsigned blocks(pds_int n) { return (unsigned)((n + FT - 1) / FT); }
 
 } // namespace
@@ -132,6 +204,50 @@ cudaError_t pds_cuda_fv_recon(cudaStream_t s, const struct pds_fv_dev *D, int va
 cudaError_t pds_cuda_fv_face_states2(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q,
                                      const pds_real *PC, pds_real *QF) {
   return pds_launch(fv_face_states2_k, dim3(blocks(D->nfaces)), dim3(FT), 0, s, *D, Q, PC, QF);
+}
+
+cudaError_t pds_cuda_fv_flux_q(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                               pds_real *F) {
+  const dim3 g(blocks(D->nfaces));
+
+  return PC ? pds_launch(fv_flux_q_k<true>, g, dim3(FT), 0, s, *D, Q, PC, F)
+            : pds_launch(fv_flux_q_k<false>, g, dim3(FT), 0, s, *D, Q, PC, F);
+}
+
+static cudaError_t fv_zero(cudaStream_t s, pds_int ncells, pds_real *R) {
+  const size_t n = 5 * (size_t)ncells;
+
+  return pds_launch(fv_zero_k, dim3((unsigned)((n + 255) / 256)), dim3(256), 0, s, R, n);
+}
+
+cudaError_t pds_cuda_fv_sum_color(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                  pds_real *R) {
+  cudaError_t e = fv_zero(s, D->ncells, R);
+
+  for (pds_int k = 0; k < D->ncolors && e == cudaSuccess; k++) {
+    const pds_int lo = D->color_ptr_h[k], n = D->color_ptr_h[k + 1] - lo;
+
+    if (n > 0)
+      e = PC ? pds_launch(fv_color_k<true>, dim3(blocks(n)), dim3(FT), 0, s, *D, lo, n, Q, PC, R)
+             : pds_launch(fv_color_k<false>, dim3(blocks(n)), dim3(FT), 0, s, *D, lo, n, Q, PC, R);
+  }
+  return e;
+}
+
+cudaError_t pds_cuda_fv_sum_atomic(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                   pds_real *R) {
+  cudaError_t e = fv_zero(s, D->ncells, R);
+
+  if (e == cudaSuccess && D->nfaces > 0)
+    e = PC ? pds_launch(fv_atomic_k<true>, dim3(blocks(D->nfaces)), dim3(FT), 0, s, *D, Q, PC, R)
+           : pds_launch(fv_atomic_k<false>, dim3(blocks(D->nfaces)), dim3(FT), 0, s, *D, Q, PC, R);
+  return e;
+}
+
+cudaError_t pds_cuda_fv_sum_cells(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                                  pds_real *R) {
+  return PC ? pds_launch(fv_cells_k<true>, dim3(blocks(D->ncells)), dim3(FT), 0, s, *D, Q, PC, R)
+            : pds_launch(fv_cells_k<false>, dim3(blocks(D->ncells)), dim3(FT), 0, s, *D, Q, PC, R);
 }
 
 } // extern "C"

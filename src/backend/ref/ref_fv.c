@@ -6,7 +6,11 @@
  * index (4) and flux (40), and writes 40; update reads the cell's faces' areas and Q, R, V and writes Q and tau.
  * Order 2: recon reads per cell its STE pair (8), per stencil entry the index (4), the 9 MAT values (72) and the
  * cell's 5 states (40) and writes 45 coefficients (360): the paper's 116 NG + 408 bytes (its count: 95 NG flops);
- * face_states2 reads per face the 2 cells' states, 45 coefficients and AP each (2 x 472) and the barycentre (24). */
+ * face_states2 reads per face the 2 cells' states, 45 coefficients and AP each (2 x 472) and the barycentre (24).
+ * The summations after the fused stages (i) + (ii) (flux_q and cell_sum; sum_color, sum_atomic, sum_cells): the byte
+ * models beside the CUDA kernels (cuda_fv.cu). */
+#include <string.h>
+
 #include "../fv_bodies.h"
 #include "ref_impl.h"
 
@@ -42,6 +46,37 @@ static int fv_face_states2_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pd
   return PDS_OK;
 }
 
+static int fv_flux_q_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC, pds_real *F) {
+  (void)ctx;
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_flux_q(D, f, Q, PC, F + 5 * (size_t)f);
+  return PDS_OK;
+}
+
+/* the colour summation: colour after colour, each colour's faces in order */
+static int fv_sum_color_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                            pds_real *R) {
+  (void)ctx;
+  memset(R, 0, 5 * (size_t)D->ncells * sizeof *R);
+  for (pds_int i = 0; i < D->nfaces; i++) fv_face_add(D, D->color_face[i], Q, PC, R);
+  return PDS_OK;
+}
+
+/* the atomic summation's loop in face order (one thread: nothing to make atomic) */
+static int fv_sum_atomic_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                             pds_real *R) {
+  (void)ctx;
+  memset(R, 0, 5 * (size_t)D->ncells * sizeof *R);
+  for (pds_int f = 0; f < D->nfaces; f++) fv_face_add(D, f, Q, PC, R);
+  return PDS_OK;
+}
+
+static int fv_sum_cells_ref(pds_ctx ctx, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
+                            pds_real *R) {
+  (void)ctx;
+  for (pds_int c = 0; c < D->ncells; c++) fv_cell_fluxes(D, c, Q, PC, R);
+  return PDS_OK;
+}
+
 static int fv_update_ref(pds_ctx ctx, const struct pds_fv_dev *D, pds_real cfl, const pds_real *R, pds_real *Q,
                          pds_real *tau) {
   (void)ctx;
@@ -56,4 +91,8 @@ void pds_ref_fill_fv(struct pds_fv_kernels *g) {
   g->update      = fv_update_ref;
   g->recon       = fv_recon_ref;
   g->face_states2 = fv_face_states2_ref;
+  g->flux_q       = fv_flux_q_ref;
+  g->sum_color    = fv_sum_color_ref;
+  g->sum_atomic   = fv_sum_atomic_ref;
+  g->sum_cells    = fv_sum_cells_ref;
 }
