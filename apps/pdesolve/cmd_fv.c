@@ -16,8 +16,10 @@
 static const char *const fv_problems[] = {"sphere"};
 static const char *const fv_inits[]    = {"uniform", "bump"};
 static const char *const fv_orders[]   = {"none", "rcm", "hilbert"};
+static const char *const fv_sums[]     = {"stages", "color", "atomic", "cells"};
 
 typedef struct {
+  const char *sum; /* -sum: the summation (NULL: the library's default) */
   const char *problem, *mesh, *init, *reorder, *json, *vtk;
   int         cells, steps, wall[16], nwall, order;
   double      radius, box, mach, alpha, cfl;
@@ -58,6 +60,10 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
   OPT(o, pds_options_get_choice(o, "-reorder", "none", fv_orders, NELEM(fv_orders),
                                 "renumber the cells first: none, rcm (reverse Cuthill-McKee), hilbert (curve)",
                                 &f->reorder, NULL));
+  OPT(o, pds_options_get_choice(o, "-sum", NULL, fv_sums, NELEM(fv_sums),
+                                "how the faces' fluxes are summed into the cells: stages (paper 001's; the default), "
+                                "color (face colours), atomic (atomic additions: not deterministic), cells (each cell "
+                                "computes its faces' fluxes)", &f->sum, NULL));
   OPT(o, pds_options_get_bool(o, "-monitor", false, "print ||R|| of every step", &f->monitor, NULL));
   OPT(o, pds_options_get_string(o, "-json", NULL, "<file> report: mesh, flow, timings, residuals of every step",
                                 &f->json, NULL));
@@ -180,6 +186,8 @@ static int fv_report(pds_ctx ctx, const fv_flags *f, const char *backend, pds_me
   pds_json_int(&j, "prisms", nt[2]), pds_json_int(&j, "hexahedra", nt[3]);
   pds_json_int(&j, "faces", in->nfaces);
   pds_json_int(&j, "order", f->order);
+  pds_json_string(&j, "summation", in->summation);
+  if (in->ncolors) pds_json_int(&j, "colors", in->ncolors);
   if (f->order == 2) pds_json_int(&j, "stencil_min", in->ng_min), pds_json_int(&j, "stencil_max", in->ng_max);
   if (f->order == 2) pds_json_real(&j, "stencil_mean", in->ng_mean);
   pds_json_int(&j, "wall_faces", in->nwall), pds_json_int(&j, "freestream_faces", in->nfree);
@@ -235,6 +243,7 @@ int cmd_fv(pds_options o) {
   p.mach = f.mach, p.dir[0] = cos(f.alpha * 3.14159265358979323846 / 180);
   p.dir[1] = sin(f.alpha * 3.14159265358979323846 / 180), p.dir[2] = 0;
   p.nwall = f.nwall, p.wall_tags = f.wall, p.order = f.order;
+  p.summation = f.sum;
   TRY("fv: the operator", pds_fv_create(ctx, m, &p, &fv));
   TRY("fv", pds_fv_get_info(fv, &in));
   TRY("fv: the state", pds_fv_create_state(fv, &Q));

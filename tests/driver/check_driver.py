@@ -492,7 +492,9 @@ def check_fv(d):
     as -monitor's lines and the result line's), the mesh's four cell types and the wall faces; the pressure force is
     along the flow (its y and z parts at round-off of the x part: the mesh and the flow are symmetric); -vtk writes
     the cells with their fields; a Gmsh box of hexahedra written here with no walls keeps the free stream (residual at
-    round-off); errors: -problem with -mesh, -radius against -box, a missing mesh file, -reorder, -cfl."""
+    round-off); -sum: every summation named in the report, stages and cells with the default's residuals bit for bit,
+    color and atomic to round-off; errors: -problem with -mesh, -radius against -box, a missing mesh file, -reorder,
+    -cfl, -order, -sum."""
     p = d.run("fv", "-cells", 2000, "-steps", 30, "-monitor", "-json", "fv.json", "-vtk", "fv.vtu")
     expect_rc(p, 0)
     r = fv_result(p)
@@ -539,10 +541,25 @@ def check_fv(d):
         j2 = json.load(f)
     ensure(j2["order"] == 2 and 18 <= j2["stencil_min"] <= j2["stencil_mean"] <= j2["stencil_max"] <= 120 and
            r2["force"][0] > 0 and abs(r2["force"][1]) < 1e-3 * r2["force"][0], f"order 2: {j2.get('order')}, {r2}")
+    # -sum: the report names the summation (the default: stages); stages and cells give the default's residuals bit
+    # for bit, color and atomic to round-off
+    with open(d.path("fv.json")) as f:
+        j = json.load(f)
+    ensure(j["summation"] == "stages" and "colors" not in j, f"the default summation: {j.get('summation')}")
+    for s in ("stages", "color", "atomic", "cells"):
+        p = d.run("fv", "-cells", 2000, "-steps", 30, "-sum", s, "-json", f"fv_{s}.json")
+        expect_rc(p, 0)
+        with open(d.path(f"fv_{s}.json")) as f:
+            js = json.load(f)
+        exact = s in ("stages", "cells")
+        ensure(js["summation"] == s and ("colors" in js) == (s == "color") and
+               (js["residuals"] == j["residuals"] if exact else
+                all(close(a, b, 1e-10) for a, b in zip(js["residuals"], j["residuals"]))),
+               f"-sum {s}: {js.get('summation')}, residuals {js['residuals'][:3]} against {j['residuals'][:3]}")
     for args, msg in ((("-problem", "sphere", "-mesh", d.path("box.msh")), "exclude each other"),
                       (("-radius", 3, "-box", 5), "-radius"), (("-mesh", d.path("missing.msh")), "cannot read"),
                       (("-reorder", "spiral"), "-reorder"), (("-cfl", 0), "-cfl"),
-                      (("-order", 3), "-order")):
+                      (("-order", 3), "-order"), (("-sum", "colour"), "-sum")):
         p = d.run("fv", "-cells", 1000, "-steps", 1, *args)
         expect_rc(p, 1)
         ensure(msg in p.stderr, f"{args}: {p.stderr}")
