@@ -27,9 +27,10 @@
 #   5e. paper 003's spectral-element operator (bench/gpu/bench_sem: validation against /cpu/ref's bits, GDOF/s for
 #      N = 2..12 and E = 2^9..2^15, affine and deformed, /cpu/omp and /cpu/ref beside, the four diagonal kernels,
 #      CG with and without semjacobi; sem.jsonl, sem.txt, sem-plots.tgz; GPU_CHECK_SEM_S, default 240 s),
-#   5f. paper 001's convective flux operation (bench/gpu/bench_fv: validation against /cpu/ref's bits, the first-order
-#      Roe residual's three stages on the sphere-in-a-box hybrid mesh of 680K and 4M cells, as generated, RCM and
-#      Hilbert numbering, /cpu/omp and /cpu/ref beside; fv.jsonl, fv.txt; GPU_CHECK_FV_S, default 150 s),
+#   5f. paper 001's convective flux operation (bench/gpu/bench_fv: validation against /cpu/ref's bits, every summation
+#      (stages, color, atomic, cells) at order 1 and 2 on the sphere-in-a-box hybrid mesh of 680K and 4M cells, the
+#      first-order Roe residual's three stages one by one in the as generated, RCM and Hilbert numbering, /cpu/omp and
+#      /cpu/ref beside; fv.jsonl, fv.txt; GPU_CHECK_FV_S, default 240 s: an H100 takes about 150),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -393,7 +394,7 @@ paper_bench relax GPU_CHECK_RELAX_S 300; RLR=$?
 # 5e. paper 003's spectral-element operator, its diagonal kernels and PCG (bench/gpu/bench_sem)
 paper_bench sem GPU_CHECK_SEM_S 240 -shared "$SHARED"; SMR=$?
 # 5f. paper 001's convective flux operation on the sphere-in-a-box hybrid mesh (bench/gpu/bench_fv)
-paper_bench fv GPU_CHECK_FV_S 150; FVR=$?
+paper_bench fv GPU_CHECK_FV_S 240; FVR=$?
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then

@@ -8,6 +8,13 @@
 //   stages  per mesh (about 680K cells, the paper's size, and 4M) and cell numbering (as generated, RCM, Hilbert):
 //           each stage's time (face states, face fluxes, cell sums) and the whole residual, the byte model's GB/s
 //           and its fraction of the copy bandwidth, GFLOP/s; /cpu/omp and /cpu/ref on the 680K mesh.
+//   sum     the summations (pds_fv_params' summation; issue 14): per mesh (680K, and 4M unless -quick, as generated)
+//           and order (1, 2), each of "stages" (the face fluxes with their states fused, then the cell sums),
+//           "color", "atomic", "cells": the whole
+//           residual's time, at order 2 also the reconstruction's and the flux operation's (residual - recon), the
+//           byte model below, GB/s and fraction of the copy bandwidth; /cpu/omp beside on 680K. Validation first: every
+//           summation at order 1 and 2 against /cpu/ref's bits (the atomic one: its largest difference, at most
+//           1e-10 of max |R|), repeatable.
 //   recon   order 2 (paper 001 Section 3.1, Table 1): the reconstruction PC = A (Q_G - Q) alone, on the 680K mesh in
 //           each numbering, both CUDA kernels (a thread per cell and variable; a warp per cell), /cpu/omp static and
 //           dynamic and /cpu/ref; the paper's byte model, 116 NG + 408 bytes a cell (NG its stencil size), and 95 NG
@@ -18,6 +25,13 @@
 //   face states: face_cell 8 + kind 1 + the two states 80 written per face, the states read once per cell 40;
 //   face fluxes: states 80 + area 24 + kind 1 read, flux 40 written per face; about 200 flops a face;
 //   cell sums:   cell_ptr 4 + R 40 written per cell, per cell-face entry its index 4 and the flux 40.
+// Byte models of the summations (the least DRAM traffic as implemented, cuda_fv.cu; ncf cell-face entries):
+//   stages 73 nf + 84 nc + 44 ncf   (fluxes: face_cell, kind, area read, F written; Q once a cell; then cell sums)
+//   color  37 nf + 160 nc           (colour entry, face_cell, kind, area a face; Q read, R zeroed, read and written)
+//   atomic 33 nf + 160 nc           (the same without the colour entry)
+//   cells  33 nf + 84 nc + 4 ncf    (face data once, Q and R once a cell, cell_ptr and cell_face)
+//   order 2 adds 432 nc (the 45 coefficients and 9 AP values) + 24 nf (the barycentres) to each; the flux operation's
+//   time is the residual's minus the reconstruction's.
 // Usage: bench_fv [-json FILE] [-budget_s 240] [-quick] [-no_cpu] [-reps 10]
 #include <cmath>
 #include <cstring>
@@ -31,6 +45,7 @@
 extern "C" {
 int pds_fv_stages(pds_fv fv, int first, int last, pds_vec Q, pds_vec R); /* src/disc/fv_impl.h */
 int pds_fv_recon_only(pds_fv fv, pds_vec Q);
+int pds_fv_set_summation(pds_fv fv, const char *name, pds_mesh3d mesh);
 }
 
 namespace {
@@ -96,6 +111,33 @@ void check(pds_mesh3d m) {
   tab("validation: the residual of a non-uniform state on %d cells: /gpu/cuda gives /cpu/ref's bits, repeated runs "
       "bitwise", (int)g.in.ncells);
   free_op(g), free_op(r);
+  for (int order = 1; order <= 2; order++) { // every summation against /cpu/ref's same summation
+    g = make_op(g_gpu, m, order), r = make_op(g_ref, m, order);
+    for (const char *sname : {"stages", "color", "atomic", "cells"}) {
+      PK(g_gpu, pds_fv_set_summation(g.fv, sname, m));
+      PK(g_ref, pds_fv_set_summation(r.fv, sname, m));
+      PK(g_ref, pds_fv_residual(r.fv, r.Q, r.R));
+      std::vector<double> rb = host_values(r.R);
+      PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+      std::vector<double> ga = host_values(g.R);
+      PK(g_gpu, pds_fv_residual(g.fv, g.Q, g.R));
+      std::vector<double> gc = host_values(g.R);
+      double dmax = 0, rmax = 0;
+      for (size_t i = 0; i < rb.size(); i++) dmax = fmax(dmax, fabs(ga[i] - rb[i])), rmax = fmax(rmax, fabs(rb[i]));
+      if (strcmp(sname, "atomic")) {
+        if (ga != rb || ga != gc)
+          fail("order %d, summation %s: the GPU residual is not /cpu/ref's bits (or not repeatable)", order, sname);
+      } else if (dmax > 1e-10 * rmax)
+        fail("order %d, atomic summation: %.3e off /cpu/ref (max |R| %.3e)", order, dmax, rmax);
+      J("check_sum").num("order", order).str("summation", sname).num("bitwise", ga == rb && ga == gc)
+          .num("max_diff", dmax).num("max_r", rmax).emit();
+      tab("validation: order %d, summation %s: %s (largest difference %.1e, max |R| %.2e)", order, sname,
+          ga == rb && ga == gc ? "/cpu/ref's bits, repeated runs bitwise" : "within round-off of /cpu/ref (atomic)",
+          dmax, rmax);
+    }
+    free_op(g), free_op(r);
+  }
+  return;
 }
 
 // order 2: the residual on the GPU (both reconstruction kernels) against /cpu/ref's bits
@@ -133,7 +175,7 @@ void recon_case(const char *label, pds_mesh3d m, bool cpu) {
   unsetenv("PDS_CUDA_FV_RECON");
   for (int s = 0; s < 3; s++)
     t[s] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, s, s, o.Q, o.R)); }, 2, g_reps);
-  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_residual(o.fv, o.Q, o.R)); }, 2, g_reps);
+  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, 0, 2, o.Q, o.R)); }, 2, g_reps);
   if (cpu && !g_no_cpu && left_s() > 90) {
     Op c = make_op(g_omp, m, 2);
     for (int v = 0; v < 2; v++) {
@@ -182,7 +224,7 @@ void stages_case(const char *label, pds_mesh3d m, bool cpu) {
 
   for (int s = 0; s < 3; s++)
     t[s] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, s, s, o.Q, o.R)); }, 2, g_reps);
-  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_residual(o.fv, o.Q, o.R)); }, 2, g_reps);
+  t[3] = gpu_event_median([&] { PK(g_gpu, pds_fv_stages(o.fv, 0, 2, o.Q, o.R)); }, 2, g_reps);
   const double bytes = M.b[0] + M.b[1] + M.b[2];
   double       to = NAN, tr = NAN;
 
@@ -208,6 +250,51 @@ void stages_case(const char *label, pds_mesh3d m, bool cpu) {
   free_op(o);
 }
 
+// every summation at one order on m: the residual (order 2: and the reconstruction alone; the flux operation is the
+// difference), the summation's byte model, its GB/s and fraction of the copy bandwidth; /cpu/omp beside when cpu
+void sum_case(const char *label, pds_mesh3d m, int order, bool cpu) {
+  Op              o = make_op(g_gpu, m, order), c;
+  const pds_size *cptr;
+  const double    nf = o.in.nfaces, nc = o.in.ncells;
+  const bool      omp = cpu && !g_no_cpu && left_s() > 60;
+  double          trec = 0;
+
+  PK(NULL, pds_mesh3d_get_faces(m, NULL, NULL, NULL, NULL, NULL, NULL, &cptr, NULL));
+  const double ncf = (double)cptr[o.in.ncells], o2 = order == 2 ? 432 * nc + 24 * nf : 0;
+  if (order == 2) trec = gpu_event_median([&] { PK(g_gpu, pds_fv_recon_only(o.fv, o.Q)); }, 2, g_reps);
+  if (omp) c = make_op(g_omp, m, order);
+  for (const char *v : {"stages", "color", "atomic", "cells"}) {
+    const char  *sname = v;
+    const double bytes = o2 + (!strcmp(sname, "stages") ? 73 * nf + 84 * nc + 44 * ncf
+                               : !strcmp(sname, "color") ? 37 * nf + 160 * nc
+                               : !strcmp(sname, "atomic") ? 33 * nf + 160 * nc
+                                                          : 33 * nf + 84 * nc + 4 * ncf);
+    double       to = NAN;
+
+    if (left_s() < 15) break;
+    PK(g_gpu, pds_fv_set_summation(o.fv, sname, m));
+    const double t = gpu_event_median([&] { PK(g_gpu, pds_fv_residual(o.fv, o.Q, o.R)); }, 2, g_reps);
+    const double tf = t - trec;
+    if (omp) {
+      PK(g_omp, pds_fv_set_summation(c.fv, sname, m));
+      to = host_median([&] { PK(g_omp, pds_fv_residual(c.fv, c.Q, c.R)); }, 1, 3, false);
+    }
+    pds_fv_info in;
+    PK(g_gpu, pds_fv_get_info(o.fv, &in));
+    J("sum").str("mesh", label).num("order", order).str("summation", v).num("cells", nc).num("faces", nf)
+        .num("ncolors", in.ncolors).num("residual_s", t).num("recon_s", trec).num("flux_s", tf).num("bytes", bytes)
+        .num("gbs", bytes / tf * 1e-9).num("frac_copy", bytes / tf / g_copy_bw).num("omp_s", to).emit();
+    char ob[48] = " - |";
+    if (std::isfinite(to)) snprintf(ob, sizeof ob, " %.2f |", to * 1e3);
+    tab("| %s | %d | %s | %s | %.3f | %s | %.3f | %.0f | %.0f (%.0f%%) |%s", label, order, v,
+        !strcmp(v, "color") ? std::to_string((int)in.ncolors).c_str() : "", t * 1e3,
+        order == 2 ? std::to_string(trec * 1e3).substr(0, 5).c_str() : "-", tf * 1e3, bytes * 1e-6,
+        bytes / tf * 1e-9, 100 * bytes / tf / g_copy_bw, ob);
+  }
+  if (omp) free_op(c);
+  free_op(o);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -226,6 +313,25 @@ int main(int argc, char **argv) {
     pds_mesh3d_destroy(&m);
   }
   LOG("check done");
+  tab("\nsummations (issue 14; pds_fv_params' summation, the stages fused: each face's states computed in its flux "
+      "kernel), median of %d: the whole residual ms, at order 2 the reconstruction's ms and the flux operation's "
+      "(residual - reconstruction), the summation's byte model (MB), GB/s (of copy) of the flux operation; /cpu/omp "
+      "(%d threads) residual ms", g_reps, pds_ctx_get_num_threads(g_omp));
+  tab("| mesh | order | summation | colours | residual ms | recon ms | flux op ms | MB | GB/s (of copy) | /cpu/omp ms |");
+  tab("|---|---|---|---|---|---|---|---|---|---|");
+  for (pds_int target : {680000, 4000000}) {
+    pds_mesh3d m;
+    const bool big = target > 1000000;
+
+    if ((g_quick && big) || left_s() < (big ? 90 : 40)) break;
+    PK(g_ref, pds_mesh3d_generate_sphere(g_ref, target, 0.5, 5.0, &m));
+    for (int order = 1; order <= 2; order++) {
+      if (order == 2 && left_s() < (big ? 120 : 60)) break; // order 2's setup: about 8 s (680K), 60 s (4M)
+      sum_case(big ? "sphere 4M" : "sphere 680K", m, order, !big);
+      LOG("summations %s order %d done", big ? "4M" : "680K", order);
+    }
+    pds_mesh3d_destroy(&m);
+  }
   tab("\nconvective residual (paper 001 Section 3.2, first-order Roe, three stages; median of %d after warm-up), ms and "
       "the byte model's fraction of the copy bandwidth; whole residual GB/s (of copy) and GFLOP/s (200 flops a "
       "face); /cpu/omp (%d threads) and /cpu/ref (one core) ms for the whole residual (GPU speedup)", g_reps,
