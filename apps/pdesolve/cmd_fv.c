@@ -1,10 +1,12 @@
 /* apps/pdesolve/cmd_fv.c: `pdesolve fv`: paper 001's finite-volume Euler flow on a 3D hybrid mesh: the built-in sphere
  * in a box (-problem sphere -cells N; the sphere a wall, the box free stream) or any Gmsh mesh (-mesh F.msh -wall
  * TAGS: the boundary groups named are walls, all other boundary faces free stream), explicit steps with a local time
- * step, first or second order (-order 2: paper 001's quadratic reconstruction), from the free stream (-init uniform) or a smooth 1% density bump on it (-init bump), the residual of every step
- * (-monitor, and `residuals` in the -json report), the pressure force on the walls, and the cells with their states in
- * VTK (-vtk). Output: one line "result: fv cells=... faces=... wall_faces=... steps=... rnorm0=... rnorm=...
- * t_setup=... t_step=... force=(fx,fy,fz)". */
+ * step, first or second order (-order 2: paper 001's quadratic reconstruction), from the free stream (-init uniform) or
+ * a smooth 1% density bump on it (-init bump), the residual of every step (-monitor, and `residuals` in the -json
+ * report), the pressure force on the walls, and the cells with their states in VTK (-vtk); -implicit: backward-Euler
+ * pseudo-time steps (pds_fv_step_implicit) with the CFL number growing as the residual falls, each linear system solved
+ * by -ksp with -pc; -tol: stop at a steady state. Output: one line "result: fv cells=... faces=... wall_faces=...
+ * steps=... rnorm0=... rnorm=... t_setup=... t_step=... force=(fx,fy,fz) implicit=0|1 linear_iterations=N". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +24,18 @@ typedef struct {
   const char *sum; /* -sum: the summation (NULL: the library's default) */
   const char *problem, *mesh, *init, *reorder, *json, *vtk;
   int         cells, steps, wall[16], nwall, order;
-  double      radius, box, mach, alpha, cfl;
-  bool        monitor, wall_set;
+  double      radius, box, mach, alpha, cfl, tol;
+  bool        monitor, wall_set, cfl_set;
+  /* -implicit: backward-Euler pseudo-time steps, the CFL number growing from -cfl to -cfl_max as the residual falls,
+     each linear system solved by -ksp with -pc to -ksp_rtol */
+  bool        implicit;
+  double      cfl_max, ksp_rtol;
+  const char *ksp, *pc;
+  int         ksp_maxit, restart;
 } fv_flags;
+
+static const char *const fv_ksps[] = {"gmres", "fgmres", "bicgstab", "richardson"};
+static const char *const fv_pcs[]  = {"ilu0", "pbjacobi", "jacobi", "none"};
 
 /* the flags; EXIT_ERROR with a message for bad ones */
 static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *backend, size_t blen) {
@@ -52,8 +63,30 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
   OPT(o, pds_options_get_int(o, "-order", 1, 1, 2,
                              "1: the cells' values at the faces; 2: paper 001's quadratic least-squares reconstruction",
                              &f->order, NULL));
-  OPT(o, pds_options_get_int(o, "-steps", 100, 0, 100000000, "explicit steps", &f->steps, NULL));
-  OPT(o, pds_options_get_real(o, "-cfl", 0.9, 1e-6, 100, "CFL number of the local time step", &f->cfl, NULL));
+  OPT(o, pds_options_get_int(o, "-steps", 100, 0, 100000000, "steps (at most, with -tol)", &f->steps, NULL));
+  OPT(o, pds_options_get_real(o, "-cfl", 0.9, 1e-6, 1e12,
+                              "CFL number of the local time step (explicit: at most about 1; -implicit: the first "
+                              "step's, 50 unless given)", &f->cfl, &f->cfl_set));
+  OPT(o, pds_options_get_real(o, "-tol", 0, 0, 1, "stop when ||R|| <= tol ||R_0|| (0: run every step)", &f->tol,
+                              NULL));
+  OPT(o, pds_options_get_bool(o, "-implicit", false,
+                              "backward-Euler pseudo-time steps: (V / tau + J) dQ = R with the first-order Jacobian J "
+                              "(5 x 5 blocks) solved by -ksp with -pc", &f->implicit, NULL));
+  OPT(o, pds_options_get_real(o, "-cfl_max", 1e8, 1e-6, 1e300,
+                              "-implicit: the CFL number grows as cfl ||R_0|| / ||R|| up to this (Newton's method as it "
+                              "grows)", &f->cfl_max, NULL));
+  OPT(o, pds_options_get_choice(o, "-ksp", "gmres", fv_ksps, NELEM(fv_ksps), "-implicit: the Krylov method", &f->ksp,
+                                NULL));
+  OPT(o, pds_options_get_choice(o, "-pc", "ilu0", fv_pcs, NELEM(fv_pcs),
+                                "-implicit: the preconditioner (ilu0: block ILU(0) on the 5 x 5 blocks)", &f->pc,
+                                NULL));
+  OPT(o, pds_options_get_real(o, "-ksp_rtol", 0.1, 1e-14, 1,
+                              "-implicit: each linear solve's relative tolerance (an inexact Newton step)",
+                              &f->ksp_rtol, NULL));
+  OPT(o, pds_options_get_int(o, "-ksp_maxit", 200, 1, 100000, "-implicit: each linear solve's iteration limit",
+                             &f->ksp_maxit, NULL));
+  OPT(o, pds_options_get_int(o, "-restart", 30, 1, 10000, "-implicit: gmres/fgmres restart length", &f->restart,
+                             NULL));
   OPT(o, pds_options_get_choice(o, "-init", "uniform", fv_inits, NELEM(fv_inits),
                                 "initial state: uniform (the free stream) or bump (a smooth 1% density bump upstream)",
                                 &f->init, NULL));
@@ -167,7 +200,8 @@ done:
 }
 
 static int fv_report(pds_ctx ctx, const fv_flags *f, const char *backend, pds_mesh3d m, const pds_fv_info *in,
-                     const double *res, int nres, double tsetup, double tstep, const double force[3]) {
+                     const double *res, const int *lits, const double *cfls, int nres, double tsetup, double tstep,
+                     const double force[3]) {
   pds_json j;
   pds_int  nt[4] = {0, 0, 0, 0};
   int      rc = EXIT_DONE;
@@ -203,6 +237,20 @@ static int fv_report(pds_ctx ctx, const fv_flags *f, const char *backend, pds_me
   pds_json_begin_array(&j, "residuals");
   for (int s = 0; s < nres; s++) pds_json_real(&j, NULL, res[s]);
   pds_json_end_array(&j);
+  pds_json_bool(&j, "implicit", f->implicit);
+  if (f->implicit) {
+    int total = 0;
+
+    pds_json_string(&j, "ksp", f->ksp), pds_json_string(&j, "pc", f->pc);
+    pds_json_real(&j, "ksp_rtol", f->ksp_rtol), pds_json_real(&j, "cfl_max", f->cfl_max);
+    pds_json_begin_array(&j, "linear_iterations");
+    for (int s = 0; s < nres; s++) pds_json_int(&j, NULL, lits[s]), total += lits[s];
+    pds_json_end_array(&j);
+    pds_json_int(&j, "linear_iterations_total", total);
+    pds_json_begin_array(&j, "cfls");
+    for (int s = 0; s < nres; s++) pds_json_real(&j, NULL, cfls[s]);
+    pds_json_end_array(&j);
+  }
   pds_json_end_object(&j);
   TRY(what, pds_json_close(&j));
 done:
@@ -219,16 +267,20 @@ int cmd_fv(pds_options o) {
   pds_fv_params p;
   pds_fv_info   in;
   pds_vec       Q = NULL, R = NULL;
-  double       *res = NULL, t0, tsetup, tstep = 0, force[3] = {0, 0, 0};
-  int           rc  = EXIT_DONE;
+  pds_solver    ksp = NULL;
+  pds_precond   pc  = NULL;
+  double       *res = NULL, *cfls = NULL, t0, tsetup, tstep = 0, force[3] = {0, 0, 0};
+  int          *lits = NULL, nres = 0, rc = EXIT_DONE;
 
   if (read_fv_flags(o, cmdname, &f, backend, sizeof backend)) return EXIT_ERROR;
   if (pds_options_help(o)) {
     printf("usage: pdesolve fv [-problem sphere -cells N | -mesh F.msh -wall TAGS] [-order 1|2] [-mach M]\n"
-           "                   [-steps N] [-cfl C] [-init uniform|bump] [-json r.json] [-vtk out.vtu] [flags]\n"
+           "                   [-steps N] [-cfl C] [-tol T] [-implicit [-ksp gmres] [-pc ilu0]] [-init uniform|bump]\n"
+           "                   [-json r.json] [-vtk out.vtu] [flags]\n"
            "  Paper 001's finite-volume Euler flow (Roe fluxes in three stages; -order 2: the quadratic\n"
-           "  least-squares reconstruction) by explicit steps with a\n"
-           "  local time step on a 3D hybrid mesh; the residual of every step, the pressure force on the walls.\n");
+           "  least-squares reconstruction) by explicit steps with a local time step, or by implicit ones\n"
+           "  (-implicit: backward Euler in pseudo-time with the first-order Jacobian, solved by pdesolve's\n"
+           "  Krylov methods), on a 3D hybrid mesh; the residual of every step, the pressure force on the walls.\n");
     pds_options_print_help(o, stdout);
     return EXIT_DONE;
   }
@@ -236,6 +288,7 @@ int cmd_fv(pds_options o) {
   if (f.problem && f.mesh) return fail("flags -problem and -mesh exclude each other");
   if (f.mesh && !f.wall_set) f.nwall = 0; /* a Gmsh mesh: walls only where -wall names them */
   if (!f.mesh && !(f.radius < f.box / 2)) return fail("flag -radius %g: less than half of -box %g", f.radius, f.box);
+  if (f.implicit && !f.cfl_set) f.cfl = 50;
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;
   t0 = pds_wtime();
   if ((rc = fv_mesh(ctx, &f, &m))) goto done;
@@ -250,28 +303,58 @@ int cmd_fv(pds_options o) {
   TRY("fv: the state", pds_vec_duplicate(Q, &R));
   if (!strcmp(f.init, "bump") && (rc = fv_bump(ctx, m, &f, &in, Q))) goto done;
   tsetup = pds_wtime() - t0;
-  res = malloc(sizeof *res * (size_t)(f.steps + 1));
-  if (!res) {
+  if (f.implicit) {
+    const solve_settings st = {.solver = f.ksp, .pc = f.pc, .rtol = f.ksp_rtol, .atol = 1e-50, .omega = 1,
+                               .maxit = f.ksp_maxit, .restart = f.restart};
+
+    if ((rc = make_solver(ctx, &st, &ksp, &pc))) goto done;
+  }
+  res  = malloc(sizeof *res * (size_t)(f.steps + 1));
+  cfls = malloc(sizeof *cfls * (size_t)(f.steps + 1));
+  lits = malloc(sizeof *lits * (size_t)(f.steps + 1));
+  if (!res || !cfls || !lits) {
     rc = fail("no memory for %d residuals", f.steps);
     goto done;
   }
   t0 = pds_wtime();
-  for (int s = 0; s < f.steps; s++) {
-    TRY("fv: a step", pds_fv_step(fv, f.cfl, Q, R, &res[s]));
-    if (f.monitor) printf("%5d FV residual norm %.12e\n", s, res[s]);
+  for (int s = 0; s < f.steps; s++, nres++) {
+    if (f.implicit) { /* switched evolution relaxation: the CFL number grows as the residual falls */
+      pds_solver_result lin;
+
+      cfls[s] = s == 0 ? f.cfl : fmin(f.cfl_max, f.cfl * res[0] / res[s - 1]);
+      TRY("fv: an implicit step", pds_fv_step_implicit(fv, ksp, cfls[s], Q, R, &res[s], &lin));
+      lits[s] = lin.iterations;
+      if (f.monitor)
+        printf("%5d FV residual norm %.12e cfl %.3e linear iterations %d\n", s, res[s], cfls[s], lits[s]);
+    } else {
+      cfls[s] = f.cfl, lits[s] = 0;
+      TRY("fv: a step", pds_fv_step(fv, f.cfl, Q, R, &res[s]));
+      if (f.monitor) printf("%5d FV residual norm %.12e\n", s, res[s]);
+    }
     if (!isfinite(res[s])) {
       rc = fail("fv: the residual is %g at step %d (lower -cfl)", res[s], s);
       goto done;
     }
+    if (f.tol > 0 && res[s] <= f.tol * res[0]) {
+      nres++;
+      break;
+    }
   }
-  tstep = f.steps ? (pds_wtime() - t0) / f.steps : 0;
+  tstep = nres ? (pds_wtime() - t0) / nres : 0;
   if ((rc = fv_output(ctx, m, &f, &in, Q, force))) goto done;
-  printf("result: fv cells=%d faces=%d wall_faces=%d steps=%d rnorm0=%.6e rnorm=%.6e t_setup=%.4f t_step=%.6f "
-         "force=(%.6e,%.6e,%.6e)\n", (int)in.ncells, (int)in.nfaces, (int)in.nwall, f.steps,
-         f.steps ? res[0] : 0.0, f.steps ? res[f.steps - 1] : 0.0, tsetup, tstep, force[0], force[1], force[2]);
-  if (f.json && (rc = fv_report(ctx, &f, backend, m, &in, res, f.steps, tsetup, tstep, force))) goto done;
+  {
+    int total = 0;
+
+    for (int s = 0; s < nres; s++) total += lits[s];
+    printf("result: fv cells=%d faces=%d wall_faces=%d steps=%d rnorm0=%.6e rnorm=%.6e t_setup=%.4f t_step=%.6f "
+           "force=(%.6e,%.6e,%.6e) implicit=%d linear_iterations=%d\n", (int)in.ncells, (int)in.nfaces,
+           (int)in.nwall, nres, nres ? res[0] : 0.0, nres ? res[nres - 1] : 0.0, tsetup, tstep, force[0], force[1],
+           force[2], (int)f.implicit, total);
+  }
+  if (f.json && (rc = fv_report(ctx, &f, backend, m, &in, res, lits, cfls, nres, tsetup, tstep, force))) goto done;
 done:
-  free(res);
+  free(res), free(cfls), free(lits);
+  pds_solver_destroy(&ksp), pds_precond_destroy(&pc);
   pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_fv_destroy(&fv), pds_mesh3d_destroy(&m);
   pds_ctx_destroy(&ctx);
   return rc;

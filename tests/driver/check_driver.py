@@ -565,6 +565,44 @@ def check_fv(d):
         ensure(msg in p.stderr, f"{args}: {p.stderr}")
 
 
+def check_fv_implicit(d):
+    """pdesolve fv -implicit (issue 14): the sphere to a steady state by backward-Euler pseudo-time steps: -tol stops
+    there (the residual 1e-9 of the first in far fewer steps than -steps), the report has each step's residual,
+    linear iterations and CFL number (growing as the residual falls, from -cfl), the result line the same; the force
+    along the flow; fgmres with pbjacobi gets there too; explicit steps stop at -tol as well; errors: -ksp, -pc,
+    -ksp_rtol."""
+    p = d.run("fv", "-cells", 2000, "-implicit", "-cfl", 20, "-steps", 40, "-tol", 1e-9, "-monitor", "-json",
+              "fvi.json")
+    expect_rc(p, 0)
+    r = fv_result(p)
+    with open(d.path("fvi.json")) as f:
+        j = json.load(f)
+    n = len(j["residuals"])
+    mon = [l for l in p.stdout.splitlines() if "FV residual norm" in l]
+    ensure(j["implicit"] is True and j["ksp"] == "gmres" and j["pc"] == "ilu0" and n == r["steps"] < 20 and
+           len(mon) == n and len(j["linear_iterations"]) == n and sum(j["linear_iterations"]) ==
+           r["linear_iterations"] == j["linear_iterations_total"] > 0, f"implicit report: {r}, {len(mon)} lines")
+    ensure(j["residuals"][-1] <= 1e-9 * j["residuals"][0] and j["cfls"][0] == 20 and
+           all(b >= a for a, b in zip(j["cfls"][1:], j["cfls"][2:])) and j["cfls"][-1] > 1e3,
+           f"residuals {j['residuals']}, cfls {j['cfls']}")
+    fx, fy, fz = r["force"]
+    ensure(fx > 0 and abs(fy) < 1e-3 * fx and abs(fz) < 1e-3 * fx, f"force {r['force']}: not along the flow")
+    p = d.run("fv", "-cells", 2000, "-implicit", "-ksp", "fgmres", "-pc", "pbjacobi", "-cfl", 20, "-steps", 40, "-tol",
+              1e-9)
+    expect_rc(p, 0)
+    r2 = fv_result(p)
+    ensure(r2["rnorm"] <= 1e-9 * r2["rnorm0"] and r2["steps"] < 30 and close(r2["force"][0], fx, 1e-6),
+           f"fgmres + pbjacobi: {r2} against {r}")
+    p = d.run("fv", "-cells", 2000, "-steps", 500, "-tol", 0.5)
+    expect_rc(p, 0)
+    r3 = fv_result(p)
+    ensure(r3["implicit"] == 0 and r3["steps"] < 500 and r3["rnorm"] <= 0.5 * r3["rnorm0"], f"explicit -tol: {r3}")
+    for args, msg in ((("-ksp", "cg"), "-ksp"), (("-pc", "gmg"), "-pc"), (("-ksp_rtol", 2), "-ksp_rtol")):
+        p = d.run("fv", "-cells", 1000, "-steps", 1, "-implicit", *args)
+        expect_rc(p, 1)
+        ensure(msg in p.stderr, f"{args}: {p.stderr}")
+
+
 def check_monitor(d):
     """-monitor: one stable line per iteration from 0; the last equals rnorm; -view prints the configuration."""
     p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", "-monitor", "-view")
