@@ -31,6 +31,10 @@
 #      (stages, color, atomic, cells) at order 1 and 2 on the sphere-in-a-box hybrid mesh of 680K and 4M cells, the
 #      first-order Roe residual's three stages one by one in the as generated, RCM and Hilbert numbering, /cpu/omp and
 #      /cpu/ref beside; fv.jsonl, fv.txt; GPU_CHECK_FV_S, default 240 s: an H100 takes about 150),
+#   5g. issue 14's implicit step (bench/gpu/bench_fv_implicit: validation of the Jacobian against /cpu/ref's bits, its
+#      time and bytes on the 680K sphere, the parts of a linear solve, implicit (gmres + ilu0, + pbjacobi) against
+#      explicit steps to a steady state, /cpu/omp beside; fv_implicit.jsonl, fv_implicit.txt; GPU_CHECK_FVI_S, default
+#      200 s),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -185,7 +189,7 @@ wait $SANPID
   san memcheck "$T/cuda/tc07_bilu0_cusparse"; san memcheck "$T/cuda/tc08_ilu0_cusparse"
   san memcheck "$T/cuda/tc09_relax"; san memcheck "$T/t204_patches"; san memcheck "$T/t304_relax"
   san memcheck "$T/disc/td12_sem_op"; san memcheck "$T/disc/td13_sem_mesh"; san memcheck "$T/disc/td15_fv"
-  san memcheck "$T/disc/td16_fv_recon"
+  san memcheck "$T/disc/td16_fv_recon"; san memcheck "$T/disc/td17_fv_implicit"
   san memcheck "$T/t305_gmg"; } > "$OUT/san-memcheck.txt"
 cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.txt "$OUT"/san-synccheck.txt > "$OUT/sanitizer.txt"
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
@@ -201,10 +205,10 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv); together they take more
-# than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
-# "ilu relax sem fv"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv} "
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit); together
+# they take more than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
+# "ilu relax sem fv fv_implicit"
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -395,6 +399,8 @@ paper_bench relax GPU_CHECK_RELAX_S 300; RLR=$?
 paper_bench sem GPU_CHECK_SEM_S 240 -shared "$SHARED"; SMR=$?
 # 5f. paper 001's convective flux operation on the sphere-in-a-box hybrid mesh (bench/gpu/bench_fv)
 paper_bench fv GPU_CHECK_FV_S 240; FVR=$?
+# 5g. issue 14's implicit step on the sphere: the Jacobian, the linear solves, implicit against explicit steps
+paper_bench fv_implicit GPU_CHECK_FVI_S 200; FVIR=$?
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
@@ -431,6 +437,9 @@ cat "$OUT/sem.txt" 2>/dev/null | cut -c1-300
 echo "-- bench_fv (paper 001: finite-volume Euler fluxes on a hybrid mesh)"
 cat "$OUT/fv.txt" 2>/dev/null | cut -c1-300
 [ "${FVR:-0}" -ne 0 ] && tail -5 "$OUT/fv.log"
+echo "-- bench_fv_implicit (issue 14: the implicit step)"
+cat "$OUT/fv_implicit.txt" 2>/dev/null | cut -c1-300
+[ "${FVIR:-0}" -ne 0 ] && tail -5 "$OUT/fv_implicit.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
@@ -444,6 +453,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl relax.jsonl sem.jsonl fv.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl relax.jsonl sem.jsonl fv.jsonl fv_implicit.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
      "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
      "(petsc-peer.txt petsc-peer.log)"

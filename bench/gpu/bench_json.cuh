@@ -1,7 +1,7 @@
 // bench/gpu/bench_json.cuh: what the GPU benchmarks of the papers' systems share for their reports (bench_relax,
 // bench_sem): g_json (the -json file, stdout by default), g_gpu_name, J(case) for one JSON object per line
 // {"bench": BENCH_NAME, "gpu": ..., "case": ..., ...} (numbers whole where they are, 6 digits else, null when not
-// finite), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
+// finite; arr: a list of numbers), tab(...) for the markdown tables printed at the end (g_table), and measure_copy(quick), the device's copy
 // bandwidth every fraction divides by (a "copy" line and a table line), and bench_start, the three contexts and the
 // GPU's name, host_values, and bench_args, the flags they share. Define BENCH_NAME and include
 // gpu_bench_util.cuh and bench_log.cuh before it.
@@ -37,6 +37,17 @@ struct J {
     else if (std::isfinite(v)) snprintf(b, sizeof b, "%.6g", v);
     else snprintf(b, sizeof b, "null");
     s += ",\"" + std::string(k) + "\":" + b;
+    return *this;
+  }
+  J &arr(const char *k, const std::vector<double> &v) {
+    std::string a = ",\"" + std::string(k) + "\":[";
+    char        b[64];
+
+    for (size_t i = 0; i < v.size(); i++) {
+      snprintf(b, sizeof b, std::isfinite(v[i]) ? "%s%.6g" : "%snull", i ? "," : "", v[i]);
+      a += b;
+    }
+    s += a + "]";
     return *this;
   }
   void emit() {
