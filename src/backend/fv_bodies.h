@@ -228,12 +228,13 @@ PDS_FV_HD void fv_cell_sum(const struct pds_fv_dev *D, pds_int c, const pds_real
   for (int v = 0; v < 5; v++) R[5 * (size_t)c + v] = s[v];
 }
 
-/* the explicit step of cell c: tau = cfl V / sum_faces (|u . a| + c |a|), Q += tau R / V; returns tau */
-PDS_FV_HD pds_real fv_cell_update(const struct pds_fv_dev *D, pds_int c, pds_real cfl, const pds_real *R, pds_real *Q) {
-  pds_real      *q = Q + 5 * (size_t)c;
-  const pds_real u = q[1] / q[0], v = q[2] / q[0], w = q[3] / q[0];
-  const pds_real cs = sqrt(D->gamma * fv_pressure(D->gamma, q) / q[0]), V = D->cell_volume[c];
-  pds_real       lam = 0, tau;
+/* lambda_c = sum over cell c's faces of |u . a| + c |a| (u, c of the cell's state Q[5 c ..], a a face's area vector):
+   V / tau of the local time step at CFL 1 (the explicit step's, and the implicit Jacobian's diagonal term) */
+PDS_FV_HD pds_real fv_cell_lambda(const struct pds_fv_dev *D, pds_int c, const pds_real *Q) {
+  const pds_real *q = Q + 5 * (size_t)c;
+  const pds_real  u = q[1] / q[0], v = q[2] / q[0], w = q[3] / q[0];
+  const pds_real  cs = sqrt(D->gamma * fv_pressure(D->gamma, q) / q[0]);
+  pds_real        lam = 0;
 
   for (pds_int k = D->cell_ptr[c]; k < D->cell_ptr[c + 1]; k++) {
     const pds_int   e = D->cell_face[k], f = e >= 0 ? e : -1 - e;
@@ -241,7 +242,14 @@ PDS_FV_HD pds_real fv_cell_update(const struct pds_fv_dev *D, pds_int c, pds_rea
 
     lam += fabs(u * a[0] + v * a[1] + w * a[2]) + cs * sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
   }
-  tau = cfl * V / lam;
+  return lam;
+}
+
+/* the explicit step of cell c: tau = cfl V / lambda_c, Q += tau R / V; returns tau */
+PDS_FV_HD pds_real fv_cell_update(const struct pds_fv_dev *D, pds_int c, pds_real cfl, const pds_real *R, pds_real *Q) {
+  pds_real      *q = Q + 5 * (size_t)c;
+  const pds_real V = D->cell_volume[c], tau = cfl * V / fv_cell_lambda(D, c, Q);
+
   for (int k = 0; k < 5; k++) q[k] += tau * R[5 * (size_t)c + k] / V;
   return tau;
 }

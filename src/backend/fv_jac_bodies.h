@@ -58,22 +58,6 @@ PDS_FV_HD void fv_face_jac(const struct pds_fv_dev *D, pds_int f, const pds_real
   }
 }
 
-/* lambda_c = sum over cell c's faces of |u . a| + c |a| (fv_cell_update's sum: V / tau = lambda / cfl) */
-PDS_FV_HD pds_real fv_cell_lambda(const struct pds_fv_dev *D, pds_int c, const pds_real *Q) {
-  const pds_real *q = Q + 5 * (size_t)c;
-  const pds_real  u = q[1] / q[0], v = q[2] / q[0], w = q[3] / q[0];
-  const pds_real  cs = sqrt(D->gamma * fv_pressure(D->gamma, q) / q[0]);
-  pds_real        lam = 0;
-
-  for (pds_int k = D->cell_ptr[c]; k < D->cell_ptr[c + 1]; k++) {
-    const pds_int   e = D->cell_face[k], f = e >= 0 ? e : -1 - e;
-    const pds_real *a = D->face_area + 3 * (size_t)f;
-
-    lam += fabs(u * a[0] + v * a[1] + w * a[2]) + cs * sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-  }
-  return lam;
-}
-
 /* entry e (0..24: row e / 5, column e % 5) of every block of cell c's block row: zeroed, then each face's
    derivative added in cell_face order; the diagonal block's entry summed apart from 0 and stored last (with
    lambda_c / cfl on its diagonal where cfl > 0). A thread owns (c, e): no two write one value. */
