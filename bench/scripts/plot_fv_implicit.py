@@ -6,8 +6,9 @@
 
 Writes, into --out (default: the current folder):
   fv_implicit.png  the sphere at Mach 0.1 from the free stream to a steady state: ||R|| / ||R_0|| against the step
-                   (left) and against the seconds from the start to the end of the step (right) for each method of the
-                   "steady" lines (implicit gmres + ilu0, + pbjacobi; explicit at CFL 0.9; /cpu/omp's two steps).
+                   (left) and against the seconds from the start to the end of the step that made it (right) for each
+                   method of the "steady" lines (implicit gmres + ilu0, + pbjacobi; explicit at CFL 0.9; /cpu/omp's
+                   two steps).
 Lines that are not JSON objects of bench "fv_implicit" are skipped. Needs matplotlib (an error says so if missing).
 """
 import os
@@ -24,7 +25,8 @@ def main():
     for r in st:
         res = [x / r["r0"] for x in r["residuals"] if x is not None]
         a1.semilogy(range(len(res)), res, label=r["method"])
-        a2.semilogy(r["times"][:len(res)], res, label=r["method"])
+        # res[k] is the state's after step k - 1: at the end of that step (times[k - 1])
+        a2.semilogy(r["times"][:len(res) - 1], res[1:], label=r["method"])
     a1.set_xscale("symlog", linthresh=100)
     a1.set_xlabel("step")
     a2.set_xscale("log")
