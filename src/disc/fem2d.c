@@ -34,10 +34,6 @@
  * the element workspace (72 B/triangle, ~144 B/node) from the first assembly on. */
 #include <math.h>
 #include <stdlib.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "../backend/fem2d_kernels.h"
 #include "disc_impl.h"
 
@@ -46,27 +42,6 @@
 #define PDS_NEW_BACKEND_ARRAY(ctx, n, pp) pds_malloc((ctx), PDS_MEM_DEVICE, (size_t)(n) * sizeof(**(pp)), (pp))
 
 #define FEM_L2_CHUNK 1024 /* triangles per partial sum of the L2 error (fixed: same bits for any thread count) */
-
-/* Threads of the host loops (pattern and maps, Dirichlet data, callbacks, L2 error): the context's on /cpu/omp; all
-   the host's on a device backend, whose host cores are otherwise idle (on an H200 host, pattern and maps of the
-   1.7M-node grid took 0.85 s on one core, 0.18 s on 16); 1 on /cpu/ref, the sequential oracle. Every result is the
-   same for any thread count. */
-static int fem_threads(pds_ctx ctx) {
-  if (!strcmp(ctx->backend, "/cpu/ref")) return 1;
-  if (!strcmp(ctx->backend, "/cpu/omp")) return ctx->nthreads > 0 ? ctx->nthreads : 1;
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-static int fem_thread_id(void) {
-#if defined(_OPENMP)
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
 
 /* Order-independent fingerprint of the triangles (XOR of a mix of each), so threads may combine it freely. */
 static uint64_t tri_mix(pds_int e, const pds_int *t) {
@@ -197,7 +172,7 @@ static int build_incidence(pds_fem2d fem, const pds_int *tri) {
 static int build_pattern(pds_fem2d fem, const pds_int *tri) {
   pds_ctx   ctx = fem->hdr.ctx;
   pds_int   n = fem->nnodes, bad_row = PDS_INT_MAX;
-  int       nt   = fem_threads(ctx);
+  int       nt   = pds_host_threads(ctx);
   size_t    ws   = 3 * (size_t)fem->maxdeg; /* scratch per thread: the row's candidate columns, entry cursors */
   pds_int  *scr  = NULL;
   pds_size *cur  = NULL;
@@ -212,7 +187,7 @@ static int build_pattern(pds_fem2d fem, const pds_int *tri) {
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
   {
-    pds_int *a = scr + (size_t)fem_thread_id() * ws;
+    pds_int *a = scr + (size_t)pds_host_thread_id() * ws;
 
 #if defined(_OPENMP)
 #pragma omp for schedule(static)
@@ -239,8 +214,8 @@ static int build_pattern(pds_fem2d fem, const pds_int *tri) {
 #pragma omp parallel num_threads(nt) if (nt > 1) reduction(min : bad_row)
 #endif
   {
-    pds_int  *a = scr + (size_t)fem_thread_id() * ws;
-    pds_size *c = cur + (size_t)fem_thread_id() * ws;
+    pds_int  *a = scr + (size_t)pds_host_thread_id() * ws;
+    pds_size *c = cur + (size_t)pds_host_thread_id() * ws;
 
 #if defined(_OPENMP)
 #pragma omp for schedule(static)
@@ -334,7 +309,7 @@ int pds_fem2d_create(pds_ctx ctx, pds_mesh mesh, pds_fem2d *out) {
   fem->ntri    = ntri;
   PDS_CALL_GOTO(ierr, fail, build_incidence(fem, tri));
   PDS_CALL_GOTO(ierr, fail, build_pattern(fem, tri));
-  fem->tri_hash = tri_hash(tri, ntri, fem_threads(ctx));
+  fem->tri_hash = tri_hash(tri, ntri, pds_host_threads(ctx));
   PDS_CALL_GOTO(ierr, fail, pds_fem2d_builtin(ctx, "paper", &fem->prob, &fem->square));
   snprintf(fem->name, sizeof fem->name, "paper");
   fem->t_create = pds_wtime() - t0;
@@ -401,7 +376,7 @@ static int fem_mesh_arrays(pds_fem2d fem, const pds_real **xy, const pds_int **t
             "the mesh has changed since pds_fem2d_create (%" PDS_INT_FMT " nodes and %" PDS_INT_FMT
             " triangles, then %" PDS_INT_FMT " and %" PDS_INT_FMT "); create the fem2d object again",
             nnodes, ntri, fem->nnodes, fem->ntri);
-  PDS_CHECK(!check_tri || tri_hash(*tri, ntri, fem_threads(ctx)) == fem->tri_hash, ctx, PDS_ERR_STATE,
+  PDS_CHECK(!check_tri || tri_hash(*tri, ntri, pds_host_threads(ctx)) == fem->tri_hash, ctx, PDS_ERR_STATE,
             "the mesh's triangles have changed since pds_fem2d_create (reordered?); reorder the mesh first, then "
             "create the fem2d object");
   return PDS_OK;
@@ -473,7 +448,7 @@ int pds_fem2d_assemble(pds_fem2d fem, pds_dirichlet_mode mode, pds_mat *A, pds_v
   PDS_KERNEL(ctx, fem2d.element);
   PDS_KERNEL(ctx, fem2d.gather);
   PDS_CALL(fem_mesh_arrays(fem, &xy, &tri, &marker, true));
-  n = fem->nnodes, ntri = fem->ntri, pr = &fem->prob, nt = fem_threads(ctx), sym = mode == PDS_DIRICHLET_SYMMETRIC;
+  n = fem->nnodes, ntri = fem->ntri, pr = &fem->prob, nt = pds_host_threads(ctx), sym = mode == PDS_DIRICHLET_SYMMETRIC;
   dev = ctx->k->mem_alloc != NULL;
   (void)nt; /* unused without OpenMP */
 
@@ -637,7 +612,7 @@ int pds_fem2d_exact(pds_fem2d fem, pds_vec *u) {
   *u = NULL;
   PDS_CALL(fem_mesh_arrays(fem, &xy, &tri, &marker, false));
   PDS_CALL(fem_check_exact(fem, xy, tri));
-  n = fem->nnodes, nt = fem_threads(ctx);
+  n = fem->nnodes, nt = pds_host_threads(ctx);
   (void)nt;
   PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, (size_t)n * sizeof(pds_real), &uh));
 #if defined(_OPENMP)
@@ -686,7 +661,7 @@ int pds_fem2d_l2_error(pds_fem2d fem, pds_vec x, pds_real *err) {
             "vector has %" PDS_SIZE_FMT " entries but the mesh has %" PDS_INT_FMT " nodes", nx, fem->nnodes);
   PDS_CALL(fem_mesh_arrays(fem, &xy, &tri, &marker, false));
   PDS_CALL(fem_check_exact(fem, xy, tri));
-  ntri = fem->ntri, nt = fem_threads(ctx), nchunk = ((size_t)ntri + FEM_L2_CHUNK - 1) / FEM_L2_CHUNK;
+  ntri = fem->ntri, nt = pds_host_threads(ctx), nchunk = ((size_t)ntri + FEM_L2_CHUNK - 1) / FEM_L2_CHUNK;
   (void)nt;
   l2_rule(lam, w);
   PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, nchunk * sizeof(pds_real), &part));

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "../backend/backend.h"
 
@@ -116,3 +119,21 @@ int pds_ctx_destroy(pds_ctx *ctx) {
 
 const char *pds_ctx_get_backend(pds_ctx ctx) { return ctx ? ctx->backend : NULL; }
 int         pds_ctx_get_num_threads(pds_ctx ctx) { return ctx ? ctx->nthreads : 0; }
+
+int pds_host_threads(pds_ctx ctx) {
+  if (!strcmp(ctx->backend, "/cpu/ref")) return 1;
+  if (!strcmp(ctx->backend, "/cpu/omp")) return ctx->nthreads > 0 ? ctx->nthreads : 1;
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+int pds_host_thread_id(void) {
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
