@@ -10,8 +10,11 @@
  *   would pass recon_max keeps its cells nearest the barycentre, then by index);
  * - A_c = S R^-1 Q1^T W: the least-squares operator from the stencil's mean differences f_G - f_c to the coefficients,
  *   row G of the system being the cell means over G of the 9 basis functions of c (m_h(x) - g_c,h and x - xc), which
- *   makes the fit exact for quadratic fields (S: column scaling to unit norm, W: optional inverse-distance weights). */
+ *   makes the fit exact for quadratic fields (S: column scaling to unit norm, W: optional inverse-distance weights).
+ * The cells' stencils and operators are made by the host's threads (pds_host_threads: one on /cpu/ref) in batches,
+ * each cell by itself, and appended in cell order: the same arrays, bit for bit, for any thread count. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "fv_impl.h"
@@ -166,135 +169,242 @@ static void qr9_operator(const double *M, pds_int n, const double Rd[9], const d
   }
 }
 
+/* what every cell's stencil and operator are made from (read only) */
+typedef struct {
+  const pds_real      *cen;
+  const double        *mom, *ap;
+  const pds_size      *dptr;
+  const pds_int       *dadj;
+  const pds_fv_params *p;
+  pds_int              maxng;
+} recon_in;
+
+/* a thread's scratch: the growing stencil, a level's candidates, the set of the cells seen (open addressing, -1
+   empty; hused its filled slots, cleared after each cell), the least-squares matrix and its work */
+typedef struct {
+  pds_int  *st, *hkey, *hused;
+  dist_idx *cand;
+  double   *M, *q, *w;
+  size_t    hcap;
+} recon_ws;
+
+/* a cell's outcome: its stencil size, condition estimate, whether the stencil determines a quadratic */
+typedef struct {
+  pds_int ng;
+  double  cond;
+  int     ok;
+} recon_cell;
+
+/* adds cell b to the set of W; 1 if it was not there */
+static int seen_add(recon_ws *W, pds_int b, size_t *nused) {
+  size_t h = ((size_t)(uint32_t)b * 2654435761u) & (W->hcap - 1);
+
+  while (W->hkey[h] >= 0) {
+    if (W->hkey[h] == b) return 0;
+    h = (h + 1) & (W->hcap - 1);
+  }
+  W->hkey[h] = b, W->hused[(*nused)++] = (pds_int)h;
+  return 1;
+}
+
+/* cell c: its stencil into sta (out->ng cells), its operator A_c into A (9 per stencil cell), out's condition
+   estimate and whether the stencil determines a quadratic. Uses only c's data and W: any thread, the same bits. */
+static void recon_cell_build(const recon_in *in, recon_ws *W, pds_int c, recon_cell *out, pds_int *sta, pds_real *A) {
+  const pds_fv_params *p = in->p;
+  const pds_real      *cen = in->cen;
+  const double        *xc = cen + 3 * (size_t)c;
+  pds_int             *st = W->st;
+  double              *M = W->M, *w = W->w;
+  pds_int              ng = 0, lb = 0;
+  double               cond = INFINITY, Rd[9], beta[9], sc[9];
+  int                  ok = 0;
+  size_t               nused = 0;
+
+  seen_add(W, c, &nused);
+  for (int lev = 1; lev <= p->recon_levels && ng < in->maxng; lev++) {
+    pds_int nnew = 0, le = ng;
+
+    for (pds_int k = lev == 1 ? -1 : lb; k < le; k++) { /* neighbours of the previous level (level 0: c) */
+      const pds_int a = k < 0 ? c : st[k];
+
+      for (pds_size j = in->dptr[a]; j < in->dptr[a + 1]; j++)
+        if (seen_add(W, in->dadj[j], &nused)) {
+          const pds_int b = in->dadj[j];
+          double        d2 = 0;
+
+          for (int d = 0; d < 3; d++) d2 += (cen[3 * b + d] - xc[d]) * (cen[3 * b + d] - xc[d]);
+          W->cand[nnew].d = d2, W->cand[nnew].i = b, nnew++;
+        }
+    }
+    if (nnew == 0) break;
+    if (ng + nnew > in->maxng) { /* the nearest of the level */
+      qsort(W->cand, (size_t)nnew, sizeof *W->cand, cmp_dist);
+      nnew = in->maxng - ng;
+    }
+    lb = ng;
+    for (pds_int k = 0; k < nnew; k++) st[ng + k] = W->cand[k].i;
+    qsort(st + ng, (size_t)nnew, sizeof *st, cmp_int);
+    ng += nnew;
+    if (ng < 9) continue;
+    /* the least-squares matrix, rows weighted, columns scaled to unit norm */
+    for (pds_int g = 0; g < ng; g++) {
+      const pds_int b  = st[g];
+      const double *mb = in->mom + 10 * (size_t)b, *gc = in->ap + 9 * (size_t)c;
+      double        e[3], d[3], r[9], d2 = 0;
+
+      for (int k = 0; k < 3; k++) d[k] = cen[3 * b + k] - xc[k], e[k] = mb[6 + k], d2 += d[k] * d[k];
+      r[0] = mb[0] + 2 * e[0] * d[0] + d[0] * d[0] - gc[0];
+      r[1] = mb[1] + 2 * e[1] * d[1] + d[1] * d[1] - gc[1];
+      r[2] = mb[2] + 2 * e[2] * d[2] + d[2] * d[2] - gc[2];
+      r[3] = mb[3] + e[0] * d[1] + d[0] * e[1] + d[0] * d[1] - gc[3];
+      r[4] = mb[4] + e[0] * d[2] + d[0] * e[2] + d[0] * d[2] - gc[4];
+      r[5] = mb[5] + e[1] * d[2] + d[1] * e[2] + d[1] * d[2] - gc[5];
+      r[6] = d[0] + e[0], r[7] = d[1] + e[1], r[8] = d[2] + e[2];
+      w[g] = p->recon_weight != 0 ? pow(d2, -0.5 * p->recon_weight) : 1;
+      for (int h = 0; h < 9; h++) M[(size_t)h * ng + g] = w[g] * r[h];
+    }
+    for (int h = 0; h < 9; h++) {
+      double s = 0;
+
+      for (pds_int g = 0; g < ng; g++) s += M[(size_t)h * ng + g] * M[(size_t)h * ng + g];
+      sc[h] = s > 0 ? 1 / sqrt(s) : 0;
+      for (pds_int g = 0; g < ng; g++) M[(size_t)h * ng + g] *= sc[h];
+    }
+    cond = qr9(M, ng, Rd, beta);
+    ok = isfinite(cond) && cond < 1e12;
+    if (ng >= p->recon_min && cond < p->recon_cond) break;
+  }
+  for (size_t k = 0; k < nused; k++) W->hkey[W->hused[k]] = -1;
+  out->ng = ng, out->cond = cond, out->ok = ok;
+  if (!ok) return;
+  memcpy(sta, st, (size_t)ng * sizeof *st);
+  qr9_operator(M, ng, Rd, beta, sc, w, W->q, A);
+}
+
+static void recon_ws_free(pds_ctx ctx, recon_ws *W) {
+  pds_free(ctx, PDS_MEM_HOST, &W->st), pds_free(ctx, PDS_MEM_HOST, &W->hkey), pds_free(ctx, PDS_MEM_HOST, &W->hused);
+  pds_free(ctx, PDS_MEM_HOST, &W->cand), pds_free(ctx, PDS_MEM_HOST, &W->M), pds_free(ctx, PDS_MEM_HOST, &W->q);
+  pds_free(ctx, PDS_MEM_HOST, &W->w);
+}
+
+/* a thread's scratch for stencils of at most maxng cells on a dual graph of largest degree deg: a level has at most
+   deg maxng candidates, a cell sees at most 1 + deg (1 + maxng) cells (the set at most half full) */
+static int recon_ws_alloc(pds_ctx ctx, pds_int maxng, pds_int deg, recon_ws *W) {
+  const size_t seen = 1 + (size_t)deg * (1 + (size_t)maxng);
+  int          ierr;
+
+  memset(W, 0, sizeof *W);
+  W->hcap = 64;
+  while (W->hcap < 2 * seen) W->hcap *= 2;
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)maxng, &W->st));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)deg * (size_t)maxng + 1, &W->cand));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, W->hcap, &W->hkey));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, W->hcap, &W->hused));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 9 * (size_t)maxng, &W->M));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 9 * (size_t)maxng, &W->q));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)maxng, &W->w));
+  for (size_t h = 0; h < W->hcap; h++) W->hkey[h] = -1;
+  return PDS_OK;
+fail:
+  recon_ws_free(ctx, W);
+  return ierr;
+}
+
+/* The cells go in batches: the threads (pds_host_threads) make a batch's stencils and operators into its buffers,
+   each cell by recon_cell_build alone (the same bits for any thread count), then they are appended in cell order. */
 int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds_fv_recon_host *out,
                        pds_fv_info *info) {
-  pds_int              nc, nf;
-  const pds_real      *xyz, *vol, *cen;
+  pds_int              nc, nf, deg = 1;
+  const pds_real      *xyz, *cen;
   const unsigned char *ctype, *ftype;
   const pds_size      *cptr, *fptr, *cfptr, *dptr;
   const pds_int       *cnodes, *fnodes, *fcells, *cfaces, *dadj;
-  double              *mom = NULL, *M = NULL, *q = NULL, *w = NULL;
-  pds_int             *mark = NULL, *st = NULL, *ste = NULL, *sta = NULL;
-  pds_real            *ap = NULL, *mat = NULL;
-  dist_idx            *cand = NULL;
+  double              *mom = NULL;
+  pds_int             *ste = NULL, *sta = NULL, *bsta = NULL;
+  pds_real            *ap = NULL, *mat = NULL, *bmat = NULL;
+  recon_cell          *bres = NULL;
+  recon_ws            *ws = NULL;
   size_t               cap_sta = 0, cap_mat = 0;
   const pds_int        maxng = p->recon_max;
-  int                  ierr = PDS_OK;
+  const int            nt = pds_host_threads(ctx);
+  pds_int              batch;
+  int                  ierr = PDS_OK, nws = 0;
   const double         t0 = pds_wtime();
 
   memset(out, 0, sizeof *out);
   PDS_CALL(pds_mesh3d_get_arrays(mesh, &xyz, &ctype, &cptr, &cnodes, NULL, NULL, NULL, NULL, NULL));
   PDS_CALL(pds_mesh3d_get_faces(mesh, &nf, NULL, &ftype, &fptr, &fnodes, &fcells, &cfptr, &cfaces));
-  PDS_CALL(pds_mesh3d_get_geometry(mesh, &vol, &cen, NULL, NULL));
+  PDS_CALL(pds_mesh3d_get_geometry(mesh, NULL, &cen, NULL, NULL));
   PDS_CALL(pds_mesh3d_get_dual(mesh, &dptr, &dadj));
   PDS_CALL(pds_mesh3d_get_sizes(mesh, NULL, &nc, NULL));
+  for (pds_int c = 0; c < nc; c++) deg = (pds_int)(dptr[c + 1] - dptr[c]) > deg ? (pds_int)(dptr[c + 1] - dptr[c]) : deg;
+  batch = (pds_int)((1 << 24) / (80 * (size_t)maxng)); /* about 16 MB of operators a batch */
+  batch = batch < 64 ? 64 : batch > 4096 ? 4096 : batch;
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 10 * (size_t)nc, &mom));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)nc, &ap));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc + 1, &ste));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc, &mark));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc, &st)); /* the growing stencil, levels in order */
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc, &cand));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)maxng, &M));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)maxng, &q));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)maxng, &w));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)batch, &bres));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)batch * (size_t)maxng, &bsta));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)batch * (size_t)maxng, &bmat));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nt, &ws));
+  for (; nws < nt; nws++) PDS_CALL_GOTO(ierr, done, recon_ws_alloc(ctx, maxng, deg, ws + nws));
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#endif
   for (pds_int c = 0; c < nc; c++) {
     cell_moments(xyz, ctype, cptr, cnodes, ftype, fptr, fnodes, fcells, cfptr, cfaces, c, cen + 3 * c, mom + 10 * c);
     for (int h = 0; h < 6; h++) ap[9 * c + h] = mom[10 * c + h];
     for (int d = 0; d < 3; d++) ap[9 * c + 6 + d] = cen[3 * c + d];
-    mark[c] = -1;
   }
   info->ng_min = PDS_INT_MAX, info->ng_max = 0, info->ncapped = 0, info->cond_max = 0;
-  for (pds_int c = 0; c < nc; c++) {
-    const double *xc = cen + 3 * c;
-    pds_int       ng = 0, lb = 0;
-    double        cond = INFINITY, Rd[9], beta[9], sc[9];
-    int           ok = 0;
+  {
+    const recon_in in = {cen, mom, ap, dptr, dadj, p, maxng};
 
-    mark[c] = c;
-    for (int lev = 1; lev <= p->recon_levels && ng < maxng; lev++) {
-      pds_int nnew = 0, le = ng;
+    for (pds_int c0 = 0; c0 < nc; c0 += batch) {
+      const pds_int c1 = nc - c0 > batch ? c0 + batch : nc;
 
-      for (pds_int k = lev == 1 ? -1 : lb; k < le; k++) { /* neighbours of the previous level (level 0: c) */
-        const pds_int a = k < 0 ? c : st[k];
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1)
+#endif
+      for (pds_int c = c0; c < c1; c++)
+        recon_cell_build(&in, ws + pds_host_thread_id(), c, bres + (c - c0), bsta + (size_t)(c - c0) * maxng,
+                         bmat + 9 * (size_t)(c - c0) * maxng);
+      for (pds_int c = c0; c < c1; c++) { /* in cell order: the first bad cell, the statistics, the arrays */
+        const recon_cell *r  = bres + (c - c0);
+        const pds_int     ng = r->ng;
 
-        for (pds_size j = dptr[a]; j < dptr[a + 1]; j++)
-          if (mark[dadj[j]] != c) {
-            const pds_int b = dadj[j];
-            double        d2 = 0;
-
-            mark[b] = c;
-            for (int d = 0; d < 3; d++) d2 += (cen[3 * b + d] - xc[d]) * (cen[3 * b + d] - xc[d]);
-            cand[nnew].d = d2, cand[nnew].i = b, nnew++;
-          }
+        if (!r->ok) {
+          ierr = PDS_ERROR(ctx, PDS_ERR_ARG,
+                           "fv: order 2: cell %d's stencil (%d cells, %d levels of the dual graph, at most %d cells) "
+                           "does not determine a quadratic (condition estimate %g); the mesh is too small or too flat "
+                           "for the reconstruction",
+                           (int)c, (int)ng, p->recon_levels, (int)maxng, r->cond);
+          goto done;
+        }
+        if (!(ng >= p->recon_min && r->cond < p->recon_cond)) info->ncapped++;
+        info->cond_max = fmax(info->cond_max, r->cond);
+        if ((size_t)ste[c] + (size_t)ng > (size_t)PDS_INT_MAX / 9) {
+          ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "fv: order 2: more than %d stencil entries", PDS_INT_MAX / 9);
+          goto done;
+        }
+        PDS_CALL_GOTO(ierr, done, grow(ctx, &sta, &cap_sta, (size_t)ste[c] + (size_t)ng, sizeof *sta));
+        PDS_CALL_GOTO(ierr, done, grow(ctx, &mat, &cap_mat, 9 * ((size_t)ste[c] + (size_t)ng), sizeof *mat));
+        memcpy(sta + ste[c], bsta + (size_t)(c - c0) * maxng, (size_t)ng * sizeof *sta);
+        memcpy(mat + 9 * (size_t)ste[c], bmat + 9 * (size_t)(c - c0) * maxng, 9 * (size_t)ng * sizeof *mat);
+        ste[c + 1] = ste[c] + ng;
+        info->ng_min = ng < info->ng_min ? ng : info->ng_min, info->ng_max = ng > info->ng_max ? ng : info->ng_max;
       }
-      if (nnew == 0) break;
-      if (ng + nnew > maxng) { /* the nearest of the level */
-        qsort(cand, (size_t)nnew, sizeof *cand, cmp_dist);
-        nnew = maxng - ng;
-      }
-      lb = ng;
-      for (pds_int k = 0; k < nnew; k++) st[ng + k] = cand[k].i;
-      qsort(st + ng, (size_t)nnew, sizeof *st, cmp_int);
-      ng += nnew;
-      if (ng < 9) continue;
-      /* the least-squares matrix, rows weighted, columns scaled to unit norm */
-      for (pds_int g = 0; g < ng; g++) {
-        const pds_int b  = st[g];
-        const double *mb = mom + 10 * b, *gc = ap + 9 * c;
-        double        e[3], d[3], r[9], d2 = 0;
-
-        for (int k = 0; k < 3; k++) d[k] = cen[3 * b + k] - xc[k], e[k] = mb[6 + k], d2 += d[k] * d[k];
-        r[0] = mb[0] + 2 * e[0] * d[0] + d[0] * d[0] - gc[0];
-        r[1] = mb[1] + 2 * e[1] * d[1] + d[1] * d[1] - gc[1];
-        r[2] = mb[2] + 2 * e[2] * d[2] + d[2] * d[2] - gc[2];
-        r[3] = mb[3] + e[0] * d[1] + d[0] * e[1] + d[0] * d[1] - gc[3];
-        r[4] = mb[4] + e[0] * d[2] + d[0] * e[2] + d[0] * d[2] - gc[4];
-        r[5] = mb[5] + e[1] * d[2] + d[1] * e[2] + d[1] * d[2] - gc[5];
-        r[6] = d[0] + e[0], r[7] = d[1] + e[1], r[8] = d[2] + e[2];
-        w[g] = p->recon_weight != 0 ? pow(d2, -0.5 * p->recon_weight) : 1;
-        for (int h = 0; h < 9; h++) M[(size_t)h * ng + g] = w[g] * r[h];
-      }
-      for (int h = 0; h < 9; h++) {
-        double s = 0;
-
-        for (pds_int g = 0; g < ng; g++) s += M[(size_t)h * ng + g] * M[(size_t)h * ng + g];
-        sc[h] = s > 0 ? 1 / sqrt(s) : 0;
-        for (pds_int g = 0; g < ng; g++) M[(size_t)h * ng + g] *= sc[h];
-      }
-      cond = qr9(M, ng, Rd, beta);
-      ok = isfinite(cond) && cond < 1e12;
-      if (ng >= p->recon_min && cond < p->recon_cond) break;
     }
-    if (!ok) {
-      ierr = PDS_ERROR(ctx, PDS_ERR_ARG,
-                       "fv: order 2: cell %d's stencil (%d cells, %d levels of the dual graph, at most %d cells) "
-                       "does not determine a quadratic (condition estimate %g); the mesh is too small or too flat "
-                       "for the reconstruction",
-                       (int)c, (int)ng, p->recon_levels, (int)maxng, cond);
-      goto done;
-    }
-    if (!(ng >= p->recon_min && cond < p->recon_cond)) info->ncapped++;
-    info->cond_max = fmax(info->cond_max, cond);
-    if ((size_t)ste[c] + (size_t)ng > (size_t)PDS_INT_MAX / 9) {
-      ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "fv: order 2: more than %d stencil entries", PDS_INT_MAX / 9);
-      goto done;
-    }
-    PDS_CALL_GOTO(ierr, done, grow(ctx, &sta, &cap_sta, (size_t)ste[c] + (size_t)ng, sizeof *sta));
-    PDS_CALL_GOTO(ierr, done, grow(ctx, &mat, &cap_mat, 9 * ((size_t)ste[c] + (size_t)ng), sizeof *mat));
-    memcpy(sta + ste[c], st, (size_t)ng * sizeof *st);
-    qr9_operator(M, ng, Rd, beta, sc, w, q, mat + 9 * (size_t)ste[c]);
-    ste[c + 1] = ste[c] + ng;
-    info->ng_min = ng < info->ng_min ? ng : info->ng_min, info->ng_max = ng > info->ng_max ? ng : info->ng_max;
   }
   info->ng_sum = ste[nc], info->ng_mean = (double)ste[nc] / nc;
   out->ste = ste, out->sta = sta, out->mat = mat, out->ap = ap;
   ste = NULL, sta = NULL, mat = NULL, ap = NULL;
   info->t_recon_setup = pds_wtime() - t0;
 done:
-  pds_free(ctx, PDS_MEM_HOST, &mom), pds_free(ctx, PDS_MEM_HOST, &M), pds_free(ctx, PDS_MEM_HOST, &q);
-  pds_free(ctx, PDS_MEM_HOST, &w), pds_free(ctx, PDS_MEM_HOST, &mark), pds_free(ctx, PDS_MEM_HOST, &st);
-  pds_free(ctx, PDS_MEM_HOST, &cand), pds_free(ctx, PDS_MEM_HOST, &ste), pds_free(ctx, PDS_MEM_HOST, &sta);
-  pds_free(ctx, PDS_MEM_HOST, &mat), pds_free(ctx, PDS_MEM_HOST, &ap);
+  for (int t = 0; t < nws; t++) recon_ws_free(ctx, ws + t);
+  pds_free(ctx, PDS_MEM_HOST, &ws), pds_free(ctx, PDS_MEM_HOST, &bres), pds_free(ctx, PDS_MEM_HOST, &bsta);
+  pds_free(ctx, PDS_MEM_HOST, &bmat), pds_free(ctx, PDS_MEM_HOST, &mom), pds_free(ctx, PDS_MEM_HOST, &ste);
+  pds_free(ctx, PDS_MEM_HOST, &sta), pds_free(ctx, PDS_MEM_HOST, &mat), pds_free(ctx, PDS_MEM_HOST, &ap);
   return ierr;
 }
 
