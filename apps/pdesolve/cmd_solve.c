@@ -13,8 +13,6 @@ static const char *const precision_names[] = {"double", "single", "mixed"};
 static const char *const semjacobi_variants[] = {"extended", "natural", "shared", "wide"};
 static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
-static const char *const ilu0_orderings[] = {"natural", "rcm", "multicolor"};
-static const char *const ilu0_variants[]  = {"auto", "levels", "syncfree", "approx-jacobi", "approx-chow"};
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
@@ -233,24 +231,7 @@ int cmd_solve(pds_options o) {
                                 "storage of the -pc bilu0 factors: double, or float (/gpu/cuda only; arithmetic stays "
                                 "double)", &st.bilu0_factors, &set));
   if (!set) st.bilu0_factors = NULL;
-  OPT(o, pds_options_get_real(o, "-pc_ilu0_shift", 0, -1e300, 1e300,
-                              "-pc ilu0 factors A + s I: lets zero or missing diagonal entries be factored "
-                              "(docs/ilu0.md)", &st.ilu0_shift, &st.ilu0_shift_set));
-  OPT(o, pds_options_get_choice(o, "-pc_ilu0_ordering", "natural", ilu0_orderings, NELEM(ilu0_orderings),
-                                "the order -pc ilu0 factors in: natural, rcm (reverse Cuthill-McKee), multicolor "
-                                "(fewer levels for parallel sweeps, usually more iterations)", &st.ilu0_ordering, &set));
-  if (!set) st.ilu0_ordering = NULL;
-  OPT(o, pds_options_get_choice(o, "-pc_ilu0_variant", "auto", ilu0_variants, NELEM(ilu0_variants),
-                                "how -pc ilu0 runs: auto; levels, syncfree (/gpu/cuda); approx-jacobi, approx-chow "
-                                "(approximate, every backend: Jacobi sweeps for the triangles, Chow-Patel sweeps for "
-                                "the factor; docs/ilu0.md)", &st.ilu0_variant, &set));
-  if (!set) st.ilu0_variant = NULL;
-  OPT(o, pds_options_get_int(o, "-pc_ilu0_sweeps", 3, 0, 1000,
-                             "-pc ilu0 approx-*: Jacobi sweeps per triangle after the first", &st.ilu0_sweeps,
-                             &st.ilu0_sweeps_set));
-  OPT(o, pds_options_get_int(o, "-pc_ilu0_factor_sweeps", 3, 1, 1000,
-                             "-pc ilu0 approx-chow: Chow-Patel sweeps of the factorization", &st.ilu0_fsweeps,
-                             &st.ilu0_fsweeps_set));
+  if (read_ilu0_flags(o, cmdname, &st)) return EXIT_ERROR;
   OPT(o, pds_options_get_real(o, "-rtol", 1e-8, 0, 1, "stop when ||r||_2 <= max(rtol ||b||_2, atol)", &st.rtol, NULL));
   OPT(o, pds_options_get_real(o, "-atol", 1e-50, 0, 1e300, "absolute tolerance on ||r||_2", &st.atol, NULL));
   OPT(o, pds_options_get_real(o, "-inftol", 0, 0, 1e300, "also stop when ||b - A x||_inf <= inftol (0 = off)",

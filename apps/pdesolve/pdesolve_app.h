@@ -177,6 +177,8 @@ typedef struct {
   double            err_inf, err_rel2, disc_err;
 } solve_info;
 
+/* -pc ilu0's flags (-pc_ilu0_shift, _ordering, _variant, _sweeps, _factor_sweeps) into st; EXIT_ERROR on a bad one */
+int    read_ilu0_flags(pds_options o, const char *cmdname, solve_settings *st);
 int    make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precond *pc);
 int    run_solver(pds_ctx ctx, pds_solver s, pds_mat A, pds_vec b, pds_vec x, pds_vec x_exact, pds_vec u_exact,
                   const solve_settings *st, solve_info *info);

@@ -56,6 +56,35 @@ done:
   return rc;
 }
 
+static const char *const ilu0_orderings[] = {"natural", "rcm", "multicolor"};
+static const char *const ilu0_variants[]  = {"auto", "levels", "syncfree", "approx-jacobi", "approx-chow"};
+
+/* -pc ilu0's flags into st (shift, ordering, variant, sweeps; NULL or unset where not given) */
+int read_ilu0_flags(pds_options o, const char *cmdname, solve_settings *st) {
+  bool set;
+
+  OPT(o, pds_options_get_real(o, "-pc_ilu0_shift", 0, -1e300, 1e300,
+                              "-pc ilu0 factors A + s I: lets zero or missing diagonal entries be factored "
+                              "(docs/ilu0.md)", &st->ilu0_shift, &st->ilu0_shift_set));
+  OPT(o, pds_options_get_choice(o, "-pc_ilu0_ordering", "natural", ilu0_orderings, NELEM(ilu0_orderings),
+                                "the order -pc ilu0 factors in: natural, rcm (reverse Cuthill-McKee), multicolor "
+                                "(fewer levels for parallel sweeps, usually more iterations)", &st->ilu0_ordering,
+                                &set));
+  if (!set) st->ilu0_ordering = NULL;
+  OPT(o, pds_options_get_choice(o, "-pc_ilu0_variant", "auto", ilu0_variants, NELEM(ilu0_variants),
+                                "how -pc ilu0 runs: auto; levels, syncfree (/gpu/cuda); approx-jacobi, approx-chow "
+                                "(approximate, every backend: Jacobi sweeps for the triangles, Chow-Patel sweeps for "
+                                "the factor; docs/ilu0.md)", &st->ilu0_variant, &set));
+  if (!set) st->ilu0_variant = NULL;
+  OPT(o, pds_options_get_int(o, "-pc_ilu0_sweeps", 3, 0, 1000,
+                             "-pc ilu0 approx-*: Jacobi sweeps per triangle after the first", &st->ilu0_sweeps,
+                             &st->ilu0_sweeps_set));
+  OPT(o, pds_options_get_int(o, "-pc_ilu0_factor_sweeps", 3, 1, 1000,
+                             "-pc ilu0 approx-chow: Chow-Patel sweeps of the factorization", &st->ilu0_fsweeps,
+                             &st->ilu0_fsweeps_set));
+  return EXIT_DONE;
+}
+
 /* ||x - y||_inf and ||x - y||_2 / ||y||_2. */
 static int vec_error(pds_vec x, pds_vec y, double *einf, double *erel2) {
   pds_vec  e = NULL;
