@@ -32,6 +32,7 @@ typedef struct {
   double      cfl_max, ksp_rtol;
   const char *ksp, *pc;
   int         ksp_maxit, restart;
+  solve_settings ilu0; /* -pc ilu0's flags (read_ilu0_flags) */
 } fv_flags;
 
 static const char *const fv_ksps[] = {"gmres", "fgmres", "bicgstab", "richardson"};
@@ -87,6 +88,7 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
                              &f->ksp_maxit, NULL));
   OPT(o, pds_options_get_int(o, "-restart", 30, 1, 10000, "-implicit: gmres/fgmres restart length", &f->restart,
                              NULL));
+  if (read_ilu0_flags(o, cmdname, &f->ilu0)) return EXIT_ERROR;
   OPT(o, pds_options_get_choice(o, "-init", "uniform", fv_inits, NELEM(fv_inits),
                                 "initial state: uniform (the free stream) or bump (a smooth 1% density bump upstream)",
                                 &f->init, NULL));
@@ -242,6 +244,10 @@ static int fv_report(pds_ctx ctx, const fv_flags *f, const char *backend, pds_me
     int total = 0;
 
     pds_json_string(&j, "ksp", f->ksp), pds_json_string(&j, "pc", f->pc);
+    if (!strcmp(f->pc, "ilu0")) {
+      pds_json_string(&j, "pc_ilu0_ordering", f->ilu0.ilu0_ordering ? f->ilu0.ilu0_ordering : "natural");
+      pds_json_string(&j, "pc_ilu0_variant", f->ilu0.ilu0_variant ? f->ilu0.ilu0_variant : "auto");
+    }
     pds_json_real(&j, "ksp_rtol", f->ksp_rtol), pds_json_real(&j, "cfl_max", f->cfl_max);
     pds_json_begin_array(&j, "linear_iterations");
     for (int s = 0; s < nres; s++) pds_json_int(&j, NULL, lits[s]), total += lits[s];
@@ -304,8 +310,10 @@ int cmd_fv(pds_options o) {
   if (!strcmp(f.init, "bump") && (rc = fv_bump(ctx, m, &f, &in, Q))) goto done;
   tsetup = pds_wtime() - t0;
   if (f.implicit) {
-    const solve_settings st = {.solver = f.ksp, .pc = f.pc, .rtol = f.ksp_rtol, .atol = 1e-50, .omega = 1,
-                               .maxit = f.ksp_maxit, .restart = f.restart};
+    solve_settings st = f.ilu0;
+
+    st.solver = f.ksp, st.pc = f.pc, st.rtol = f.ksp_rtol, st.atol = 1e-50, st.omega = 1, st.maxit = f.ksp_maxit;
+    st.restart = f.restart;
 
     if ((rc = make_solver(ctx, &st, &ksp, &pc))) goto done;
   }

@@ -569,8 +569,8 @@ def check_fv_implicit(d):
     """pdesolve fv -implicit (issue 14): the sphere to a steady state by backward-Euler pseudo-time steps: -tol stops
     there (the residual 1e-9 of the first in far fewer steps than -steps), the report has each step's residual,
     linear iterations and CFL number (growing as the residual falls, from -cfl), the result line the same; the force
-    along the flow; fgmres with pbjacobi gets there too; explicit steps stop at -tol as well; errors: -ksp, -pc,
-    -ksp_rtol."""
+    along the flow; fgmres with pbjacobi gets there too, and ilu0 in RCM order (-pc_ilu0_ordering, named in the
+    report); explicit steps stop at -tol as well; errors: -ksp, -pc, -ksp_rtol."""
     p = d.run("fv", "-cells", 2000, "-implicit", "-cfl", 20, "-steps", 40, "-tol", 1e-9, "-monitor", "-json",
               "fvi.json")
     expect_rc(p, 0)
@@ -593,6 +593,13 @@ def check_fv_implicit(d):
     r2 = fv_result(p)
     ensure(r2["rnorm"] <= 1e-9 * r2["rnorm0"] and r2["steps"] < 30 and close(r2["force"][0], fx, 1e-6),
            f"fgmres + pbjacobi: {r2} against {r}")
+    p = d.run("fv", "-cells", 2000, "-implicit", "-pc_ilu0_ordering", "rcm", "-steps", 40, "-tol", 1e-9, "-json",
+              "fvi_rcm.json")
+    expect_rc(p, 0)
+    with open(d.path("fvi_rcm.json")) as f:
+        jr = json.load(f)
+    ensure(jr["pc_ilu0_ordering"] == "rcm" and jr["residuals"][-1] <= 1e-9 * jr["residuals"][0],
+           f"-pc_ilu0_ordering rcm: {jr.get('pc_ilu0_ordering')}, {jr['residuals'][-3:]}")
     p = d.run("fv", "-cells", 2000, "-steps", 500, "-tol", 0.5)
     expect_rc(p, 0)
     r3 = fv_result(p)
