@@ -12,7 +12,8 @@
  * - the sphere at Mach 0.1 run implicitly (gmres with ilu0, and with pbjacobi) to a steady state: the residual falls
  *   by 1e-9 in a few dozen steps where as many explicit steps do not reach 1e-1; the pressure force lies along the flow
  *   (the flow is symmetric);
- * - bad input: sizes, CFL numbers, NULL handles, a state with negative density (Q unchanged). */
+ * - bad input: sizes, CFL numbers, NULL handles, a state with negative density (Q unchanged); each allocation of an
+ *   fv object's Jacobian failing in turn (PDS_ERR_MEM, nothing leaked). */
 #include "backend/fv_jac_bodies.h"
 #include "test.h"
 
@@ -343,6 +344,21 @@ static void check_errors(pds_ctx ctx, pds_fv fv) {
   pds_vec_destroy(&Q), pds_vec_destroy(&R), pds_vec_destroy(&small), pds_solver_destroy(&s);
 }
 
+/* an fv object on the mesh arg, its free stream and Jacobian (the object and state released): for the sweep */
+static int op_jacobian(pds_ctx ctx, const void *arg, pds_mat *J) {
+  pds_fv  fv = NULL;
+  pds_vec Q  = NULL;
+  int     ierr;
+
+  ierr = pds_fv_create(ctx, (pds_mesh3d)arg, NULL, &fv);
+  if (!ierr) ierr = pds_fv_create_state(fv, &Q);
+  if (!ierr) ierr = pds_fv_jacobian(fv, Q, 2, J);
+  pds_vec_destroy(&Q), pds_fv_destroy(&fv);
+  return ierr;
+}
+
+TEST_DEFINE_ALLOC_SWEEP(sweep, pds_mat, pds_mat_destroy)
+
 int main(int argc, char **argv) {
   pds_ctx       ctx = test_init(argc, argv), ref;
   pds_mesh3d    sph, tet = NULL;
@@ -369,6 +385,15 @@ int main(int argc, char **argv) {
   check_steady(ctx, sph, fv, "ilu0", 40);
   check_steady(ctx, sph, fv, "pbjacobi", 60);
   check_errors(ctx, fv);
+  { /* each allocation of an fv object's Jacobian failing in turn: PDS_ERR_MEM, nothing kept, nothing leaked */
+    pds_mesh3d     box;
+    const pds_int  n[3] = {3, 2, 2};
+    const pds_real lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+
+    TEST_CALL(pds_mesh3d_generate_box(ctx, n, lo, hi, &box));
+    sweep(ctx, "fv Jacobian", op_jacobian, box);
+    pds_mesh3d_destroy(&box);
+  }
   pds_fv_destroy(&fv), pds_fv_destroy(&fvr), pds_fv_destroy(&fvt), pds_fv_destroy(&fvtr);
   pds_mesh3d_destroy(&sph), pds_mesh3d_destroy(&tet);
   pds_ctx_destroy(&ref);
