@@ -628,7 +628,8 @@ PDS_EXTERN int pds_fv_step(pds_fv fv, pds_real cfl, pds_vec Q, pds_vec R, pds_re
    differentiated by central differences with respect to its two states (about 1e-10 of the entries' size), summed
    into the cells' block rows in a fixed order (deterministic, the same bits on every backend). tau is the local time
    step of pds_fv_step at CFL number cfl (V / tau = sum over the cell's faces of (|u . a| + c |a|) / cfl); cfl = 0:
-   no such term, J = -dR/dQ. For fv objects of order 2 too (the first-order Jacobian: a defect correction). */
+   no such term, J = -dR/dQ. For fv objects of order 2 too (the first-order Jacobian: a defect correction). The first
+   call keeps the pattern and a work array of 400 bytes a face in fv (freed with it). */
 PDS_EXTERN int pds_fv_jacobian(pds_fv fv, pds_vec Q, pds_real cfl, pds_mat *J);
 /* One implicit step: R = the residual of Q (fv's order), J = pds_fv_jacobian(fv, Q, cfl), then the solver s (any
    method and preconditioner: gmres or fgmres with pbjacobi or ilu0, block ILU(0) on J's blocks; its operator becomes
