@@ -12,7 +12,8 @@
  *   row G of the system being the cell means over G of the 9 basis functions of c (m_h(x) - g_c,h and x - xc), which
  *   makes the fit exact for quadratic fields (S: column scaling to unit norm, W: optional inverse-distance weights).
  * The cells' stencils and operators are made by the host's threads (pds_host_threads: one on /cpu/ref) in batches,
- * each cell by itself, and appended in cell order: the same arrays, bit for bit, for any thread count. */
+ * each cell by itself, each batch's kept in exactly sized arrays, joined in cell order at the end: the same arrays,
+ * bit for bit, for any thread count. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,20 +75,6 @@ static void cell_moments(const pds_real *xyz, const unsigned char *ctype, const 
   for (int h = 0; h < 6; h++) mom[h] = V6 != 0 ? I[h] / V6 : 0;
   for (int d = 0; d < 3; d++) mom[6 + d] = V6 != 0 ? E[d] / V6 : 0;
   mom[9] = V6 / 6;
-}
-
-/* a growable host array of elem-byte items */
-static int grow(pds_ctx ctx, void *pp, size_t *cap, size_t need, size_t elem) {
-  void  *old = *(void **)pp, *nw = NULL;
-  size_t nc  = *cap ? *cap : 1024;
-
-  if (need <= *cap) return PDS_OK;
-  while (nc < need) nc *= 2;
-  PDS_CALL(pds_malloc(ctx, PDS_MEM_HOST, nc * elem, &nw));
-  if (old) memcpy(nw, old, *cap * elem);
-  pds_free(ctx, PDS_MEM_HOST, pp);
-  *(void **)pp = nw, *cap = nc;
-  return PDS_OK;
 }
 
 typedef struct {
@@ -311,7 +298,8 @@ fail:
 }
 
 /* The cells go in batches: the threads (pds_host_threads) make a batch's stencils and operators into its buffers,
-   each cell by recon_cell_build alone (the same bits for any thread count), then they are appended in cell order. */
+   each cell by recon_cell_build alone (the same bits for any thread count); then, in cell order, the first bad cell
+   and the statistics, and each cell's place in STA and MAT; then the threads copy the batch into them. */
 int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds_fv_recon_host *out,
                        pds_fv_info *info) {
   pds_int              nc, nf, deg = 1;
@@ -320,14 +308,13 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
   const pds_size      *cptr, *fptr, *cfptr, *dptr;
   const pds_int       *cnodes, *fnodes, *fcells, *cfaces, *dadj;
   double              *mom = NULL;
-  pds_int             *ste = NULL, *sta = NULL, *bsta = NULL;
-  pds_real            *ap = NULL, *mat = NULL, *bmat = NULL;
+  pds_int             *ste = NULL, *sta = NULL, *bsta = NULL, **ksta = NULL;
+  pds_real            *ap = NULL, *mat = NULL, *bmat = NULL, **kmat = NULL;
   recon_cell          *bres = NULL;
   recon_ws            *ws = NULL;
-  size_t               cap_sta = 0, cap_mat = 0;
   const pds_int        maxng = p->recon_max;
   const int            nt = pds_host_threads(ctx);
-  pds_int              batch;
+  pds_int              batch, nbatch = 0;
   int                  ierr = PDS_OK, nws = 0;
   const double         t0 = pds_wtime();
 
@@ -340,6 +327,7 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
   for (pds_int c = 0; c < nc; c++) deg = (pds_int)(dptr[c + 1] - dptr[c]) > deg ? (pds_int)(dptr[c + 1] - dptr[c]) : deg;
   batch = (pds_int)((1 << 24) / (80 * (size_t)maxng)); /* about 16 MB of operators a batch */
   batch = batch < 64 ? 64 : batch > 4096 ? 4096 : batch;
+  nbatch = (pds_int)(((size_t)nc + (size_t)batch - 1) / (size_t)batch);
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 10 * (size_t)nc, &mom));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)nc, &ap));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nc + 1, &ste));
@@ -347,6 +335,8 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)batch * (size_t)maxng, &bsta));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)batch * (size_t)maxng, &bmat));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nt, &ws));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nbatch + 1, &ksta)); /* each batch's STA and MAT, exactly sized */
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nbatch + 1, &kmat));
   for (; nws < nt; nws++) PDS_CALL_GOTO(ierr, done, recon_ws_alloc(ctx, maxng, deg, ws + nws));
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
@@ -361,7 +351,7 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
     const recon_in in = {cen, mom, ap, dptr, dadj, p, maxng};
 
     for (pds_int c0 = 0; c0 < nc; c0 += batch) {
-      const pds_int c1 = nc - c0 > batch ? c0 + batch : nc;
+      const pds_int c1 = nc - c0 > batch ? c0 + batch : nc, k = c0 / batch;
 
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1)
@@ -369,7 +359,7 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
       for (pds_int c = c0; c < c1; c++)
         recon_cell_build(&in, ws + pds_host_thread_id(), c, bres + (c - c0), bsta + (size_t)(c - c0) * maxng,
                          bmat + 9 * (size_t)(c - c0) * maxng);
-      for (pds_int c = c0; c < c1; c++) { /* in cell order: the first bad cell, the statistics, the arrays */
+      for (pds_int c = c0; c < c1; c++) { /* in cell order: the first bad cell, the statistics, each one's place */
         const recon_cell *r  = bres + (c - c0);
         const pds_int     ng = r->ng;
 
@@ -387,14 +377,34 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
           ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "fv: order 2: more than %d stencil entries", PDS_INT_MAX / 9);
           goto done;
         }
-        PDS_CALL_GOTO(ierr, done, grow(ctx, &sta, &cap_sta, (size_t)ste[c] + (size_t)ng, sizeof *sta));
-        PDS_CALL_GOTO(ierr, done, grow(ctx, &mat, &cap_mat, 9 * ((size_t)ste[c] + (size_t)ng), sizeof *mat));
-        memcpy(sta + ste[c], bsta + (size_t)(c - c0) * maxng, (size_t)ng * sizeof *sta);
-        memcpy(mat + 9 * (size_t)ste[c], bmat + 9 * (size_t)(c - c0) * maxng, 9 * (size_t)ng * sizeof *mat);
         ste[c + 1] = ste[c] + ng;
         info->ng_min = ng < info->ng_min ? ng : info->ng_min, info->ng_max = ng > info->ng_max ? ng : info->ng_max;
       }
+      PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)(ste[c1] - ste[c0]) + 1, &ksta[k]));
+      PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)(ste[c1] - ste[c0]) + 1, &kmat[k]));
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+#endif
+      for (pds_int c = c0; c < c1; c++) { /* the batch's stencils and operators into their places */
+        const size_t ng = (size_t)(ste[c + 1] - ste[c]), o = (size_t)(ste[c] - ste[c0]);
+
+        memcpy(ksta[k] + o, bsta + (size_t)(c - c0) * maxng, ng * sizeof *sta);
+        memcpy(kmat[k] + 9 * o, bmat + 9 * (size_t)(c - c0) * maxng, 9 * ng * sizeof *mat);
+      }
     }
+  }
+  /* STA and MAT: the batches' arrays joined, each batch copied by one thread */
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)ste[nc] + 1, &sta));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 9 * (size_t)ste[nc] + 1, &mat));
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+#endif
+  for (pds_int k = 0; k < nbatch; k++) {
+    const pds_int c0 = k * batch, c1 = nc - c0 > batch ? c0 + batch : nc;
+    const size_t  n = (size_t)(ste[c1] - ste[c0]);
+
+    memcpy(sta + ste[c0], ksta[k], n * sizeof *sta);
+    memcpy(mat + 9 * (size_t)ste[c0], kmat[k], 9 * n * sizeof *mat);
   }
   info->ng_sum = ste[nc], info->ng_mean = (double)ste[nc] / nc;
   out->ste = ste, out->sta = sta, out->mat = mat, out->ap = ap;
@@ -402,6 +412,9 @@ int pds_fv_recon_build(pds_ctx ctx, pds_mesh3d mesh, const pds_fv_params *p, pds
   info->t_recon_setup = pds_wtime() - t0;
 done:
   for (int t = 0; t < nws; t++) recon_ws_free(ctx, ws + t);
+  for (pds_int k = 0; ksta && kmat && k < nbatch; k++)
+    pds_free(ctx, PDS_MEM_HOST, &ksta[k]), pds_free(ctx, PDS_MEM_HOST, &kmat[k]);
+  pds_free(ctx, PDS_MEM_HOST, &ksta), pds_free(ctx, PDS_MEM_HOST, &kmat);
   pds_free(ctx, PDS_MEM_HOST, &ws), pds_free(ctx, PDS_MEM_HOST, &bres), pds_free(ctx, PDS_MEM_HOST, &bsta);
   pds_free(ctx, PDS_MEM_HOST, &bmat), pds_free(ctx, PDS_MEM_HOST, &mom), pds_free(ctx, PDS_MEM_HOST, &ste);
   pds_free(ctx, PDS_MEM_HOST, &sta), pds_free(ctx, PDS_MEM_HOST, &mat), pds_free(ctx, PDS_MEM_HOST, &ap);
