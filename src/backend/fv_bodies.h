@@ -150,41 +150,40 @@ PDS_FV_HD void fv_face_states2(const struct pds_fv_dev *D, pds_int f, const pds_
     for (int k = 0; k < 5; k++) o[5 + k] = o[k];
 }
 
+/* face f's flux for the states qL (its first cell's side) and qR (the other side: unused on a wall) into g[5]: the
+   wall flux of qL on a wall face, else Roe's flux; every flux the fv and fvjac groups compute goes through here */
+PDS_FV_HD void fv_face_flux_lr(const struct pds_fv_dev *D, pds_int f, const pds_real qL[5], const pds_real qR[5],
+                               pds_real g[5]) {
+  const pds_real *a = D->face_area + 3 * (size_t)f;
+
+  if (D->face_kind[f] == PDS_FV_WALL) fv_flux_wall(D->gamma, qL, a, g);
+  else fv_flux_roe(D->gamma, D->efix, qL, qR, a, g);
+}
+
 /* stage (ii): face f's flux into F[5 f ..] */
 PDS_FV_HD void fv_face_flux(const struct pds_fv_dev *D, pds_int f, const pds_real *QF, pds_real *F) {
-  const pds_real *q = QF + 10 * (size_t)f, *a = D->face_area + 3 * (size_t)f;
+  const pds_real *q = QF + 10 * (size_t)f;
 
-  if (D->face_kind[f] == PDS_FV_WALL) fv_flux_wall(D->gamma, q, a, F + 5 * (size_t)f);
-  else fv_flux_roe(D->gamma, D->efix, q, q + 5, a, F + 5 * (size_t)f);
+  fv_face_flux_lr(D, f, q, q + 5, F + 5 * (size_t)f);
 }
 
 /* stages (i) and (ii) fused: face f's flux from the cells' values (PC NULL: order 1) or their polynomials at the
    face barycentre (order 2) into g[5]: the values fv_face_states1 / fv_face_states2 and then fv_face_flux give */
 PDS_FV_HD void fv_face_flux_q(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, const pds_real *PC,
                               pds_real g[5]) {
-  const pds_int       l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
-  const unsigned char kind = D->face_kind[f];
-  const pds_real     *a = D->face_area + 3 * (size_t)f;
+  const pds_int l = D->face_cell[2 * f], r = D->face_cell[2 * f + 1];
 
   if (PC) {
     const pds_real *x = D->face_centre + 3 * (size_t)f;
     pds_real        q[10];
 
     fv_poly_eval(D, l, Q, PC, x, q);
-    if (kind == PDS_FV_WALL) {
-      fv_flux_wall(D->gamma, q, a, g);
-      return;
-    }
     if (r >= 0) fv_poly_eval(D, r, Q, PC, x, q + 5);
-    else
-      for (int k = 0; k < 5; k++) q[5 + k] = D->qinf[k];
-    fv_flux_roe(D->gamma, D->efix, q, q + 5, a, g);
-  } else {
-    const pds_real *L = Q + 5 * (size_t)l;
-
-    if (kind == PDS_FV_WALL) fv_flux_wall(D->gamma, L, a, g);
-    else fv_flux_roe(D->gamma, D->efix, L, r >= 0 ? Q + 5 * (size_t)r : D->qinf, a, g);
-  }
+    else /* a wall's flux does not read the right state: the left one again, as fv_face_states2 has it */
+      for (int k = 0; k < 5; k++) q[5 + k] = D->face_kind[f] == PDS_FV_WALL ? q[k] : D->qinf[k];
+    fv_face_flux_lr(D, f, q, q + 5, g);
+  } else
+    fv_face_flux_lr(D, f, Q + 5 * (size_t)l, r >= 0 ? Q + 5 * (size_t)r : D->qinf, g);
 }
 
 /* the colour summation's step for face f (and the atomic one's on /cpu/ref): its flux g, then R_left -= g and

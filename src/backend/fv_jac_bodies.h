@@ -13,15 +13,6 @@
 #include "../disc/fv_jac_kernels.h"
 #include "fv_bodies.h"
 
-/* the flux of face f (kind, area) for the states qL, qR: the fv group's face_flux */
-PDS_FV_HD void fv_jac_flux(const struct pds_fv_dev *D, pds_int f, const pds_real qL[5], const pds_real qR[5],
-                           pds_real F[5]) {
-  const pds_real *a = D->face_area + 3 * (size_t)f;
-
-  if (D->face_kind[f] == PDS_FV_WALL) fv_flux_wall(D->gamma, qL, a, F);
-  else fv_flux_roe(D->gamma, D->efix, qL, qR, a, F);
-}
-
 /* face f's two 5 x 5 blocks into JF[50 f ..] (side 0: dF/dQL, side 1: dF/dQR) */
 PDS_FV_HD void fv_face_jac(const struct pds_fv_dev *D, pds_int f, const pds_real *Q, pds_real *JF) {
   const pds_real  e3 = 6.0554544523933395e-06; /* cbrt(2^-52) */
@@ -48,9 +39,9 @@ PDS_FV_HD void fv_face_jac(const struct pds_fv_dev *D, pds_int f, const pds_real
         pds_real       Fp[5], Fm[5];
 
         s[j] = qp;
-        fv_jac_flux(D, f, q[0], q[1], Fp);
+        fv_face_flux_lr(D, f, q[0], q[1], Fp);
         s[j] = qm;
-        fv_jac_flux(D, f, q[0], q[1], Fm);
+        fv_face_flux_lr(D, f, q[0], q[1], Fm);
         s[j] = q0;
         for (int i = 0; i < 5; i++) o[25 * side + 5 * i + j] = (Fp[i] - Fm[i]) / dh;
       }

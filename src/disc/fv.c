@@ -418,18 +418,24 @@ const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv) { return &fv->dev; }
 int                      pds_fv_unified(pds_fv fv) { return fv->unified; }
 struct pds_fv_jac      **pds_fv_jac_slot(pds_fv fv) { return &fv->jac; }
 
+int pds_fv_check_state(pds_fv fv, pds_vec Q) {
+  pds_size nq;
+
+  FV_VALID(fv);
+  PDS_VALID(Q, PDS_CLASSID_VEC, "Q");
+  PDS_CHECK(Q->hdr.ctx == fv->hdr.ctx, fv->hdr.ctx, PDS_ERR_ARG, "fv: Q must live on the fv object's context");
+  PDS_CALL(pds_vec_get_size(Q, &nq));
+  PDS_CHECK(nq == 5 * (pds_size)fv->info.ncells, fv->hdr.ctx, PDS_ERR_SIZE, "fv: Q has %" PDS_SIZE_FMT
+            " values; 5 a cell, %" PDS_SIZE_FMT, nq, 5 * (pds_size)fv->info.ncells);
+  return PDS_OK;
+}
+
 int pds_fv_recon_only(pds_fv fv, pds_vec Q) {
   pds_ctx         ctx;
   const pds_real *q;
-  pds_size        nq;
 
-  FV_VALID(fv);
+  PDS_CALL(pds_fv_check_state(fv, Q));
   ctx = fv->hdr.ctx;
-  PDS_VALID(Q, PDS_CLASSID_VEC, "Q");
-  PDS_CHECK(Q->hdr.ctx == ctx, ctx, PDS_ERR_ARG, "fv: Q must live on the fv object's context");
-  PDS_CALL(pds_vec_get_size(Q, &nq));
-  PDS_CHECK(nq == 5 * (pds_size)fv->info.ncells, ctx, PDS_ERR_SIZE, "fv: Q has %" PDS_SIZE_FMT " values; 5 a cell, %"
-            PDS_SIZE_FMT, nq, 5 * (pds_size)fv->info.ncells);
   PDS_CHECK(fv->dev.order == 2, ctx, PDS_ERR_STATE, "fv: the reconstruction needs order 2 (this object has order 1)");
   PDS_KERNEL(ctx, fv.recon);
   PDS_CALL(pds_vec_dev_read(Q, &q));

@@ -15,6 +15,8 @@ struct pds_fv_jac;
 PDS_INTERN void pds_fv_jac_free(pds_ctx ctx, struct pds_fv_jac **J);
 /* for fv_jac.c: the object's arrays as kernels see them, whether backend memory is host memory, and its slot for
    the implicit step's data (NULL until then) */
+/* fv is valid and Q a state of it (5 values a cell, on its context): PDS_ERR_ARG or PDS_ERR_SIZE otherwise */
+PDS_INTERN int                      pds_fv_check_state(pds_fv fv, pds_vec Q);
 PDS_INTERN pds_ctx                  pds_fv_ctx(pds_fv fv);
 PDS_INTERN const struct pds_fv_dev *pds_fv_dev_of(pds_fv fv);
 PDS_INTERN int                      pds_fv_unified(pds_fv fv);

@@ -137,23 +137,16 @@ int pds_fv_jacobian(pds_fv fv, pds_vec Q, pds_real cfl, pds_mat *A) {
   const struct pds_fv_dev *D;
   struct pds_fv_jac       *J = NULL;
   pds_ctx                  ctx;
-  pds_fv_info              in;
   const pds_real          *q;
   pds_size                *hp = NULL, *dp = NULL;
   pds_int                 *hc = NULL, *dc = NULL;
   pds_real                *vals = NULL;
-  pds_size                 nq;
   int                      ierr;
 
-  PDS_CALL(pds_fv_get_info(fv, &in)); /* checks fv */
+  PDS_CALL(pds_fv_check_state(fv, Q));
   ctx = pds_fv_ctx(fv);
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "fv: the output matrix handle is NULL");
   *A = NULL;
-  PDS_VALID(Q, PDS_CLASSID_VEC, "Q");
-  PDS_CHECK(Q->hdr.ctx == ctx, ctx, PDS_ERR_ARG, "fv: Q must live on the fv object's context");
-  PDS_CALL(pds_vec_get_size(Q, &nq));
-  PDS_CHECK(nq == 5 * (pds_size)in.ncells, ctx, PDS_ERR_SIZE, "fv: Q has %" PDS_SIZE_FMT " values; 5 a cell, %"
-            PDS_SIZE_FMT, nq, 5 * (pds_size)in.ncells);
   PDS_CHECK(cfl >= 0 && isfinite(cfl), ctx, PDS_ERR_ARG, "fv: CFL number %g; it must be >= 0 (0: no pseudo-time term)",
             cfl);
   PDS_KERNEL(ctx, fvjac.face_jac);

@@ -120,13 +120,6 @@ __global__ void fv_flux_q_k(struct pds_fv_dev D, const double *__restrict__ Q, c
   }
 }
 
-__global__ void fv_zero_k(double *__restrict__ R, size_t n) {
-  pds_grid_dep();
-  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-  if (i < n) R[i] = 0;
-}
-
 // one colour's faces color_face[lo .. lo + n): no two share a cell. The colour summation's model: R zeroed (40 nc),
 // then a face's colour entry 4, face_cell 8, kind 1, area 24, and each cell's Q read once and R read and written once
 // (the least: R stays in L2 across the colours only on small meshes): 37 nf + 160 nc
@@ -214,10 +207,9 @@ cudaError_t pds_cuda_fv_flux_q(cudaStream_t s, const struct pds_fv_dev *D, const
             : pds_launch(fv_flux_q_k<false>, g, dim3(FT), 0, s, *D, Q, PC, F);
 }
 
+// R = 0 before the colours' or the atomic additions (all-zero bytes are 0.0)
 static cudaError_t fv_zero(cudaStream_t s, pds_int ncells, pds_real *R) {
-  const size_t n = 5 * (size_t)ncells;
-
-  return pds_launch(fv_zero_k, dim3((unsigned)((n + 255) / 256)), dim3(256), 0, s, R, n);
+  return cudaMemsetAsync(R, 0, 5 * (size_t)ncells * sizeof *R, s);
 }
 
 cudaError_t pds_cuda_fv_sum_color(cudaStream_t s, const struct pds_fv_dev *D, const pds_real *Q, const pds_real *PC,
