@@ -58,6 +58,12 @@ PDS_EXTERN int pds_host_unregister(pds_ctx ctx, void *p);
 /* ---- vectors ---------------------------------------------------------------------------------------- */
 PDS_EXTERN int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v);      /* values undefined until set */
 PDS_EXTERN int pds_vec_duplicate(pds_vec v, pds_vec *w);                  /* same size and context, no values */
+/* A vector on the caller's array a of n doubles (16-byte aligned) in memory type mt, used in place, never freed by
+   the library (PDS_USE_POINTER): the caller keeps it alive until the vector is destroyed. CPU backends take host
+   arrays only (their memory is host memory); /gpu/cuda takes a device array (operations work on it directly; a
+   host access copies it to a host array of the library's) or a host array (the library keeps a device copy: after
+   operations on the device, pds_vec_get_array_read(v, PDS_MEM_HOST, ...) brings the values back into a). */
+PDS_EXTERN int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real *a, pds_vec *v);
 PDS_EXTERN int pds_vec_destroy(pds_vec *v);
 PDS_EXTERN int pds_vec_get_size(pds_vec v, pds_size *n);
 PDS_EXTERN pds_ctx pds_vec_get_ctx(pds_vec v);

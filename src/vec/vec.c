@@ -36,6 +36,46 @@ static int vec_create(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
 int pds_vec_create(pds_ctx ctx, pds_size n, pds_vec *v) { return vec_create(ctx, n, 0, v); }
 int pds_vec_create_f32(pds_ctx ctx, pds_size n, pds_vec *v) { return vec_create(ctx, n, 1, v); }
 
+/* The caller's array a (n doubles, 16-byte aligned: the device kernels load pairs) becomes the vector's copy in
+   memory type mt; the other copy, where the backend has one, is allocated by the library. */
+int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real *a, pds_vec *v) {
+  pds_vec w;
+  int     ierr;
+
+  PDS_CHECK(v, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *v = NULL;
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(n >= 0, ctx, PDS_ERR_SIZE, "vector length %" PDS_SIZE_FMT " is negative", n);
+  PDS_CHECK(mt == PDS_MEM_HOST || mt == PDS_MEM_DEVICE, ctx, PDS_ERR_ARG, "unknown memory type %d", (int)mt);
+  PDS_CHECK(a || !n, ctx, PDS_ERR_ARG, "array is NULL");
+  PDS_CHECK(((uintptr_t)a & 15) == 0, ctx, PDS_ERR_ARG,
+            "array %p is not 16-byte aligned (the kernels load pairs of values); pass an aligned copy", (void *)a);
+  if (ctx->k->mem_alloc == NULL) { /* host memory is the backend's: one array serves both */
+    PDS_CHECK(mt == PDS_MEM_HOST, ctx, PDS_ERR_ARG, "backend %s has no device memory; pass a host array",
+              ctx->backend);
+    PDS_CALL(PDS_NEW(ctx, 1, &w));
+    w->unified = 1, w->h = w->d = a, w->borrowed = PDS_VALID_HOST | PDS_VALID_DEVICE;
+  } else if (mt == PDS_MEM_DEVICE) { /* the host copy comes when a host access asks */
+    PDS_CALL(PDS_NEW(ctx, 1, &w));
+    w->d = a, w->borrowed = PDS_VALID_DEVICE;
+  } else {
+    PDS_CALL(PDS_NEW(ctx, 1, &w));
+    ierr = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * sizeof(pds_real), &w->d);
+    if (ierr) {
+      free(w);
+      return ierr;
+    }
+    w->h = a, w->borrowed = PDS_VALID_HOST;
+  }
+  w->hdr.ctx     = ctx;
+  w->hdr.classid = PDS_CLASSID_VEC;
+  w->hdr.refct   = 1;
+  w->n           = n;
+  w->valid       = mt == PDS_MEM_HOST ? PDS_VALID_HOST | (w->unified ? PDS_VALID_DEVICE : 0) : PDS_VALID_DEVICE;
+  *v             = w;
+  return PDS_OK;
+}
+
 int pds_vec_duplicate(pds_vec v, pds_vec *w) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   return pds_vec_create(VEC_CTX(v), v->n, w);
@@ -55,8 +95,8 @@ int pds_vec_destroy(pds_vec *v) {
     *v = NULL;
     return PDS_OK;
   }
-  if (!w->unified) pds_free(ctx, PDS_MEM_HOST, &w->h);
-  pds_free(ctx, PDS_MEM_DEVICE, &w->d);
+  if (!w->unified && !(w->borrowed & PDS_VALID_HOST)) pds_free(ctx, PDS_MEM_HOST, &w->h);
+  if (!(w->borrowed & PDS_VALID_DEVICE)) pds_free(ctx, PDS_MEM_DEVICE, &w->d);
   w->hdr.classid = PDS_CLASSID_FREED;
   free(w);
   *v = NULL;

@@ -17,6 +17,7 @@ struct pds_vec_s {
   int               nread;   /* open read accesses */
   int               writing; /* an open write access */
   int               f32;     /* 1: the arrays hold n floats (a single-precision solve's internal vector, vec_f32.c) */
+  int               borrowed; /* PDS_VALID_* mask of the arrays the caller owns (pds_vec_create_with_array) */
 };
 
 /* argument checks shared by the vector operations and the fused products (src/mat/mat_fused.c): vectors share a
