@@ -2,12 +2,13 @@
 # tests/tools/setup-test-env.sh BUILD_DIR PYTHON: finds, or sets up, the programs the test suite runs besides the C
 # compiler, make and CMake, and names them in BUILD_DIR/test-env.cmake, a CMake initial cache (cmake -C) that the
 # Makefile hands to the test and sanitizer builds:
-#   PDS_PYTHON      a Python with NumPy and SciPy (tests/verify, tests/disc): PYTHON if it has them
+#   PDS_PYTHON      a Python with NumPy, SciPy, pytest and scikit-build-core (tests/verify, tests/disc, the Python
+#                   package's tests in python/tests and its pip-install test): PYTHON if it has them
 #   PDS_GMSH        the gmsh program (tests/mesh, tests/disc mesh .geo files with it at test time): gmsh on PATH if
 #                   it runs
 #   PDS_PKG_CONFIG  pkg-config (tests/install): pkg-config or pkgconf on PATH
-# What is missing comes from PyPI into BUILD_DIR/venv, a virtual environment of PYTHON: numpy and scipy, gmsh,
-# pkgconf. A second run installs nothing. Every failure says what to install and exits 1.
+# What is missing comes from PyPI into BUILD_DIR/venv, a virtual environment of PYTHON: numpy, scipy, pytest and
+# scikit-build-core, gmsh, pkgconf. A second run installs nothing. Every failure says what to install and exits 1.
 set -u
 [ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR PYTHON" >&2; exit 2; }
 python=$2
@@ -28,13 +29,14 @@ command -v "$python" >/dev/null 2>&1 ||
 need=""     # PyPI packages to put into the venv
 apt_alt=""  # the Debian/Ubuntu packages that would do instead
 
-if "$python" -c 'import numpy, scipy' 2>/dev/null; then
+pymods="import numpy, scipy, pytest, scikit_build_core"
+if "$python" -c "$pymods" 2>/dev/null; then
   py=$("$python" -c 'import sys; print(sys.executable)')
 else
   py=$venv/bin/python
-  if ! "$py" -c 'import numpy, scipy' 2>/dev/null; then
-    need="$need numpy scipy"
-    apt_alt="$apt_alt python3-numpy python3-scipy"
+  if ! "$py" -c "$pymods" 2>/dev/null; then
+    need="$need numpy scipy pytest scikit-build-core"
+    apt_alt="$apt_alt python3-numpy python3-scipy python3-pytest python3-scikit-build-core"
   fi
 fi
 
@@ -101,7 +103,7 @@ PKG_CONFIG_PATH=$build "$pkg_config" --version >/dev/null 2>&1 || die "$pkg_conf
 cmq() { printf '%s' "$1" | sed 's/[\\"]/\\&/g'; }
 cat >"$build/test-env.cmake.tmp" <<EOF
 # Written by tests/tools/setup-test-env.sh (make test, make sanitize-build): the programs the tests run.
-set(PDS_PYTHON "$(cmq "$py")" CACHE FILEPATH "Python with NumPy and SciPy (tests/verify, tests/disc)" FORCE)
+set(PDS_PYTHON "$(cmq "$py")" CACHE FILEPATH "Python with NumPy, SciPy, pytest, scikit-build-core (tests)" FORCE)
 set(PDS_GMSH "$(cmq "$gmsh")" CACHE FILEPATH "gmsh (tests/mesh and tests/disc mesh .geo files at test time)" FORCE)
 set(PDS_PKG_CONFIG "$(cmq "$pkg_config")" CACHE FILEPATH "pkg-config (tests/install)" FORCE)
 EOF

@@ -1,0 +1,218 @@
+"""pdesolve/problems.py: the library's generators: test problems with known solutions (poisson7, fem2d, sem,
+patches), paper 000's coupled channel systems and random stencil7 matrices, and the P1 finite elements of paper 004
+on generated or Gmsh meshes."""
+import ctypes
+import os
+
+import numpy as np
+
+from ._base import CObject, view_text
+from ._decls import pds_channel_opts, pds_fem2d_info, pds_problem
+from ._lib import lib
+from .context import as_context
+from .errors import ArgumentError
+from .matrix import Matrix
+from .vector import Vector
+
+
+class Problem:
+    """A linear system with what is known of its solution: A (Matrix), b (Vector), x_exact (Vector: the discrete
+    solution, or None), u_exact (Vector: the PDE's solution at the unknowns, or None), description."""
+
+    def __init__(self, ctx, p):
+        self.ctx = ctx
+        self.A = Matrix._adopt(ctx, p.A)
+        self.b = Vector._adopt(ctx, p.b)
+        self.x_exact = Vector._adopt(ctx, p.x_exact) if p.x_exact else None
+        self.u_exact = Vector._adopt(ctx, p.u_exact) if p.u_exact else None
+        self.description = p.description.decode(errors="replace")
+
+    def close(self):
+        for v in (self.A, self.b, self.x_exact, self.u_exact):
+            if v is not None:
+                v.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "Problem(%s; %s %d x %d, nnz %d)" % (self.description, self.A.type, *self.A.shape, self.A.nnz)
+
+
+def names():
+    """The registered problem names (pdesolve gen -problem NAME)."""
+    return [lib.pds_problem_name(i).decode() for i in range(lib.pds_problem_count())]
+
+
+def _problem(ctx, fn, *args):
+    p = pds_problem()
+    rc = fn(ctx._h, *args, ctypes.byref(p))
+    if rc:
+        ctx._raise(rc)
+    return Problem(ctx, p)
+
+
+def _dims(v, k=3):
+    a = np.atleast_1d(np.asarray(v, dtype=np.int64))
+    if a.size == 1:
+        a = np.repeat(a, k)
+    if a.size != k:
+        raise ArgumentError("pdesolve: %d sizes or one, not %r" % (k, v))
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def generate(name, dims, ctx=None):
+    """A registered problem by name with its size arguments (as `pdesolve gen -problem NAME`)."""
+    ctx = as_context(ctx)
+    d = np.ascontiguousarray(np.atleast_1d(dims), dtype=np.int32)
+    return _problem(ctx, lib.pds_problem_generate, name.encode(), d.ctypes.data, int(d.size))
+
+
+def poisson7(n, ctx=None):
+    """The 7-point Laplacian on an n^3 (or nx x ny x nz) grid with a manufactured solution (x_exact)."""
+    return generate("poisson7", _dims(n), ctx)
+
+
+def patches(n, sizes, ctx=None):
+    """Cell-centred Poisson on (0,1)^3 with n cells a side (or (nx, ny, nz)) tiled by patches of the given sizes
+    (paper 002): A is a "patches" matrix (for relax and gmg)."""
+    ctx = as_context(ctx)
+    nn = _dims(n)
+    sz = np.ascontiguousarray(np.atleast_1d(sizes), dtype=np.int32)
+    return _problem(ctx, lib.pds_problem_patches, nn.ctypes.data, int(sz.size), sz.ctypes.data)
+
+
+def sem(elements, order, deform=0.0, ctx=None, mesh=None):
+    """Spectral-element Poisson (paper 003) on a box of elements (or a hexahedral Gmsh mesh: mesh=path) with
+    order + 1 Gauss-Lobatto-Legendre points a direction: A is the matrix-free "sem" operator (for semjacobi)."""
+    ctx = as_context(ctx)
+    if mesh is not None:
+        from .fv import Mesh3D
+        m = mesh if isinstance(mesh, Mesh3D) else Mesh3D.read(mesh, ctx)
+        return _problem(ctx, lambda c, *a: lib.pds_problem_sem_mesh(c, m._hc(), *a), int(order))
+    e = _dims(elements)
+    return _problem(ctx, lib.pds_problem_sem, e.ctypes.data, int(order), float(deform))
+
+
+CHANNEL_FIELDS = ("n", "cfl", "re", "stretch", "beta", "lx", "lz", "perturb", "phase")
+
+
+def channel(grid=(16, 16, 16), ctx=None, **options):
+    """Paper 000's coupled system: one implicit step of the artificial-compressibility Navier-Stokes equations on a
+    channel as a stencil7 matrix (docs/channel.md). grid: (I, J, K), or a list of them for one multi-block matrix.
+    options: n (4..6, default 6), cfl (10), re (100), stretch (1.5), beta (1), lx (4), lz (2), perturb (0.05),
+    phase (0). Returns (A, b)."""
+    ctx = as_context(ctx)
+    o = pds_channel_opts()
+    lib.pds_channel_opts_default(ctypes.byref(o))
+    for k, v in options.items():
+        if k not in CHANNEL_FIELDS:
+            raise ArgumentError("pdesolve: unknown channel option %r; options: %s" % (k, ", ".join(CHANNEL_FIELDS)))
+        setattr(o, k, type(getattr(o, k))(v))
+    A, b = ctypes.c_void_p(), ctypes.c_void_p()
+    grids = np.atleast_2d(np.asarray(grid, dtype=np.int64))
+    if grids.shape[0] == 1:
+        o.I, o.J, o.K = (int(v) for v in grids[0])
+        rc = lib.pds_channel_generate(ctx._h, ctypes.byref(o), ctypes.byref(A), ctypes.byref(b))
+    else:
+        d = np.ascontiguousarray(grids.reshape(-1), dtype=np.int32)
+        rc = lib.pds_channel_generate_blocks(ctx._h, ctypes.byref(o), int(grids.shape[0]), d.ctypes.data,
+                                             ctypes.byref(A), ctypes.byref(b))
+    if rc:
+        ctx._raise(rc)
+    return Matrix._adopt(ctx, A.value), Vector._adopt(ctx, b.value)
+
+
+def stencil7_random(grid, n, dominance=2.0, seed=1, ctx=None):
+    """A random stencil7 matrix with n x n blocks, each diagonal entry +-dominance times its row's off-diagonal sum."""
+    I, J, K = (int(v) for v in _dims(grid))
+    return Matrix._create(as_context(ctx), lib.pds_stencil7_random, I, J, K, int(n), float(dominance), int(seed))
+
+
+class Mesh2D(CObject):
+    """A triangle mesh: Mesh2D.generate("square" or "hole", nodes, seed) or Mesh2D.read(path) (Gmsh 2.2/4.1)."""
+    _destroy = "pds_mesh_destroy"
+    _rank = 1.5
+
+    @classmethod
+    def generate(cls, domain="square", nodes=1000, seed=1, ctx=None):
+        return cls._create(as_context(ctx), lib.pds_mesh_generate, domain.encode(), int(nodes), int(seed))
+
+    @classmethod
+    def read(cls, path, ctx=None):
+        return cls._create(as_context(ctx), lib.pds_mesh_read_gmsh, os.fspath(path).encode())
+
+    @property
+    def sizes(self):
+        """(nodes, triangles, boundary edges)."""
+        a, b, c = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
+        self._check(lib.pds_mesh_get_sizes(self._hc(), ctypes.byref(a), ctypes.byref(b), ctypes.byref(c)))
+        return a.value, b.value, c.value
+
+    def __repr__(self):
+        return "Mesh2D(%d nodes, %d triangles, %d boundary edges)" % self.sizes
+
+
+class FEM2D(CObject):
+    """P1 finite elements for -div(k grad u) = f on a triangle mesh (paper 004): FEM2D(mesh, problem="paper"
+    or "manufactured"); assemble(dirichlet="rows" or "symmetric") -> (A, b) on the context's backend; exact() -> the
+    exact solution at the nodes; l2_error(x)."""
+    _destroy = "pds_fem2d_destroy"
+    _rank = 2.5
+
+    def __init__(self, mesh, problem="paper"):
+        super().__init__(mesh.ctx)
+        self._check(lib.pds_fem2d_create(self.ctx._h, mesh._hc(), ctypes.byref(self._h)))
+        self._made()
+        self._keep = [mesh]
+        self.mesh = mesh
+        self._check(lib.pds_fem2d_set_problem(self._h, problem.encode()))
+
+    def assemble(self, dirichlet="rows"):
+        modes = {"rows": 0, "symmetric": 1}
+        if dirichlet not in modes:
+            raise ArgumentError("pdesolve: dirichlet=%r; 'rows' or 'symmetric'" % (dirichlet,))
+        A, b = ctypes.c_void_p(), ctypes.c_void_p()
+        self._check(lib.pds_fem2d_assemble(self._hc(), modes[dirichlet], ctypes.byref(A), ctypes.byref(b)))
+        return Matrix._adopt(self.ctx, A.value), Vector._adopt(self.ctx, b.value)
+
+    def exact(self):
+        u = ctypes.c_void_p()
+        self._check(lib.pds_fem2d_exact(self._hc(), ctypes.byref(u)))
+        return Vector._adopt(self.ctx, u.value)
+
+    def l2_error(self, x):
+        from .vector import as_vector
+        e, xv = ctypes.c_double(), as_vector(x, self.ctx)
+        self._check(lib.pds_fem2d_l2_error(self._hc(), xv._h, ctypes.byref(e)))
+        return e.value
+
+    @property
+    def info(self):
+        i = pds_fem2d_info()
+        self._check(lib.pds_fem2d_get_info(self._hc(), ctypes.byref(i)))
+        return {k: getattr(i, k) for k, _ in i._fields_}
+
+    def __repr__(self):
+        return view_text(lib.pds_fem2d_view, self._hc()) or "FEM2D"
+
+
+def fem2d(nodes=1000, ctx=None, domain="square", seed=1, problem="paper", dirichlet="rows", mesh=None):
+    """Paper 004's system in one call: a generated mesh of about `nodes` nodes (or mesh=a Gmsh path or Mesh2D),
+    assembled. Returns a Problem with u_exact (the exact solution at the nodes) and .fem (for l2_error)."""
+    ctx = as_context(ctx)
+    if mesh is None:
+        m = Mesh2D.generate(domain, nodes, seed, ctx)
+    else:
+        m = mesh if isinstance(mesh, Mesh2D) else Mesh2D.read(mesh, ctx)
+    fem = FEM2D(m, problem)
+    A, b = fem.assemble(dirichlet)
+    p = Problem.__new__(Problem)
+    p.ctx, p.A, p.b, p.x_exact = ctx, A, b, None
+    p.u_exact = fem.exact()
+    p.description = "P1 FEM (%s) on a %d-node mesh" % (problem, m.sizes[0])
+    p.fem = fem
+    return p

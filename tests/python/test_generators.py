@@ -1,0 +1,79 @@
+"""tests/python/test_generators.py: the library's generators and discretizations from Python, checked against what
+is known of their solutions (the manufactured solutions, convergence, conservation of the free stream)."""
+import numpy as np
+import pytest
+
+import pdesolve as pds
+
+
+def test_problem_names():
+    assert {"poisson7", "fem2d", "channel", "patches", "sem"} <= set(pds.problems.names()) | {"channel"}
+
+
+def test_poisson7_second_order(ctx):
+    errs = []
+    for n in (8, 16):
+        p = pds.problems.poisson7(n, ctx)
+        x, r = pds.Solver(p.A, "cg", pc="jacobi", rtol=1e-12).solve(p.b.numpy())
+        errs.append(np.abs(x - p.u_exact.numpy()).max())
+    assert 3.0 < errs[0] / errs[1] < 5.0       # h^2
+
+
+def test_channel_bilu0(ctx):
+    A, b = pds.problems.channel((6, 6, 6), ctx, n=5, cfl=20)
+    assert A.type == "stencil7" and A.block_size == 5 and A.shape[0] == 6 * 6 * 6 * 5
+    x, r = pds.Solver(A, "gmres", pc="bilu0", rtol=1e-10).solve(b.numpy())
+    assert r.converged and np.linalg.norm(A @ x - b.numpy()) <= 1e-9 * np.linalg.norm(b.numpy())
+    Am, bm = pds.problems.channel([(4, 4, 4), (5, 3, 2)], ctx, n=4)
+    assert Am.shape[0] == (64 + 30) * 4
+    with pytest.raises(pds.errors.ArgumentError, match="unknown channel option"):
+        pds.problems.channel((4, 4, 4), ctx, reynolds=3)
+
+
+def test_fem2d_converges(ctx):
+    errs = []
+    for nodes in (400, 1600):
+        p = pds.problems.fem2d(nodes, ctx, problem="manufactured", dirichlet="symmetric")
+        x, r = pds.Solver(p.A, "cg", pc="jacobi", rtol=1e-12).solve(p.b.numpy())
+        errs.append(p.fem.l2_error(x))
+    assert errs[1] < errs[0] / 3                 # about h^2 (h halves with 4x the nodes)
+    m = pds.problems.Mesh2D.generate("hole", 500, 2, ctx)
+    assert m.sizes[0] > 400
+
+
+def test_sem_spectral(ctx):
+    errs = []
+    for order in (3, 6):
+        p = pds.problems.sem(2, order, ctx=ctx)
+        x, r = pds.Solver(p.A, "cg", pc="semjacobi", rtol=1e-12).solve(p.b.numpy())
+        errs.append(np.abs(x - p.u_exact.numpy()).max())
+    assert errs[1] < errs[0] / 50
+
+
+def test_patches_gmg(ctx):
+    p = pds.problems.patches(32, [16], ctx)
+    assert p.A.type == "patches"
+    x, r = pds.Solver(p.A, "cg", pc="gmg", rtol=1e-10, pc_options={"cycle": "v", "pre": 2, "post": 2}).solve(
+        p.b.numpy())
+    assert r.converged and r.iterations <= 8
+
+
+def test_fv_free_stream_and_implicit(ctx):
+    m = pds.fv.Mesh3D.sphere(2000, ctx=ctx)
+    assert m.sizes[1] > 1500
+    box = pds.fv.Mesh3D.box(3, ctx=ctx)
+    fvb = pds.fv.FV(box)
+    Q = fvb.state()
+    R = fvb.residual(Q)
+    assert R.norm("inf") < 1e-12               # a free stream is preserved on a closed box of free-stream faces
+    fv = pds.fv.FV(m, walls=[1], mach=0.3)
+    assert fv.info["ncells"] == m.sizes[1] and fv.info["summation"] == "stages"
+    Q = fv.state()
+    r0 = fv.step(0.5, Q)
+    J = fv.jacobian(Q, 10.0)
+    assert J.type == "bsr" and J.block_size == 5
+    s = pds.Solver(J, "gmres", pc="ilu0", rtol=0.1)
+    r1, lin = fv.step_implicit(s, 10.0, Q)
+    assert lin.iterations > 0 and np.isfinite(r1) and r1 > 0 and np.isfinite(r0)
+    with pytest.raises(pds.errors.ArgumentError, match="unknown FV option"):
+        pds.fv.FV(m, machnumber=2)
