@@ -35,6 +35,8 @@
 #      time and bytes on the 680K sphere, the parts of a linear solve, implicit (gmres + ilu0, + pbjacobi) against
 #      explicit steps to a steady state, /cpu/omp beside; fv_implicit.jsonl, fv_implicit.txt; GPU_CHECK_FVI_S, default
 #      200 s),
+#   5h. issue 15's Python package (tests/python on /gpu/cuda with CuPy where the image has it, the Python overhead
+#      against C, examples/python/solve_mtx.py on /gpu/cuda; python.jsonl, python.txt; a minute),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -88,6 +90,7 @@ KEEP=(); [ ${#GEN[@]} -gt 0 ] && KEEP=(-- -k 0) # keep going: one broken target 
 timeout "$(left 400)" cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DPDS_ENABLE_CUDA=ON \
   -DPDS_WERROR="${GPU_CHECK_WERROR:-OFF}" -DPDS_TEST_CUDA=ON -DPDS_SHARED_DIR="$SHARED" \
   -DPDS_PYTHON="$(command -v python3)" \
+  -DPDS_PYTHON_PATH="$(python3 -c 'import pytest' >/dev/null 2>&1 || echo "$ROOT/.data/pylib")" \
   > "$OUT/build.log" 2>&1 && timeout "$(left 380)" cmake --build "$BUILD" -j "$JOBS" "${KEEP[@]}" >> "$OUT/build.log" 2>&1
 BUILD_RC=$?
 if [ -x "$BUILD/bench/bench_gpu" ] && [ -x "$BUILD/tests/cuda/tc02_solve" ] && [ -x "$BUILD/tests/cuda/tc03_fem2d" ]; then
@@ -205,10 +208,10 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit); together
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit python); together
 # they take more than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
 # "ilu relax sem fv fv_implicit"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit} "
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit python} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -402,6 +405,41 @@ paper_bench fv GPU_CHECK_FV_S 240; FVR=$?
 # 5g. issue 14's implicit step on the sphere: the Jacobian, the linear solves, implicit against explicit steps
 paper_bench fv_implicit GPU_CHECK_FVI_S 200; FVIR=$?
 
+# ---- 5h. issue 15's Python package: its tests on /gpu/cuda (CuPy's where the image has CuPy), t102 (vectors on the
+# caller's arrays) with memcheck, the overhead per call against C (bench/python/bench_overhead.py) on /cpu/ref (the
+# host's CPU) and /gpu/cuda, and examples/python/solve_mtx.py on /gpu/cuda; python.jsonl, python.txt. pytest comes
+# from .data/pylib (unpacked pure-Python wheels) when the image has none.
+PYR=0
+if want python; then
+  t0=$SECONDS
+  PYPATH=$ROOT/python
+  SANITIZER=${SANITIZER:-$(command -v compute-sanitizer || echo compute-sanitizer)}
+  if ! python3 -c 'import pytest' >/dev/null 2>&1 && [ -d "$ROOT/.data/pylib" ]; then PYPATH=$PYPATH:$ROOT/.data/pylib; fi
+  pyrun() { PDS_LIBRARY="$BUILD/libpdesolve.so" PYTHONPATH="$PYPATH" PDS_SHARED_DIR="$SHARED" \
+            PDS_APP="$BUILD/bin/pdesolve" timeout "$(left 5)" "$@"; }
+  {
+    echo "python: $(python3 --version 2>&1); $(python3 -c 'import numpy, scipy; print("numpy", numpy.__version__, "scipy", scipy.__version__)' 2>&1 | tail -1); cupy: $(python3 -c 'import cupy; print(cupy.__version__)' 2>&1 | tail -1)"
+    echo "== ctest t102_vec_array:cuda"
+    (cd "$BUILD" && ctest -R '^t102_vec_array:cuda$' --output-on-failure 2>&1 | tail -3)
+    "$SANITIZER" --tool memcheck --error-exitcode 99 "$BUILD/tests/t102_vec_array" /gpu/cuda 2>&1 | tail -2
+    echo "== pytest on /gpu/cuda"
+    PDS_TEST_BACKEND=/gpu/cuda pyrun python3 -m pytest -q -p no:cacheprovider -rs "$ROOT/tests/python" 2>&1 | tail -25
+    PYR=${PIPESTATUS[0]}
+    echo "== examples/python/solve_mtx.py on /gpu/cuda"
+    for m in orsirr_1 utm1700a e20r0000; do
+      pyrun python3 "$ROOT/examples/python/solve_mtx.py" "$SHARED/matrices/$m.mtx" --backend /gpu/cuda 2>&1 | tail -4
+    done
+    echo "== Python overhead against C"
+    for be in /cpu/ref /gpu/cuda; do
+      pyrun python3 "$ROOT/bench/python/bench_overhead.py" --c-bench "$BUILD/bench/bench_overhead" --backend "$be" \
+        --reps 5000 --warmup 500 --json "$OUT/python.jsonl" 2>&1 | sed -n '/^Python overhead/,$p'
+    done
+  } > "$OUT/python.txt" 2>&1
+  note "python package" "pytest rc $PYR ($((SECONDS - t0)) s)"
+else
+  echo "skipped (GPU_CHECK_BENCHES)" > "$OUT/python.txt"
+fi
+
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------
 if [ -n "${GPU_CHECK_PEER:-}" ]; then
   t0=$SECONDS
@@ -441,6 +479,8 @@ echo "-- bench_fv_implicit (issue 14: the implicit step)"
 cat "$OUT/fv_implicit.txt" 2>/dev/null | cut -c1-300
 [ "${FVIR:-0}" -ne 0 ] && tail -5 "$OUT/fv_implicit.log"
 [ -s "$OUT/petsc-peer.txt" ] && { echo "-- pdesolve CPU backends vs PETSc (host CPU)"; cat "$OUT/petsc-peer.txt"; }
+echo "-- python package (issue 15)"
+cat "$OUT/python.txt" 2>/dev/null | cut -c1-300
 echo "-- compute-sanitizer"
 cat "$OUT/sanitizer.txt" 2>/dev/null
 # the first errors of a run that found any, here too: the logs may not all come back from a device machine
