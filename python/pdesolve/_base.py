@@ -2,6 +2,8 @@
 of the library's view functions (repr)."""
 import ctypes
 
+import numpy as np
+
 from ._lib import lib
 from .errors import StateError
 
@@ -82,13 +84,32 @@ class CObject(Closable):
             self.ctx._raise(rc)
 
     def _work(self, key, n):
-        """A Vector of length n kept by this object for its NumPy calls on small systems (see _callbacks.small)."""
+        """A Vector of length n kept by this object for its NumPy calls through work vectors (_callbacks.via_work)."""
         from .vector import Vector
         w = self.__dict__.setdefault("_workv", {})
         v = w.get(key)
-        if v is None or v._array.size != n:
+        if v is None or v._n != n:
             v = w[key] = Vector(n, self.ctx)
+            v._n = n
         return v
+
+    def _work_in(self, key, x):
+        """x (a 1-D NumPy array) copied into this object's work vector `key`."""
+        v = self._work(key, x.size)
+        if v._array is not None:
+            v._array[...] = x
+        else:  # device memory: one host-to-device copy
+            xa = x if x.dtype == np.float64 and x.flags.c_contiguous else np.ascontiguousarray(x, dtype=np.float64)
+            self._check(lib.pds_vec_set_values(v._h, xa.ctypes.data, 0))
+        return v
+
+    def _work_out(self, v):
+        """A new NumPy array with work vector v's values."""
+        if v._array is not None:
+            return v._array.copy()
+        out = np.empty(v._n)
+        self._check(lib.pds_vec_get_values(v._h, out.ctypes.data, 0))
+        return out
 
     def close(self):
         """Release the C object now (a context closes what is still open when it closes)."""

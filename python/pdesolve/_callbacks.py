@@ -112,15 +112,16 @@ def monitor_callback(fn):
     return MONITOR(c_monitor)
 
 
-# NumPy calls on the CPU with at most this many values go through vectors the object keeps (the values copied in
-# and out, 2 x 8 n bytes) instead of wrapping the arrays in new vectors each call (about 4 us each): the copies cost
-# less than the wrapping up to here (docs/python.md, Python overhead).
+# NumPy calls go through vectors the calling object keeps (the values copied in and out, 2 x 8 n bytes) instead of
+# wrapping the arrays in new vectors each call (about 4 us each on the CPU; on a GPU also a device allocation): on a
+# GPU always (host arrays are copied to the device and back in any case), on the CPU up to SMALL values, where the
+# copies cost less than the wrapping (docs/python.md, Python overhead).
 SMALL = 1 << 14
 
 
-def small(ctx, x):
-    """True when x is a NumPy vector of at most SMALL values on a CPU context (the work-vector path)."""
-    return type(x) is np.ndarray and x.ndim == 1 and x.size <= SMALL and not ctx.is_device
+def via_work(ctx, x):
+    """True when a call with NumPy vector x goes through the object's work vectors."""
+    return type(x) is np.ndarray and x.ndim == 1 and (ctx.is_device or x.size <= SMALL)
 
 
 def wrap_result(ctx, like, n, out):

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _arrays
 from ._base import CObject, view_text
-from ._callbacks import apply_callback, host_view, small, wrap_result
+from ._callbacks import apply_callback, host_view, via_work, wrap_result
 from ._lib import lib
 from .context import as_context
 from .errors import ArgumentError
@@ -219,11 +219,10 @@ class Matrix(CObject):
     # ---- operations ---------------------------------------------------------------------------------------
     def matvec(self, x, out=None):
         """y = A x: x a NumPy/CuPy array or Vector; the result has x's kind (out: a Vector or array to write)."""
-        if out is None and small(self.ctx, x):
-            wx, wy = self._work("x", x.size), self._work("y", self.shape[0])
-            wx._array[...] = x
+        if out is None and via_work(self.ctx, x):
+            wx, wy = self._work_in("x", x), self._work("y", self.shape[0])
             self._check(lib.pds_mat_apply(self._hc(), wx._h, wy._h))
-            return wy._array.copy()
+            return self._work_out(wy)
         xv = x if isinstance(x, Vector) else Vector(x, self.ctx)
         yv, ret = wrap_result(self.ctx, x, self.shape[0], out)
         self._check(lib.pds_mat_apply(self._hc(), xv._h, yv._h))

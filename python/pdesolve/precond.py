@@ -3,7 +3,7 @@ semjacobi) with their options, and Python functions as shell preconditioners."""
 import ctypes
 
 from ._base import CObject, view_text
-from ._callbacks import apply_callback, small, wrap_result
+from ._callbacks import apply_callback, via_work, wrap_result
 from ._lib import lib
 from .context import as_context
 from .errors import ArgumentError
@@ -141,11 +141,10 @@ class Precond(CObject):
 
     def apply(self, x, out=None):
         """y = M^-1 x, of x's kind (NumPy, CuPy, Vector)."""
-        if out is None and small(self.ctx, x):
-            wx, wy = self._work("x", x.size), self._work("y", x.size)
-            wx._array[...] = x
+        if out is None and via_work(self.ctx, x):
+            wx, wy = self._work_in("x", x), self._work("y", x.size)
             self._check(lib.pds_precond_apply(self._hc(), wx._h, wy._h))
-            return wy._array.copy()
+            return self._work_out(wy)
         xv = x if isinstance(x, Vector) else Vector(x, self.ctx)
         yv, ret = wrap_result(self.ctx, x, xv.size, out)
         self._check(lib.pds_precond_apply(self._hc(), xv._h, yv._h))

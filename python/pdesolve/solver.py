@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from ._base import CObject, view_text
-from ._callbacks import monitor_callback, small, wrap_result
+from ._callbacks import monitor_callback, via_work, wrap_result
 from ._decls import pds_solver_result
 from ._lib import lib
 from .context import as_context
@@ -138,17 +138,21 @@ class Solver(CObject):
         x0: the initial guess (zero when None; not changed). x: where to write the solution (a Vector, or an array
         the library can use in place), else a new array of b's kind. Returns (x, Result)."""
         ctx = self.ctx
-        if x is None and small(ctx, b) and (x0 is None or small(ctx, x0)):  # small NumPy systems on the CPU
-            bv, xv = self._work("b", b.size), self._work("x", self._ncols)
-            bv._array[...] = b
-            xv._array[...] = 0.0 if x0 is None else x0
-            ret = xv._array.copy
+        if x is None and via_work(ctx, b) and (x0 is None or via_work(ctx, x0)):  # NumPy in and out
+            bv = self._work_in("b", b)
+            if x0 is None:
+                xv = self._work("x", self._ncols)
+                self._check(lib.pds_vec_set(xv._h, 0.0))
+            else:
+                xv = self._work_in("x", x0)
+
+            def ret():
+                return self._work_out(xv)
         else:
             bv = b if isinstance(b, Vector) else Vector(b, ctx)
             xv, ret = wrap_result(ctx, b, self._ncols, x)
             if x0 is None:
-                if x is None:
-                    self._check(lib.pds_vec_set(xv._h, 0.0))
+                self._check(lib.pds_vec_set(xv._h, 0.0))
             else:
                 x0v = as_vector(x0, ctx)
                 if x0v._h.value != xv._h.value:

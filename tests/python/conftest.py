@@ -54,3 +54,8 @@ def read_array(path):
         lines = [l for l in f if not l.startswith("%")]
     n = int(lines[0].split()[0])
     return np.array([float(v) for v in lines[1:1 + n]])
+
+
+def pytest_configure(config):
+    # SciPy 1.18 announces that mmread will return sparse arrays; the tests convert with csr_array either way
+    config.addinivalue_line("filterwarnings", "ignore:The default value for `spmatrix`:DeprecationWarning")

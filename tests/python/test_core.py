@@ -161,3 +161,18 @@ def test_small_and_large_numpy_paths_agree(ctx):
         x0 = x.copy()
         x2, r2 = s.solve(b, x0=x0)         # a warm start from the solution; x0 is read, not changed
         assert r.converged and r2.iterations <= 1 and np.allclose(x2, x, rtol=1e-9) and np.array_equal(x0, x)
+
+
+def test_result_plot(ctx):
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    p = pds.problems.poisson7(6, ctx)
+    _, r = pds.Solver(p.A, "cg").solve(p.b.numpy())
+    ax = r.plot()
+    line = ax.get_lines()[-1]
+    assert len(line.get_xdata()) == r.iterations + 1
+    assert np.allclose(line.get_ydata(), r.history / r.bnorm)
+    plt.close("all")
+    with pytest.raises(pds.errors.ArgumentError, match="history"):
+        pds.Solver(p.A, "cg", history=False).solve(p.b.numpy())[1].plot()
