@@ -41,7 +41,13 @@ class Mesh3D(CObject):
         return self
 
     def write(self, path):
+        """A Gmsh file of the mesh."""
         self._check(lib.pds_mesh3d_write_gmsh(self._hc(), os.fspath(path).encode()))
+
+    def write_vtk(self, path, **fields):
+        """A VTK .vtu file of the cells with cell fields name=values (one value a cell)."""
+        from .problems import write_vtk
+        write_vtk(self, lib.pds_mesh3d_write_vtk, path, fields, self.sizes[1])
 
     @property
     def sizes(self):

@@ -150,6 +150,29 @@ class Precond(CObject):
         self._check(lib.pds_precond_apply(self._hc(), xv._h, yv._h))
         return ret()
 
+    def smooth(self, f, u, sweeps=1):
+        """relax: `sweeps` sweeps on A u = f from the given u (a Vector, updated in place; the smoother's use)."""
+        fv = f if isinstance(f, Vector) else Vector(f, self.ctx)
+        if not isinstance(u, Vector):
+            raise ArgumentError("pdesolve: smooth updates u in place: pass a Vector")
+        self._check(lib.pds_precond_relax_smooth(self._hc(), fv._h, u._h, int(sweeps)))
+        return u
+
+    @property
+    def info(self):
+        """After setup, what the library reports of it: relax {"ntypes", "ncolors", "nblocks"} (distinct block
+        inverses, colours, blocks), gmg {"levels", "coarse_cells"}; other types {}."""
+        t = self.type
+        if t == "relax":
+            a, b, c = ctypes.c_int(), ctypes.c_int(), ctypes.c_int32()
+            self._check(lib.pds_precond_relax_get_info(self._h, ctypes.byref(a), ctypes.byref(b), ctypes.byref(c)))
+            return {"ntypes": a.value, "ncolors": b.value, "nblocks": c.value}
+        if t == "gmg":
+            a, b = ctypes.c_int(), ctypes.c_int64()
+            self._check(lib.pds_precond_gmg_get_levels(self._h, ctypes.byref(a), ctypes.byref(b)))
+            return {"levels": a.value, "coarse_cells": b.value}
+        return {}
+
     def aslinearoperator(self):
         """A scipy.sparse.linalg.LinearOperator applying M^-1 (for scipy's solvers' M=)."""
         from .scipy_ops import precond_operator

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from ._base import CObject, view_text
-from ._decls import pds_channel_opts, pds_fem2d_info, pds_problem
+from ._decls import pds_channel_opts, pds_fem2d_info, pds_fem2d_problem, pds_problem
 from ._lib import lib
 from .context import as_context
 from .errors import ArgumentError
@@ -145,6 +145,14 @@ class Mesh2D(CObject):
     def read(cls, path, ctx=None):
         return cls._create(as_context(ctx), lib.pds_mesh_read_gmsh, os.fspath(path).encode())
 
+    def write_vtk(self, path, **fields):
+        """A VTK .vtu file of the mesh with point fields name=values (one value a node)."""
+        write_vtk(self, lib.pds_mesh_write_vtk, path, fields, self.sizes[0])
+
+    def write(self, path):
+        """A Gmsh 2.2 file (tags kept)."""
+        self._check(lib.pds_mesh_write_gmsh(self._hc(), os.fspath(path).encode()))
+
     @property
     def sizes(self):
         """(nodes, triangles, boundary edges)."""
@@ -156,10 +164,27 @@ class Mesh2D(CObject):
         return "Mesh2D(%d nodes, %d triangles, %d boundary edges)" % self.sizes
 
 
+FEM_FN = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_double, ctypes.c_double)
+
+
+def _fem_fn(f, what):
+    """A C coefficient function of the Python function f(x, y) (its exception: reported after the call)."""
+    def c_fn(user, x, y):
+        try:
+            return float(f(x, y))
+        except BaseException as exc:  # noqa: B902 - raised again after the library's call (FEM2D._user_check)
+            from ._callbacks import stash
+            stash(exc)
+            return float("nan")
+    return FEM_FN(c_fn)
+
+
 class FEM2D(CObject):
-    """P1 finite elements for -div(k grad u) = f on a triangle mesh (paper 004): FEM2D(mesh, problem="paper"
-    or "manufactured"); assemble(dirichlet="rows" or "symmetric") -> (A, b) on the context's backend; exact() -> the
-    exact solution at the nodes; l2_error(x)."""
+    """P1 finite elements for -div(k grad u) = f on a triangle mesh (paper 004): FEM2D(mesh, problem) with problem
+    "paper", "manufactured", or a dict of the user's problem: k, f, g (numbers or functions of (x, y)) and u (the
+    exact solution, a function, optional); assemble(dirichlet="rows" or "symmetric") -> (A, b) on the context's
+    backend; exact() -> the exact solution at the nodes; l2_error(x). The user's functions run on the host, from
+    the library's threads on /cpu/omp (one at a time: Python's lock)."""
     _destroy = "pds_fem2d_destroy"
     _rank = 2.5
 
@@ -169,7 +194,31 @@ class FEM2D(CObject):
         self._made()
         self._keep = [mesh]
         self.mesh = mesh
-        self._check(lib.pds_fem2d_set_problem(self._h, problem.encode()))
+        if isinstance(problem, str):
+            self._check(lib.pds_fem2d_set_problem(self._h, problem.encode()))
+        else:
+            self._set_user(dict(problem))
+
+    def _set_user(self, d):
+        unknown = set(d) - {"k", "f", "g", "u"}
+        if unknown:
+            raise ArgumentError("pdesolve: unknown FEM problem entries %s; k, f, g, u" % ", ".join(sorted(unknown)))
+        p = pds_fem2d_problem()
+        keep = []
+        for name in ("k", "f", "g"):
+            v = d.get(name, 1.0 if name == "k" else 0.0)
+            if callable(v):
+                fn = _fem_fn(v, name)
+                keep.append(fn)
+                setattr(p, name + "fn", ctypes.cast(fn, ctypes.c_void_p).value)
+            else:
+                setattr(p, name, float(v))
+        if d.get("u") is not None:
+            fn = _fem_fn(d["u"], "u")
+            keep.append(fn)
+            p.u = ctypes.cast(fn, ctypes.c_void_p).value
+        self._check(lib.pds_fem2d_set_problem_user(self._h, ctypes.byref(p)))
+        self._keep += keep  # the library keeps the function pointers (the struct is copied)
 
     def assemble(self, dirichlet="rows"):
         modes = {"rows": 0, "symmetric": 1}
@@ -177,17 +226,28 @@ class FEM2D(CObject):
             raise ArgumentError("pdesolve: dirichlet=%r; 'rows' or 'symmetric'" % (dirichlet,))
         A, b = ctypes.c_void_p(), ctypes.c_void_p()
         self._check(lib.pds_fem2d_assemble(self._hc(), modes[dirichlet], ctypes.byref(A), ctypes.byref(b)))
-        return Matrix._adopt(self.ctx, A.value), Vector._adopt(self.ctx, b.value)
+        A, b = Matrix._adopt(self.ctx, A.value), Vector._adopt(self.ctx, b.value)
+        self._user_check()
+        return A, b
+
+    def _user_check(self):
+        from ._callbacks import take_pending
+        exc = take_pending()
+        if exc is not None:  # a user function raised: its values were NaN; the library's result is not used
+            raise exc
 
     def exact(self):
         u = ctypes.c_void_p()
         self._check(lib.pds_fem2d_exact(self._hc(), ctypes.byref(u)))
-        return Vector._adopt(self.ctx, u.value)
+        u = Vector._adopt(self.ctx, u.value)
+        self._user_check()
+        return u
 
     def l2_error(self, x):
         from .vector import as_vector
         e, xv = ctypes.c_double(), as_vector(x, self.ctx)
         self._check(lib.pds_fem2d_l2_error(self._hc(), xv._h, ctypes.byref(e)))
+        self._user_check()
         return e.value
 
     @property
@@ -198,6 +258,19 @@ class FEM2D(CObject):
 
     def __repr__(self):
         return view_text(lib.pds_fem2d_view, self._hc()) or "FEM2D"
+
+
+def write_vtk(obj, fn, path, fields, n):
+    """fn(handle, path, nfields, names, values): a VTK writer of the library, fields name -> n values each."""
+    names = [k.encode() for k in fields]
+    arrays = [np.ascontiguousarray(np.asarray(v if not isinstance(v, Vector) else v.numpy()), dtype=np.float64)
+              for v in fields.values()]
+    for k, a in zip(fields, arrays):
+        if a.size != n:
+            raise ArgumentError("pdesolve: field %s has %d values for %d" % (k, a.size, n))
+    cnames = (ctypes.c_char_p * max(1, len(names)))(*names)
+    cvals = (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
+    obj._check(fn(obj._hc(), os.fspath(path).encode(), len(names), cnames, cvals))
 
 
 def fem2d(nodes=1000, ctx=None, domain="square", seed=1, problem="paper", dirichlet="rows", mesh=None):

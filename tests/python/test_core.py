@@ -72,8 +72,10 @@ def test_matrix_conversions_copy_once(ctx):
 
 def test_bsr(ctx):
     A = sp.bsr_array(sp.random(24, 24, density=0.3, random_state=2) + sp.eye(24) * 4, blocksize=(3, 3))
+    A.indices = A.indices.astype(np.int32)
     M = pds.Matrix(A, ctx)
     assert M.type == "bsr" and M.block_size == 3
+    assert M._keep[1].ctypes.data == A.indices.ctypes.data and M._keep[2].ctypes.data == A.data.ctypes.data
     x = np.linspace(-1, 1, 24)
     assert np.allclose(M @ x, A @ x, rtol=1e-14, atol=1e-14)
     M2 = pds.Matrix(A.tocsr(), ctx, block_size=3)

@@ -77,3 +77,35 @@ def test_fv_free_stream_and_implicit(ctx):
     assert lin.iterations > 0 and np.isfinite(r1) and r1 > 0 and np.isfinite(r0)
     with pytest.raises(pds.errors.ArgumentError, match="unknown FV option"):
         pds.fv.FV(m, machnumber=2)
+
+
+def test_fem2d_user_problem(ctx, tmp_path):
+    # u = 1 + x + 2 y is linear: P1 reproduces it exactly (k = 2, f = 0, g = u on the boundary)
+    m = pds.problems.Mesh2D.generate("square", 300, 3, ctx)
+    u = lambda x, y: 1 + x + 2 * y
+    fem = pds.problems.FEM2D(m, {"k": 2.0, "f": lambda x, y: 0.0, "g": u, "u": u})
+    A, b = fem.assemble("symmetric")
+    x, r = pds.Solver(A, "cg", pc="jacobi", rtol=1e-13).solve(b.numpy())
+    assert np.abs(x - fem.exact().numpy()).max() < 1e-10
+    assert fem.l2_error(x) < 1e-10
+    m.write_vtk(tmp_path / "u.vtu", solution=x, exact=fem.exact())
+    assert (tmp_path / "u.vtu").stat().st_size > 1000
+
+    def bad(x, y):
+        raise ZeroDivisionError("in the source")
+    with pytest.raises(ZeroDivisionError, match="in the source"):
+        pds.problems.FEM2D(m, {"f": bad}).assemble()
+    with pytest.raises(pds.errors.ArgumentError, match="unknown FEM problem entries"):
+        pds.problems.FEM2D(m, {"kappa": 1})
+
+
+def test_relax_smooth_and_info(ctx):
+    p = pds.problems.patches(16, [8], ctx)
+    pc = pds.Precond(p.A, "relax", relax_type="jacobi", block=4)
+    assert pc.info["nblocks"] == 64 and pc.info["ntypes"] >= 1
+    u = pds.Vector(p.A.shape[0], ctx)
+    r0 = np.linalg.norm(p.A.residual(p.b, u).numpy())
+    pc.smooth(p.b, u, sweeps=5)
+    assert np.linalg.norm(p.A.residual(p.b, u).numpy()) < r0
+    g = pds.Precond(p.A, "gmg")
+    assert g.info["levels"] >= 2 and g.info["coarse_cells"] <= 1000
