@@ -431,6 +431,18 @@ if want python; then
     for m in orsirr_1 utm1700a; do
       pyrun python3 "$ROOT/examples/python/solve_mtx.py" "$SHARED/matrices/$m.mtx" --backend /gpu/cuda 2>&1 | tail -4
     done
+    echo "== pip install of the repository with CUDA (the wheel's path), then the GPU tests on the installed copy"
+    PIPW=$(mktemp -d)
+    PIPPATH=; python3 -c 'import scikit_build_core' >/dev/null 2>&1 || PIPPATH=$ROOT/.data/pylib
+    PYTHONPATH=$PIPPATH timeout "$(left 60)" python3 -m pip install --no-build-isolation --no-deps --no-index \
+      --disable-pip-version-check --target "$PIPW/site" -C build-dir="$PIPW/build" "$ROOT" > "$OUT/python-pip.log" 2>&1
+    echo "pip install rc $? ($(grep -c 'Building CUDA' "$OUT/python-pip.log") CUDA objects built)"
+    env -u PDS_LIBRARY PYTHONPATH="$PIPW/site${PIPPATH:+:$PIPPATH}" PDS_TEST_BACKEND=/gpu/cuda PDS_SHARED_DIR="$SHARED" \
+      timeout "$(left 30)" python3 -c 'import pdesolve as p; print("installed:", p.library_path, p.backends())' 2>&1 | tail -1
+    (cd "$PIPW" && env -u PDS_LIBRARY PYTHONPATH="$PIPW/site${PIPPATH:+:$PIPPATH}" PDS_TEST_BACKEND=/gpu/cuda \
+      PDS_SHARED_DIR="$SHARED" timeout "$(left 30)" python3 -m pytest -q -p no:cacheprovider \
+      "$ROOT/tests/python/test_device.py" "$ROOT/tests/python/test_core.py" "$ROOT/tests/python/test_scipy.py" 2>&1 | tail -2)
+    rm -rf "$PIPW"
     echo "== Python overhead against C"
     for be in /cpu/ref /gpu/cuda; do
       pyrun python3 "$ROOT/bench/python/bench_overhead.py" --c-bench "$BUILD/bench/bench_overhead" --backend "$be" \
