@@ -11,7 +11,7 @@ from ._callbacks import apply_callback, host_view, via_work, wrap_result
 from ._lib import lib
 from .context import as_context
 from .errors import ArgumentError
-from .vector import HOST, Vector, as_vector
+from .vector import DEVICE, HOST, Vector, as_vector
 
 COPY_VALUES, USE_POINTER = 0, 1
 
@@ -49,6 +49,8 @@ class Matrix(CObject):
         on /gpu/cuda the arrays are copied to the device (the host arrays stay shared);
       - a scipy.sparse BSR matrix (block_size from it): likewise, as bsr;
       - any other scipy.sparse matrix: converted to CSR once (block_size=b then makes it bsr);
+      - a CuPy sparse matrix (cupyx.scipy.sparse): its device arrays copied once by the library (on a CPU context,
+        through the host);
       - a path (str or os.PathLike): a Matrix Market file;
       - a scipy.sparse.linalg.LinearOperator, or anything with .shape and .matvec, or a callable with shape= given:
         a shell (matrix-free) matrix whose product calls it (see Matrix.shell).
@@ -67,6 +69,11 @@ class Matrix(CObject):
                 if source.blocksize[0] != source.blocksize[1]:
                     raise ArgumentError("pdesolve: BSR blocks of %s; square blocks only" % (source.blocksize,))
                 self._from_bsr(source.indptr, source.indices, source.data, source.shape, source.blocksize[0], copy)
+            elif _arrays.cuda_interface(source.data if source.format == "csr" else getattr(source, "data", None)):
+                # a CuPy (cupyx.scipy.sparse) matrix: its device arrays, copied once by the library (device input
+                # takes PDS_COPY_VALUES; on a CPU context through the host)
+                csr = source if source.format == "csr" else source.tocsr()
+                self._from_device_csr(csr, copy)
             else:
                 csr = source if source.format == "csr" else source.tocsr()
                 self._from_csr(csr.indptr, csr.indices, csr.data, csr.shape, copy)
@@ -152,6 +159,22 @@ class Matrix(CObject):
                                            ctypes.byref(self._h)))
         if mode == USE_POINTER:
             self._keep = [rp, ci, va]
+
+    def _from_device_csr(self, csr, copy):
+        import cupy
+        if not self.ctx.is_device:  # a CPU context: the arrays to the host, then as a SciPy matrix's
+            self._from_csr(cupy.asnumpy(csr.indptr), cupy.asnumpy(csr.indices), cupy.asnumpy(csr.data), csr.shape,
+                           True)
+            return
+        if csr.data.dtype.kind == "c":
+            raise ArgumentError("pdesolve: complex values; the library is real (float64)")
+        rp = cupy.ascontiguousarray(csr.indptr, dtype=cupy.int64)
+        ci = cupy.ascontiguousarray(csr.indices, dtype=cupy.int32)
+        va = cupy.ascontiguousarray(csr.data, dtype=cupy.float64)
+        cupy.cuda.get_current_stream().synchronize()
+        nrows, ncols = (int(v) for v in csr.shape)
+        self._check(lib.pds_mat_create_csr(self.ctx._h, nrows, ncols, rp.data.ptr, ci.data.ptr, va.data.ptr, DEVICE,
+                                           COPY_VALUES, ctypes.byref(self._h)))
 
     def _from_bsr(self, indptr, indices, data, shape, bs, copy):
         nrows, ncols = (int(v) for v in shape)

@@ -83,3 +83,16 @@ def test_cupy_shell_and_refusals(ctx):
         pds.Vector(cupy.ones(9)[1:], ctx)
     with pytest.raises(pds.errors.ArgumentError, match="contiguous"):
         pds.Vector(cupy.ones(16)[::2], ctx)
+
+
+@needs_cupy
+def test_cupy_sparse_matrix(ctx):
+    import cupyx.scipy.sparse as csp
+    A = sp.csr_array(sp.diags([-1.0, 4.0, -1.5], [-1, 0, 2], shape=(50, 50)))
+    Ad = csp.csr_matrix(sp.csr_matrix(A))
+    M = pds.Matrix(Ad, ctx)
+    assert M.type == "csr" and M.shape == (50, 50) and M.nnz == A.nnz
+    x = cupy.arange(50, dtype=cupy.float64)
+    assert np.array_equal(cupy.asnumpy(M @ x), pds.Matrix(A, ctx) @ np.arange(50.0))
+    xs, r = pds.Solver(M, "gmres", pc="ilu0").solve(cupy.ones(50))
+    assert r.converged and np.allclose(A @ cupy.asnumpy(xs), 1.0, atol=1e-7)
