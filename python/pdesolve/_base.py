@@ -85,10 +85,12 @@ class CObject(Closable):
 
     def _work(self, key, n):
         """A Vector of length n kept by this object for its NumPy calls through work vectors (_callbacks.via_work)."""
-        from .vector import Vector
-        w = self.__dict__.setdefault("_workv", {})
+        w = self.__dict__.get("_workv")
+        if w is None:
+            w = self._workv = {}
         v = w.get(key)
         if v is None or v._n != n:
+            from .vector import Vector
             v = w[key] = Vector(n, self.ctx)
             v._n = n
         return v

@@ -29,15 +29,12 @@ class Context(Closable):
             raise_error(rc, "pdesolve: cannot create a context on '%s' (%s); compiled backends: %s; with 'auto' the "
                             "best one present is chosen" % (resource, lib.pds_error_name(rc).decode(), known))
         self.backend = lib.pds_ctx_get_backend(self._h).decode()
+        self.is_device = self.backend.startswith("/gpu")  # the backend's memory is a GPU's (vectors can wrap
+        #                                                   __cuda_array_interface__ arrays)
 
     @property
     def handle(self):
         return self._h.value
-
-    @property
-    def is_device(self):
-        """True when the backend's memory is a GPU's (vectors can wrap __cuda_array_interface__ arrays)."""
-        return self.backend.startswith("/gpu")
 
     @property
     def num_threads(self):

@@ -92,6 +92,8 @@ class Precond(CObject):
             self.setup()
 
     def _configure(self, type, options):
+        if not options:
+            return
         table = OPTIONS.get(type, {})
         o = dict(options)
         for k in list(o):

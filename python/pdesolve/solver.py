@@ -89,7 +89,8 @@ class Solver(CObject):
         self._history = bool(history)
         self._monitor = None
         self._check(lib.pds_solver_set_operator(self._h, A._hc()))
-        self._check(lib.pds_solver_set_tolerances(self._h, float(rtol), float(atol), int(maxit)))
+        if (rtol, atol, maxit) != (1e-8, 1e-50, 10000):  # the library's defaults need no call
+            self._check(lib.pds_solver_set_tolerances(self._h, float(rtol), float(atol), int(maxit)))
         if inftol is not None:
             self._check(lib.pds_solver_set_inf_tolerance(self._h, float(inftol)))
         if restart is not None:
