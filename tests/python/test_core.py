@@ -178,3 +178,16 @@ def test_result_plot(ctx):
     plt.close("all")
     with pytest.raises(pds.errors.ArgumentError, match="history"):
         pds.Solver(p.A, "cg", history=False).solve(p.b.numpy())[1].plot()
+
+
+def test_precond_update_values(ctx):
+    # new values in the same pattern: refactored without a new analysis, the same as a fresh preconditioner
+    A = _csr(60, 5)
+    A2 = A.copy()
+    A2.data = A2.data * 1.5 + 0.25
+    M, M2 = pds.Matrix(A, ctx), pds.Matrix(A2, ctx)
+    pc = pds.Precond(M, "ilu0")
+    x = np.linspace(1.0, 2.0, 60)
+    pc.update_values(M2)
+    assert np.array_equal(pc.apply(x), pds.Precond(M2, "ilu0").apply(x))
+    assert not np.array_equal(pc.apply(x), pds.Precond(M, "ilu0").apply(x))
