@@ -14,18 +14,24 @@ APPLY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.
 MONITOR = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_double)
 SETUP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
-_pending = threading.local()
+# The exception a Python callback raised, for the C call that ran it. One slot for the process, not per thread: the
+# library may run callbacks on its own threads (the FEM coefficient functions on /cpu/omp), and the exception belongs
+# to the Python thread that made the C call. The first one is kept.
+_pending = [None]
+_pending_lock = threading.Lock()
 CALLBACK_FAILED = 1  # what a callback returns to the library when the Python function raised
 
 
 def stash(exc):
-    """Keep exc for the C call that is running the callback; Context._raise raises it."""
-    _pending.exc = exc
+    """Keep exc (the first of a call) for the C call that is running the callback; Context._raise raises it."""
+    with _pending_lock:
+        if _pending[0] is None:
+            _pending[0] = exc
 
 
 def take_pending():
-    exc = getattr(_pending, "exc", None)
-    _pending.exc = None
+    with _pending_lock:
+        exc, _pending[0] = _pending[0], None
     return exc
 
 

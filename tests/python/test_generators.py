@@ -109,3 +109,23 @@ def test_relax_smooth_and_info(ctx):
     assert np.linalg.norm(p.A.residual(p.b, u).numpy()) < r0
     g = pds.Precond(p.A, "gmg")
     assert g.info["levels"] >= 2 and g.info["coarse_cells"] <= 1000
+
+
+def test_fem2d_user_function_raising_on_library_threads():
+    # /cpu/omp evaluates the user's functions on its threads: an exception in any of them reaches the caller
+    with pds.Context("/cpu/omp" if "/cpu/omp" in dict(pds.backends()) and dict(pds.backends())["/cpu/omp"]
+                     else "/cpu/ref") as ctx:
+        m = pds.problems.Mesh2D.generate("square", 3000, 1, ctx)
+        calls = []
+
+        def f(x, y):
+            calls.append(1)
+            if x > 0.9 and y > 0.9:  # a corner: reached by whichever thread has those triangles
+                raise ValueError("bad point")
+            return 1.0
+        with pytest.raises(ValueError, match="bad point"):
+            pds.problems.FEM2D(m, {"f": f}).assemble()
+        assert len(calls) > 100
+        p = pds.problems.FEM2D(m, {"f": 1.0})           # the next call is clean
+        A, b = p.assemble()
+        assert np.isfinite(b.numpy()).all()
