@@ -7,9 +7,9 @@
 /* element size of v's arrays */
 #define VEC_ESZ(v) ((v)->f32 ? sizeof(float) : sizeof(pds_real))
 
-static int vec_create(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
+/* A vector's header (context, length, precision, whether host memory is the backend's), no arrays yet. */
+static int vec_new(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
   pds_vec w;
-  int     ierr;
 
   PDS_CHECK(v, ctx, PDS_ERR_ARG, "output handle is NULL");
   *v = NULL;
@@ -22,7 +22,16 @@ static int vec_create(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
   w->n           = n;
   w->f32         = f32;
   w->unified     = ctx->k->mem_alloc == NULL;
-  ierr           = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * VEC_ESZ(w), &w->d);
+  *v             = w;
+  return PDS_OK;
+}
+
+static int vec_create(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
+  pds_vec w;
+  int     ierr;
+
+  PDS_CALL(vec_new(ctx, n, f32, &w));
+  ierr = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * VEC_ESZ(w), &w->d);
   if (ierr) {
     free(w);
     return ierr;
@@ -40,39 +49,30 @@ int pds_vec_create_f32(pds_ctx ctx, pds_size n, pds_vec *v) { return vec_create(
    memory type mt; the other copy, where the backend has one, is allocated by the library. */
 int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real *a, pds_vec *v) {
   pds_vec w;
-  int     ierr;
+  int     ierr = PDS_OK;
 
   PDS_CHECK(v, ctx, PDS_ERR_ARG, "output handle is NULL");
   *v = NULL;
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  PDS_CHECK(n >= 0, ctx, PDS_ERR_SIZE, "vector length %" PDS_SIZE_FMT " is negative", n);
   PDS_CHECK(mt == PDS_MEM_HOST || mt == PDS_MEM_DEVICE, ctx, PDS_ERR_ARG, "unknown memory type %d", (int)mt);
-  PDS_CHECK(a || !n, ctx, PDS_ERR_ARG, "array is NULL");
+  PDS_CHECK(a || n <= 0, ctx, PDS_ERR_ARG, "array is NULL");
   PDS_CHECK(((uintptr_t)a & 15) == 0, ctx, PDS_ERR_ARG,
             "array %p is not 16-byte aligned (the kernels load pairs of values); pass an aligned copy", (void *)a);
-  if (ctx->k->mem_alloc == NULL) { /* host memory is the backend's: one array serves both */
-    PDS_CHECK(mt == PDS_MEM_HOST, ctx, PDS_ERR_ARG, "backend %s has no device memory; pass a host array",
-              ctx->backend);
-    PDS_CALL(PDS_NEW(ctx, 1, &w));
-    w->unified = 1, w->h = w->d = a, w->borrowed = PDS_VALID_HOST | PDS_VALID_DEVICE;
-  } else if (mt == PDS_MEM_DEVICE) { /* the host copy comes when a host access asks */
-    PDS_CALL(PDS_NEW(ctx, 1, &w));
+  PDS_CHECK(mt == PDS_MEM_HOST || ctx->k->mem_alloc, ctx, PDS_ERR_ARG,
+            "backend %s has no device memory; pass a host array", ctx->backend);
+  PDS_CALL(vec_new(ctx, n, 0, &w));
+  if (w->unified) /* host memory is the backend's: one array serves both */
+    w->h = w->d = a, w->borrowed = PDS_VALID_HOST | PDS_VALID_DEVICE;
+  else if (mt == PDS_MEM_DEVICE) /* the host copy comes when a host access asks */
     w->d = a, w->borrowed = PDS_VALID_DEVICE;
-  } else {
-    PDS_CALL(PDS_NEW(ctx, 1, &w));
-    ierr = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * sizeof(pds_real), &w->d);
-    if (ierr) {
-      free(w);
-      return ierr;
-    }
-    w->h = a, w->borrowed = PDS_VALID_HOST;
+  else /* the library keeps the device copy */
+    w->h = a, w->borrowed = PDS_VALID_HOST, ierr = pds_calloc(ctx, PDS_MEM_DEVICE, (size_t)n * sizeof(pds_real), &w->d);
+  if (ierr) {
+    free(w);
+    return ierr;
   }
-  w->hdr.ctx     = ctx;
-  w->hdr.classid = PDS_CLASSID_VEC;
-  w->hdr.refct   = 1;
-  w->n           = n;
-  w->valid       = mt == PDS_MEM_HOST ? PDS_VALID_HOST | (w->unified ? PDS_VALID_DEVICE : 0) : PDS_VALID_DEVICE;
-  *v             = w;
+  w->valid = w->unified ? PDS_VALID_HOST | PDS_VALID_DEVICE : mt == PDS_MEM_HOST ? PDS_VALID_HOST : PDS_VALID_DEVICE;
+  *v       = w;
   return PDS_OK;
 }
 
