@@ -128,6 +128,12 @@ class CObject(Closable):
     def closed(self):
         return not self._h
 
+    def _sizes3(self, fn):
+        """fn(handle, &a, &b, &c) for three pds_int sizes (the meshes' get_sizes), as a tuple."""
+        a, b, c = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
+        self._check(fn(self._hc(), ctypes.byref(a), ctypes.byref(b), ctypes.byref(c)))
+        return a.value, b.value, c.value
+
 
 _libc = ctypes.CDLL(None)
 try:

@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from . import _arrays
+from .errors import ArgumentError
 from ._lib import lib
 
 HOST, DEVICE = 0, 1
@@ -138,11 +139,14 @@ def wrap_result(ctx, like, n, out):
         a = _arrays.aligned_empty(n)
         return Vector(a, ctx), lambda: a
     if out is not None:
-        v = out if isinstance(out, Vector) else Vector(out, ctx)
         if isinstance(out, Vector):
-            return v, lambda: v
-        if _arrays.cuda_interface(out) is None:
-            return v, lambda: (v.numpy(), out)[1]
+            return out, lambda: out
+        v = Vector(out, ctx)
+        if v.shares == "numpy" and v._array is not out:
+            raise ArgumentError("pdesolve: out= must be an array the library can write in place (float64, contiguous, "
+                                "16-byte aligned, writeable); pass such an array or a Vector")
+        if v.shares == "numpy":
+            return v, lambda: (v.numpy(), out)[1]  # numpy() brings a device result back into out
         return v, lambda: out
     if isinstance(like, Vector):
         v = Vector(n, ctx)

@@ -52,9 +52,7 @@ class Mesh3D(CObject):
     @property
     def sizes(self):
         """(nodes, cells, boundary faces)."""
-        a, b, c = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
-        self._check(lib.pds_mesh3d_get_sizes(self._hc(), ctypes.byref(a), ctypes.byref(b), ctypes.byref(c)))
-        return a.value, b.value, c.value
+        return self._sizes3(lib.pds_mesh3d_get_sizes)
 
     def __repr__(self):
         return "Mesh3D(%d nodes, %d cells, %d boundary faces)" % self.sizes

@@ -19,13 +19,16 @@ class Problem:
     """A linear system with what is known of its solution: A (Matrix), b (Vector), x_exact (Vector: the discrete
     solution, or None), u_exact (Vector: the PDE's solution at the unknowns, or None), description."""
 
-    def __init__(self, ctx, p):
-        self.ctx = ctx
-        self.A = Matrix._adopt(ctx, p.A)
-        self.b = Vector._adopt(ctx, p.b)
-        self.x_exact = Vector._adopt(ctx, p.x_exact) if p.x_exact else None
-        self.u_exact = Vector._adopt(ctx, p.u_exact) if p.u_exact else None
-        self.description = p.description.decode(errors="replace")
+    def __init__(self, ctx, A, b, x_exact=None, u_exact=None, description=""):
+        self.ctx, self.A, self.b, self.x_exact, self.u_exact = ctx, A, b, x_exact, u_exact
+        self.description = description
+
+    @classmethod
+    def _from_c(cls, ctx, p):
+        """A Problem owning the handles of a pds_problem the library filled."""
+        adopt = Vector._adopt
+        return cls(ctx, Matrix._adopt(ctx, p.A), adopt(ctx, p.b), adopt(ctx, p.x_exact) if p.x_exact else None,
+                   adopt(ctx, p.u_exact) if p.u_exact else None, p.description.decode(errors="replace"))
 
     def close(self):
         for v in (self.A, self.b, self.x_exact, self.u_exact):
@@ -52,7 +55,7 @@ def _problem(ctx, fn, *args):
     rc = fn(ctx._h, *args, ctypes.byref(p))
     if rc:
         ctx._raise(rc)
-    return Problem(ctx, p)
+    return Problem._from_c(ctx, p)
 
 
 def _dims(v, k=3):
@@ -156,9 +159,7 @@ class Mesh2D(CObject):
     @property
     def sizes(self):
         """(nodes, triangles, boundary edges)."""
-        a, b, c = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
-        self._check(lib.pds_mesh_get_sizes(self._hc(), ctypes.byref(a), ctypes.byref(b), ctypes.byref(c)))
-        return a.value, b.value, c.value
+        return self._sizes3(lib.pds_mesh_get_sizes)
 
     def __repr__(self):
         return "Mesh2D(%d nodes, %d triangles, %d boundary edges)" % self.sizes
@@ -283,9 +284,7 @@ def fem2d(nodes=1000, ctx=None, domain="square", seed=1, problem="paper", dirich
         m = mesh if isinstance(mesh, Mesh2D) else Mesh2D.read(mesh, ctx)
     fem = FEM2D(m, problem)
     A, b = fem.assemble(dirichlet)
-    p = Problem.__new__(Problem)
-    p.ctx, p.A, p.b, p.x_exact = ctx, A, b, None
-    p.u_exact = fem.exact()
-    p.description = "P1 FEM (%s) on a %d-node mesh" % (problem, m.sizes[0])
+    p = Problem(ctx, A, b, u_exact=fem.exact(),
+                description="P1 FEM (%s) on a %d-node mesh" % (problem, m.sizes[0]))
     p.fem = fem
     return p

@@ -3,22 +3,20 @@ direction, a LinearOperator as a pdesolve matrix or preconditioner, is Matrix(op
 import numpy as np
 
 
-def _operator(shape, fn):
+def _vec(x):
+    return np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(-1))
+
+
+def _operator(shape, fn, rfn=None):
     from scipy.sparse.linalg import LinearOperator
-
-    def mv(x):
-        return np.asarray(fn(np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(-1))))
-
-    return LinearOperator(shape, matvec=mv, dtype=np.float64)
+    return LinearOperator(shape, matvec=lambda x: np.asarray(fn(_vec(x))),
+                          rmatvec=None if rfn is None else (lambda x: np.asarray(rfn(_vec(x)))), dtype=np.float64)
 
 
 def matrix_operator(A):
-    """y = A x through the library (on A's context; on /gpu/cuda each product copies x up and y down)."""
-    from scipy.sparse.linalg import LinearOperator
-    op = _operator(A.shape, A.matvec)
-    if A.type == "csr":
-        op = LinearOperator(A.shape, matvec=op.matvec, rmatvec=lambda x: np.asarray(A.rmatvec(
-            np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(-1)))), dtype=np.float64)
+    """y = A x through the library (on A's context; on /gpu/cuda each product copies x up and y down); A^T x too for
+    csr."""
+    op = _operator(A.shape, A.matvec, A.rmatvec if A.type == "csr" else None)
     op.pdesolve = A
     return op
 

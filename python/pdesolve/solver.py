@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from ._base import CObject, view_text
-from ._callbacks import monitor_callback, via_work, wrap_result
+from ._callbacks import host_view, monitor_callback, via_work, wrap_result
 from ._decls import pds_solver_result
 from ._lib import lib
 from .context import as_context
@@ -179,7 +179,7 @@ class Solver(CObject):
             n, p = ctypes.c_int(), ctypes.c_void_p()
             self._check(lib.pds_solver_get_history(self._h, ctypes.byref(n), ctypes.byref(p)))
             if p.value and n.value > 0:
-                history = np.frombuffer(ctypes.string_at(p.value, 8 * n.value), dtype=np.float64)
+                history = host_view(p.value, n.value, np.float64).copy()
         return Result(r, history, time)
 
     def __repr__(self):
