@@ -157,17 +157,6 @@ static inline int ilu0_chow_row(const struct pds_ilu0_factor *F, pds_int i, cons
   PDS_DISPATCH_BS(F->bs, return, ilu0_chow_row_n, F, i, a, shift, g)
 }
 
-/* the permutation of block rows [i0, i1): gather y_i = x_perm[i] or scatter y_perm[i] = x_i */
-static inline void ilu0_permute_range(int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y,
-                                      pds_size i0, pds_size i1) {
-  for (pds_size i = i0; i < i1; i++) {
-    const pds_real *s = x + (size_t)(scatter ? i : perm[i]) * bs;
-    pds_real       *d = y + (size_t)(scatter ? perm[i] : i) * bs;
-
-    for (int u = 0; u < bs; u++) d[u] = s[u];
-  }
-}
-
 /* the CPU backends' ilu0 plan (made by ref_ilu0.c; /cpu/omp's table starts from ref's, so it is the same): the level
    schedules of the pattern. Forward (and the factorization): level(i) = 1 + the largest level of the k < i in row
    i (0 for none); backward: the same over the j > i. rows lists the block rows level after level, ascending within

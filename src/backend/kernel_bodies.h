@@ -279,4 +279,15 @@ PDS_INLINE void blocks_apply_range(int bs, const pds_real *restrict inv, const p
   }
 }
 
+/* the permutation of block rows [i0, i1): gather y_i = x_perm[i] or scatter y_perm[i] = x_i */
+static inline void vec_permute_range(int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y,
+                                      pds_size i0, pds_size i1) {
+  for (pds_size i = i0; i < i1; i++) {
+    const pds_real *s = x + (size_t)(scatter ? i : perm[i]) * bs;
+    pds_real       *d = y + (size_t)(scatter ? perm[i] : i) * bs;
+
+    for (int u = 0; u < bs; u++) d[u] = s[u];
+  }
+}
+
 #endif

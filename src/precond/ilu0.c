@@ -367,7 +367,7 @@ static int ilu0_setup(pds_precond pc) {
   PDS_KERNEL(ctx, ilu0.solve);
   if (P->approx) PDS_KERNEL(ctx, ilu0.jacobi);
   if (P->approx == APPROX_CHOW) PDS_KERNEL(ctx, ilu0.chow);
-  if (strcmp(P->ordering, "natural")) PDS_KERNEL(ctx, ilu0.permute);
+  if (strcmp(P->ordering, "natural")) PDS_KERNEL(ctx, vec.permute);
   PDS_CALL(operator_view(pc, &v));
   if (!same_pattern(P, &v)) {
     PDS_CHECK(!pc->same_pattern || !P->have, ctx, PDS_ERR_ARG,
@@ -420,9 +420,9 @@ static int ilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
   PDS_CALL(pds_vec_dev_write(y, &ya));
   if (!P->perm) return factor_solve(ctx, P, xa, ya); /* y = M^-1 x */
   /* M = P^T M' P with M' the ILU(0) of P A P^T: y = P^T M'^-1 P x */
-  PDS_CALL(ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 0, xa, P->work));
+  PDS_CALL(ctx->k->vec.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 0, xa, P->work));
   PDS_CALL(factor_solve(ctx, P, P->work, P->work));
-  return ctx->k->ilu0.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 1, P->work, ya);
+  return ctx->k->vec.permute(ctx, P->F.nbrows, P->F.bs, P->perm_d, 1, P->work, ya);
 }
 
 static int ilu0_view(pds_precond pc, FILE *f) {

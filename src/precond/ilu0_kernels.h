@@ -47,9 +47,6 @@ struct pds_ilu0_kernels {
   int (*jacobi)(pds_ctx, const struct pds_ilu0_factor *F, int backward, const pds_real *b, const pds_real *x,
                 pds_real *y);
   int (*chow)(pds_ctx, const struct pds_ilu0_factor *F, const pds_real *a, pds_real shift, pds_real *g, pds_size *bad);
-  /* the reorderings' vector permutation by blocks of bs: gather y_i = x_perm[i] (scatter = 0) or scatter
-     y_perm[i] = x_i (scatter = 1), i < nb (x and y distinct) */
-  int (*permute)(pds_ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y);
 };
 
 #endif

@@ -39,6 +39,9 @@ struct pds_vec_kernels {
                      (CUDA: w read and written once per batch). */
   int (*mdot_into)(pds_ctx, pds_size n, int k, const pds_real *const *V, const pds_real *w, pds_real *s);
   int (*maxpy_dev)(pds_ctx, pds_size n, int k, const pds_real *const *V, const pds_real *c, pds_real *w);
+  /* permutation by blocks of bs (ILU's reorderings, a distributed product's halo): gather y_i = x_perm[i]
+     (scatter = 0) or scatter y_perm[i] = x_i (scatter = 1), i < nb (x and y distinct; perm: backend memory) */
+  int (*permute)(pds_ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x, pds_real *y);
 };
 
 #endif

@@ -113,6 +113,9 @@ cudaError_t pds_cuda_vec_pmult(cudaStream_t s, pds_size n, const pds_real *x, co
 cudaError_t pds_cuda_vec_pdiv(cudaStream_t s, pds_size n, const pds_real *x, const pds_real *y, pds_real *w);
 cudaError_t pds_cuda_vec_axpbypcz(cudaStream_t s, pds_size n, pds_real a, const pds_real *x, pds_real b,
                                   const pds_real *y, pds_real c, pds_real *z);
+/* gather y_i = x_perm[i] (scatter = 0) or scatter y_perm[i] = x_i, by blocks of bs (nb bs > 0) */
+cudaError_t pds_cuda_vec_permute(cudaStream_t s, pds_int nb, int bs, const pds_int *perm, int scatter,
+                                 const pds_real *x, pds_real *y);
 /* reductions: out is device memory */
 cudaError_t pds_cuda_vec_dot(cudaStream_t s, pds_cuda_red red, pds_size n, const pds_real *x, const pds_real *y,
                              pds_real *out);
@@ -194,7 +197,6 @@ cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
 #define PDS_CUDA_ILU0_MAXB 8 /* the largest block the kernels take */
 enum { /* pds_cuda_ilu0_launch's kinds */
   PDS_CUDA_ILU0_FACTOR = 0, PDS_CUDA_ILU0_FORWARD, PDS_CUDA_ILU0_BACKWARD, /* levels: one level's rows */
-  PDS_CUDA_ILU0_GATHER, PDS_CUDA_ILU0_SCATTER,                             /* the orderings' permutation */
   PDS_CUDA_ILU0_JACOBI_FORWARD, PDS_CUDA_ILU0_JACOBI_BACKWARD, PDS_CUDA_ILU0_CHOW, /* approximate: every row */
   PDS_CUDA_ILU0_SF_FACTOR, PDS_CUDA_ILU0_SF_FORWARD, PDS_CUDA_ILU0_SF_BACKWARD,    /* syncfree: one launch */
   PDS_CUDA_ILU0_RELAYOUT_FORWARD, PDS_CUDA_ILU0_RELAYOUT_BACKWARD /* the level-ordered copy's values (bs 1) */
@@ -216,13 +218,12 @@ typedef struct {
   unsigned           *flags;           /* syncfree: [nb] */
   pds_cuda_sync_state *sync;           /* syncfree */
   pds_real            shift;           /* factor, chow */
-  const pds_real     *b;               /* forward, jacobi: b; permute: the input */
+  const pds_real     *b;               /* forward, jacobi: b */
   const pds_real     *xr;              /* jacobi: the iterate read (NULL: zero) */
-  pds_real           *x;               /* the sweeps' x, jacobi's y; permute: the output */
+  pds_real           *x;               /* the sweeps' x, jacobi's y */
   const pds_real     *aval;            /* chow: A's values in the factor's pattern */
   pds_real           *gvals;           /* chow: the new iterate */
   unsigned long long *bad;             /* factor, chow: min(row) over singular pivots (set to ~0 before) */
-  const pds_int      *perm;            /* permute */
   int                 warp_rows;       /* factor, forward, backward (levels or syncfree; bs 1): a warp per row,
                                           not a thread (syncfree: rows is the unpadded schedule, a ticket a row) */
   const pds_size     *sptr;            /* levels sweeps (a thread per row, bs 1): the level-ordered copy of the

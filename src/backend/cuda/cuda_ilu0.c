@@ -336,17 +336,6 @@ static int ilu0_chow_cuda(pds_ctx ctx, const struct pds_ilu0_factor *F, const pd
   return PDS_OK;
 }
 
-static int ilu0_permute_cuda(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
-                             pds_real *y) {
-  struct cuda_be      *be = pds_cuda_enter(ctx);
-  pds_cuda_ilu0_launch L;
-
-  memset(&L, 0, sizeof L);
-  L.stream = be->stream, L.kind = scatter ? PDS_CUDA_ILU0_SCATTER : PDS_CUDA_ILU0_GATHER, L.nb = nb, L.bs = bs, L.perm = perm, L.b = x, L.x = y;
-  PDS_CUDA_CALL(ctx, pds_cuda_ilu0(&L));
-  return PDS_OK;
-}
-
 void pds_cuda_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->plan_create   = ilu0_plan_create_cuda;
   g->plan_destroy  = ilu0_plan_destroy_cuda;
@@ -355,5 +344,4 @@ void pds_cuda_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->solve         = ilu0_solve_cuda;
   g->jacobi        = ilu0_jacobi_cuda;
   g->chow          = ilu0_chow_cuda;
-  g->permute       = ilu0_permute_cuda;
 }

@@ -712,19 +712,6 @@ template <bool BWD> __global__ void relayout_k(ilu0_args f) {
   for (pds_size q = a; q < e; q++) f.sval[q] = f.vals[src + (q - a)];
 }
 
-// gather y_i = x_perm[i] or scatter y_perm[i] = x_i, by blocks of bs: a thread per entry
-__global__ void permute_k(long long nb, int bs, const pds_int *__restrict__ perm, int scatter,
-                          const pds_real *__restrict__ x, pds_real *__restrict__ y) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-
-  pds_grid_dep();
-  if (t >= nb * bs) return;
-  const long long i = t / bs, u = t % bs;
-
-  if (scatter) y[(long long)perm[i] * bs + u] = x[t];
-  else y[t] = x[(long long)perm[i] * bs + u];
-}
-
 // the grid of a syncfree kernel: the window's warps (a few levels' worth: more warps would only spin on later levels,
 // and their polling takes the memory system from the rows that can run), at least a block per SM, at most what can be
 // resident (its blocks per SM, registers bound them, times the SMs) and what the tickets need
@@ -797,13 +784,6 @@ cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L) {
     f.sptr = L->sptr, f.sval = L->sval;
     return pds_launch(L->kind == PDS_CUDA_ILU0_RELAYOUT_BACKWARD ? relayout_k<true> : relayout_k<false>,
                       (unsigned)((L->count + 127) / 128), 128, 0, L->stream, f);
-  }
-  if (L->kind == PDS_CUDA_ILU0_GATHER || L->kind == PDS_CUDA_ILU0_SCATTER) {
-    const long long n = (long long)L->nb * L->bs;
-
-    if (n <= 0) return cudaSuccess;
-    return pds_launch(permute_k, (unsigned)((n + 255) / 256), 256, 0, L->stream, (long long)L->nb, L->bs, L->perm,
-                      L->kind == PDS_CUDA_ILU0_SCATTER ? 1 : 0, (const pds_real *)L->b, L->x);
   }
   memset(&f, 0, sizeof f);
   f.rowptr = L->rowptr, f.colidx = L->colidx, f.diag = L->diag, f.vals = L->vals, f.rows = L->rows + L->begin;

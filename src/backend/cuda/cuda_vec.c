@@ -37,6 +37,12 @@ static int vec_axpbypcz_cuda(pds_ctx ctx, pds_size n, pds_real a, const pds_real
   LAUNCH(ctx, pds_cuda_vec_axpbypcz(s_, n, a, x, b, y, c, z));
 }
 
+static int vec_permute_cuda(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
+                            pds_real *y) {
+  if ((long long)nb * bs <= 0) return PDS_OK;
+  LAUNCH(ctx, pds_cuda_vec_permute(s_, nb, bs, perm, scatter, x, y));
+}
+
 /* reductions (n = 0 runs one block, which writes 0) */
 static int vec_dot_cuda(pds_ctx ctx, pds_size n, const pds_real *x, const pds_real *y, pds_real *d) {
   struct cuda_be *be = pds_cuda_enter(ctx);
@@ -98,4 +104,5 @@ void pds_cuda_fill_vec(struct pds_vec_kernels *g) {
   g->dot2_into = vec_dot2_into_cuda;
   g->mdot_into = vec_mdot_into_cuda;
   g->maxpy_dev = vec_maxpy_dev_cuda;
+  g->permute   = vec_permute_cuda;
 }

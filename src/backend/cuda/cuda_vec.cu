@@ -204,6 +204,19 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
   if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
+// gather y_i = x_perm[i] or scatter y_perm[i] = x_i, by blocks of bs: a thread per entry
+__global__ void permute_k(long long nb, int bs, const pds_int *__restrict__ perm, int scatter,
+                          const pds_real *__restrict__ x, pds_real *__restrict__ y) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  pds_grid_dep();
+  if (t >= nb * bs) return;
+  const long long i = t / bs, u = t % bs;
+
+  if (scatter) y[(long long)perm[i] * bs + u] = x[t];
+  else y[t] = x[(long long)perm[i] * bs + u];
+}
+
 extern "C" {
 
 int pds_cuda_pdl = 1;
@@ -257,6 +270,12 @@ cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int 
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   return cudaSuccess;
+}
+cudaError_t pds_cuda_vec_permute(cudaStream_t s, pds_int nb, int bs, const pds_int *perm, int scatter,
+                                 const pds_real *x, pds_real *y) {
+  const long long n = (long long)nb * bs;
+
+  return pds_launch(permute_k, (unsigned)((n + 255) / 256), 256, 0, s, (long long)nb, bs, perm, scatter, x, y);
 }
 cudaError_t pds_cuda_vec_maxpy(cudaStream_t s, pds_size n, int k, const pds_real *const *V, const pds_real *c,
                                pds_real *w) {

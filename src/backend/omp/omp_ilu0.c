@@ -185,18 +185,10 @@ static int ilu0_chow_omp(pds_ctx ctx, const struct pds_ilu0_factor *F, const pds
   return PDS_OK;
 }
 
-static int ilu0_permute_omp(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
-                            pds_real *y) {
-  (void)ctx;
-  OMP_PARTS((pds_size)nb, i0, i1, ilu0_permute_range(bs, perm, scatter, x, y, i0, i1));
-  return PDS_OK;
-}
-
 void pds_omp_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->factor  = ilu0_factor_omp;
   g->solve   = ilu0_solve_omp;
   g->jacobi  = ilu0_jacobi_omp;
   g->chow    = ilu0_chow_omp;
-  g->permute = ilu0_permute_omp;
   g->plan_describe = ilu0_plan_describe_omp;
 }

@@ -267,6 +267,13 @@ static int vec_norm_inf_omp(pds_ctx ctx, pds_size n, const pds_real *x, pds_real
   return PDS_OK;
 }
 
+static int vec_permute_omp(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
+                           pds_real *y) {
+  (void)ctx;
+  OMP_PARTS((pds_size)nb, i0, i1, vec_permute_range(bs, perm, scatter, x, y, i0, i1));
+  return PDS_OK;
+}
+
 void pds_omp_fill_vec(struct pds_vec_kernels *g) {
   g->set       = vec_set_omp;
   g->copy      = vec_copy_omp;
@@ -281,4 +288,5 @@ void pds_omp_fill_vec(struct pds_vec_kernels *g) {
   g->dot2      = vec_dot2_omp;
   g->mdot_into = vec_mdot_into_omp;
   g->maxpy_dev = vec_maxpy_dev_omp;
+  g->permute   = vec_permute_omp;
 }

@@ -174,13 +174,6 @@ static int ilu0_chow_ref(pds_ctx ctx, const struct pds_ilu0_factor *F, const pds
   return PDS_OK;
 }
 
-static int ilu0_permute_ref(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
-                            pds_real *y) {
-  (void)ctx;
-  ilu0_permute_range(bs, perm, scatter, x, y, 0, nb);
-  return PDS_OK;
-}
-
 void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->plan_create   = ilu0_plan_create_host;
   g->plan_destroy  = ilu0_plan_destroy_host;
@@ -189,5 +182,4 @@ void pds_ref_fill_ilu0(struct pds_ilu0_kernels *g) {
   g->solve         = ilu0_solve_ref;
   g->jacobi        = ilu0_jacobi_ref;
   g->chow          = ilu0_chow_ref;
-  g->permute       = ilu0_permute_ref;
 }

@@ -128,6 +128,13 @@ static int vec_maxpy_dev_ref(pds_ctx ctx, pds_size n, int k, const pds_real *con
   return PDS_OK;
 }
 
+static int vec_permute_ref(pds_ctx ctx, pds_int nb, int bs, const pds_int *perm, int scatter, const pds_real *x,
+                           pds_real *y) {
+  (void)ctx;
+  vec_permute_range(bs, perm, scatter, x, y, 0, nb);
+  return PDS_OK;
+}
+
 void pds_ref_fill_vec(struct pds_vec_kernels *g) {
   g->set       = vec_set_ref;
   g->copy      = vec_copy_ref;
@@ -144,4 +151,5 @@ void pds_ref_fill_vec(struct pds_vec_kernels *g) {
   g->dot2_into = vec_dot2_into_ref;
   g->mdot_into = vec_mdot_into_ref;
   g->maxpy_dev = vec_maxpy_dev_ref;
+  g->permute   = vec_permute_ref;
 }
