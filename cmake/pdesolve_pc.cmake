@@ -41,6 +41,18 @@ if(PDS_HAVE_CUDA) # CUDA::cudart_static and what it needs
                 " -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lstdc++ -ldl -lrt -lpthread")
 endif()
 
+# MPI (pdesolve_mpi.h includes mpi.h): its include folders for Cflags, its libraries for every link
+set(PDS_PC_CFLAGS_MPI "")
+set(PDS_PC_LIBS_MPI "")
+if(PDS_HAVE_MPI)
+  foreach(_d IN LISTS MPI_C_INCLUDE_DIRS)
+    string(APPEND PDS_PC_CFLAGS_MPI " -I${_d}")
+  endforeach()
+  foreach(_l IN LISTS MPI_C_LIBRARIES)
+    string(APPEND PDS_PC_LIBS_MPI " ${_l}")
+  endforeach()
+endif()
+
 configure_file(${PROJECT_SOURCE_DIR}/cmake/pdesolve.pc.in ${PROJECT_BINARY_DIR}/pdesolve.pc @ONLY)
 if(_pds_pc_at_install)
   install(CODE "set(PDS_PC_INSTALL_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")

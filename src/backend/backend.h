@@ -68,7 +68,7 @@ typedef int (*pds_backend_init)(pds_ctx ctx, const char *resource, struct pds_ke
 PDS_INTERN int pds_backend_init_ref(pds_ctx ctx, const char *resource, struct pds_kernels *k);
 PDS_INTERN int pds_backend_init_omp(pds_ctx ctx, const char *resource, struct pds_kernels *k);
 PDS_INTERN int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels *k);
-/* Whether a compiled backend can run here (a GPU present); used by "auto". */
+/* The GPUs a compiled backend can run on here (0: none); used by "auto" and by an MPI context's choice of device. */
 PDS_INTERN int pds_backend_available_cuda(void);
 
 /* The ref table, for backends that start from it. */

@@ -8,6 +8,7 @@
 #endif
 
 #include "../backend/backend.h"
+#include "comm.h"
 
 struct backend_entry {
   const char      *name;
@@ -90,6 +91,7 @@ int pds_ctx_create(const char *resource, pds_ctx *ctx) {
   snprintf(c->resource, sizeof c->resource, "%s", resource);
   snprintf(c->backend, sizeof c->backend, "%s", be->name);
   c->nthreads = 1;
+  c->size     = 1;
   fail = getenv("PDS_ALLOC_FAIL");
   c->alloc_fail_after = fail && *fail ? atol(fail) : -1;
   ierr = be->init(c, resource, c->k);
@@ -111,6 +113,7 @@ int pds_ctx_destroy(pds_ctx *ctx) {
   c = *ctx;
   pds_free(c, PDS_MEM_DEVICE, &c->work);
   if (c->k->destroy) ierr = c->k->destroy(c);
+  pds_comm_free(c);
   free(c->k);
   free(c);
   *ctx = NULL;

@@ -31,6 +31,12 @@ struct pds_ctx_s {
   long                alloc_fail_after; /* < 0: never; else the allocation that fails, counted down */
   pds_real           *work;           /* reduction partials, grown on demand (backend memory) */
   size_t              work_len;
+  /* distribution (src/sys/comm.c): a context of pds_ctx_create_mpi holds a duplicate of the user's communicator */
+  void               *comm;           /* MPI_Comm *; NULL: one rank, no MPI */
+  int                 rank, size;     /* 0 and 1 without a communicator */
+  int                 comm_err;       /* an error already agreed across the ranks (comm.h) */
+  double             *comm_rec;       /* the records of an agreement, size x PDS_COMM_REC */
+  double              comm_time;      /* seconds spent in communication since the context was made */
 };
 
 /* Object header shared by vec, mat, precond, solver. */

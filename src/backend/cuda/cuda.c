@@ -295,7 +295,7 @@ int pds_backend_available_cuda(void) {
     (void)cudaGetLastError();
     return 0;
   }
-  return n > 0;
+  return n;
 }
 
 /* "/gpu/cuda" or "/gpu/cuda:device=N" */
