@@ -33,6 +33,11 @@ PDS_EXTERN const char *pds_ctx_get_error(pds_ctx ctx);                   /* last
 PDS_EXTERN int         pds_ctx_get_error_code(pds_ctx ctx);
 PDS_EXTERN void        pds_ctx_clear_error(pds_ctx ctx);
 PDS_EXTERN int         pds_ctx_get_num_threads(pds_ctx ctx);             /* 1 except on /cpu/omp */
+/* Ranks: a context made by pds_ctx_create_mpi (include/pdesolve_mpi.h) spans the ranks of its communicator; one of
+   pds_ctx_create is rank 0 of 1. Seconds spent in MPI calls (reductions, halo exchanges, setup) since creation. */
+PDS_EXTERN int         pds_ctx_get_rank(pds_ctx ctx);
+PDS_EXTERN int         pds_ctx_get_size(pds_ctx ctx);
+PDS_EXTERN double      pds_ctx_get_comm_time(pds_ctx ctx);
 /* Names of the backends of this library, compiled or not, and whether each is compiled. */
 PDS_EXTERN int         pds_backend_count(void);
 PDS_EXTERN const char *pds_backend_name(int i);
@@ -65,6 +70,15 @@ PDS_EXTERN int pds_vec_duplicate(pds_vec v, pds_vec *w);                  /* sam
    operations on the device, pds_vec_get_array_read(v, PDS_MEM_HOST, ...) brings the values back into a). */
 PDS_EXTERN int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real *a, pds_vec *v);
 PDS_EXTERN int pds_vec_destroy(pds_vec *v);
+/* Distributed vectors (docs/mpi.md): this rank's nlocal rows of a global vector whose rows are the ranks' in rank order
+   (collective: every rank of the context calls it; nlocal may be 0). Its reductions (dot, norms, the Krylov methods'
+   dots) span the ranks, summed in rank order: the same bits on every rank and in every run with the same number of
+   ranks. pds_vec_duplicate keeps the layout; pds_vec_get_size gives the local length. On a context of one rank it is
+   an ordinary vector. */
+PDS_EXTERN int pds_vec_create_dist(pds_ctx ctx, pds_size nlocal, pds_vec *v);
+PDS_EXTERN int pds_vec_get_ownership_range(pds_vec v, pds_size *lo, pds_size *hi); /* global rows lo .. hi-1 */
+PDS_EXTERN int pds_vec_get_global_size(pds_vec v, pds_size *N);
+PDS_EXTERN int pds_vec_is_distributed(pds_vec v);
 PDS_EXTERN int pds_vec_get_size(pds_vec v, pds_size *n);
 PDS_EXTERN pds_ctx pds_vec_get_ctx(pds_vec v);
 PDS_EXTERN int pds_vec_set(pds_vec v, pds_real alpha);                    /* v_i = alpha */
@@ -174,6 +188,30 @@ PDS_EXTERN int pds_mat_patches_get_ghosted(pds_mat A, pds_vec x, int q, pds_real
 typedef int (*pds_shell_apply)(void *user, pds_vec x, pds_vec y);
 PDS_EXTERN int pds_mat_create_shell(pds_ctx ctx, pds_int nrows, pds_int ncols, void *user, pds_shell_apply apply,
                                     pds_mat *A);
+/* Distributed matrices (docs/mpi.md; collective: every rank of the context calls them, in the same order). Each rank
+   gives its rows, in rank order: nlocal rows (nblocal block rows of bs x bs blocks) with GLOBAL column indices; rows
+   and columns share one layout (a square matrix; rank r's columns are its rows). Entries of a row may come in any
+   order. The rows are split into the block of the rank's own columns and the block of the other ranks' ("mpicsr",
+   "mpibsr": PETSc's MPIAIJ split), and a product overlaps the halo exchange with the first block's product. The
+   arrays are copied. pds_mat_get_size and pds_mat_get_nnz give the rank's local counts (what its vectors hold);
+   pds_mat_get_global_size the global. A column outside the matrix is PDS_ERR_ARG on the rank that has it, and every
+   rank returns an error. Products, diagonals (jacobi, pbjacobi), the Krylov methods and bjacobi work on them. */
+PDS_EXTERN int pds_mat_create_csr_dist(pds_ctx ctx, pds_int nlocal, const pds_size *rowptr, const pds_int *colidx,
+                                       const pds_real *vals, pds_mat *A);
+PDS_EXTERN int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, const pds_size *browptr,
+                                       const pds_int *bcolidx, const pds_real *vals, pds_mat *A);
+/* A Matrix Market file read by rank 0 and scattered by contiguous block rows of bs (rank r: block rows nb r / P ..
+   nb (r + 1) / P - 1, rounded down); bs > 1 stores it as mpibsr. */
+PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A);
+/* A Matrix Market vector into v's rows (read by rank 0 and scattered by v's layout); v not distributed: the whole file */
+PDS_EXTERN int pds_vec_load_dist(pds_vec v, const char *path);
+PDS_EXTERN int pds_mat_get_global_size(pds_mat A, pds_int *N);          /* = local rows when not distributed */
+PDS_EXTERN int pds_mat_get_ownership_range(pds_mat A, pds_int *lo, pds_int *hi);
+PDS_EXTERN int pds_mat_is_distributed(pds_mat A);
+/* the rank's two blocks (owned by A): Ad (local columns) and Ao (ghost columns, ascending global order) */
+PDS_EXTERN int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao);
+/* x (A's columns) and b (A's rows), distributed like A when A is (either may be NULL) */
+PDS_EXTERN int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b);
 /* CSR -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
    stored zeros; a bs that leaves more than half of the stored block entries zero is not chosen); stencil7 -> BSR
    with bs = 0 or n. Blocks that hold any nonzero of the CSR pattern are stored, with zeros filled in. */
@@ -205,7 +243,7 @@ PDS_EXTERN int pds_mat_view(pds_mat A, FILE *f);
 
 /* ---- preconditioners -------------------------------------------------------------------------------- */
 /* type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0" (stencil7), "relax" and "gmg" (patches), "semjacobi" (sem),
-   "shell". */
+   "bjacobi" (block Jacobi over the ranks of a distributed matrix, a local preconditioner per rank), "shell". */
 PDS_EXTERN int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc);
 PDS_EXTERN int pds_precond_destroy(pds_precond *pc);
 PDS_EXTERN const char *pds_precond_get_type(pds_precond pc);
@@ -237,6 +275,11 @@ PDS_EXTERN int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precis
 PDS_EXTERN int pds_precond_update_values(pds_precond pc, pds_mat A);
 /* ilu0 (a csr, bsr or stencil7 operator: ILU(0), by blocks on bsr and stencil7, docs/ilu0.md): factor A + shift I
    instead of A (default 0): lets a matrix with zero or missing diagonal entries (saddle points) be factored. */
+/* bjacobi: the local preconditioner of each rank's diagonal block (default "ilu0"; any type but bjacobi; replaces the
+   current one), and that preconditioner itself, to set its options (pds_precond_ilu0_set_variant(sub, ...)); bjacobi
+   sets its operator at setup. */
+PDS_EXTERN int pds_precond_bjacobi_set_sub_type(pds_precond pc, const char *type);
+PDS_EXTERN int pds_precond_bjacobi_get_sub(pds_precond pc, pds_precond *sub);
 PDS_EXTERN int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift);
 /* ilu0: how it runs. Exact (the factor and sweeps of ILU(0)): "auto" (the default: /cpu/ref natural order, /cpu/omp
    natural order or level scheduling as measured, /gpu/cuda its fastest measured), and /gpu/cuda's "levels" (one

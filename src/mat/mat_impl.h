@@ -30,6 +30,8 @@ struct pds_mat_s {
                                keys on, with the arrays */
   struct pds_mat_ops ops;
   void              *data;  /* private to the format */
+  int                dist;  /* 1: a distributed matrix (dist.c): nrows, ncols and nnz are this rank's */
+  pds_int            N, lo; /* distributed: global rows (= columns) and this rank's first row */
 };
 
 /* CSR and BSR keep the arrays on the host (h) and in backend memory (d); on CPU backends these are the same
@@ -97,6 +99,8 @@ PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);
    ascending, the Dirichlet extrapolation on the diagonal */
 PDS_INTERN int pds_mat_patches_to_csr(pds_mat A, pds_mat *B);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
+/* a new vector of A's rows: distributed like A when A is (dist.c; no communication) */
+PDS_INTERN int pds_mat_row_vec(pds_mat A, pds_vec *v);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "precond_impl.h"
+#include "../sys/comm.h"
 
 struct precond_entry {
   const char *name;
@@ -95,7 +96,15 @@ int pds_precond_setup(pds_precond pc) {
   PDS_CHECK(pc->A || !strcmp(pc->type, "none") || !strcmp(pc->type, "shell"), pc->hdr.ctx, PDS_ERR_STATE,
             "preconditioner '%s' has no operator; call pds_precond_set_operator first", pc->type);
   pc->setup_done = 0;
-  if (pc->ops.setup) PDS_CALL(pc->ops.setup(pc));
+  PDS_CHECK(!pc->A || !pc->A->dist || !strcmp(pc->type, "none") || !strcmp(pc->type, "jacobi") ||
+            !strcmp(pc->type, "pbjacobi") || !strcmp(pc->type, "bjacobi") || !strcmp(pc->type, "shell"), pc->hdr.ctx,
+            PDS_ERR_UNSUPPORTED, "%s works on one rank's matrix; on a distributed matrix use bjacobi with %s as its "
+            "local preconditioner (pds_precond_bjacobi_set_sub_type, -pc bjacobi -sub_pc %s)", pc->type, pc->type,
+            pc->type);
+  if (pc->A && pc->A->dist) { /* collective: a rank whose local setup fails takes the others with it */
+    pds_comm_begin(pc->hdr.ctx);
+    PDS_CALL(pds_comm_agree(pc->hdr.ctx, pc->ops.setup ? pc->ops.setup(pc) : PDS_OK));
+  } else if (pc->ops.setup) PDS_CALL(pc->ops.setup(pc));
   pc->setup_done = 1;
   pc->state      = ++precond_states;
   return PDS_OK;

@@ -55,10 +55,10 @@ static int gmres_setup(pds_solver s) {
   gmres_free(s);
   PDS_CALL(PDS_NEW(ctx, m + 1, &G->V));
   G->m = m; /* from here on gmres_free releases what exists */
-  for (int i = 0; i <= m; i++) PDS_CALL(pds_vec_create(ctx, s->A->nrows, &G->V[i]));
+  for (int i = 0; i <= m; i++) PDS_CALL(pds_mat_row_vec(s->A, &G->V[i]));
   if (G->flexible) {
     PDS_CALL(PDS_NEW(ctx, m, &G->Z));
-    for (int i = 0; i < m; i++) PDS_CALL(pds_vec_create(ctx, s->A->nrows, &G->Z[i]));
+    for (int i = 0; i < m; i++) PDS_CALL(pds_mat_row_vec(s->A, &G->Z[i]));
   }
   PDS_CALL(PDS_NEW(ctx, (size_t)(m + 1) * m, &G->H));
   PDS_CALL(PDS_NEW(ctx, m, &G->cs));

@@ -64,7 +64,7 @@ static int loop_observe(pds_solver s, const pds_real *rec, pds_vec b, pds_vec x)
 
 /* Everything the body calls can be recorded: no host callback in the operator or the preconditioner. */
 static int loop_recordable(pds_solver s) {
-  return strcmp(s->A->type, "shell") && !s->pc->host_sync;
+  return strcmp(s->A->type, "shell") && !s->A->dist && !s->pc->host_sync; /* distributed: MPI between launches */
 }
 
 /* What the recorded body depends on: the arrays of x and b, the operator (its id, new for every matrix: a matrix

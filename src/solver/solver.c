@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "solver_impl.h"
+#include "../sys/comm.h"
 
 struct solver_entry {
   const char *name;
@@ -190,14 +191,12 @@ int pds_solver_work(pds_solver s, int n) {
     s->work = w;
   }
   for (; s->nwork < n; s->nwork++)
-    PDS_CALL(s->precision == PDS_PRECISION_DOUBLE ? pds_vec_create(ctx, s->A->nrows, &s->work[s->nwork])
+    PDS_CALL(s->precision == PDS_PRECISION_DOUBLE ? pds_mat_row_vec(s->A, &s->work[s->nwork])
                                                   : pds_vec_create_f32(ctx, s->A->nrows, &s->work[s->nwork]));
   return PDS_OK;
 }
 
-int pds_solver_setup(pds_solver s) {
-  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
-  PDS_CHECK(s->A, s->hdr.ctx, PDS_ERR_STATE, "solver has no operator; call pds_solver_set_operator first");
+static int solver_setup(pds_solver s) {
   if (!s->pc) PDS_CALL(pds_precond_create(s->hdr.ctx, "none", &s->pc));
   if (s->pc->A != s->A && strcmp(s->pc->type, "none")) PDS_CALL(pds_precond_set_operator(s->pc, s->A));
   if (!s->pc->setup_done) PDS_CALL(pds_precond_setup(s->pc));
@@ -205,6 +204,14 @@ int pds_solver_setup(pds_solver s) {
   if (s->ops.setup) PDS_CALL(s->ops.setup(s));
   s->setup_done = 1;
   return PDS_OK;
+}
+
+int pds_solver_setup(pds_solver s) {
+  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
+  PDS_CHECK(s->A, s->hdr.ctx, PDS_ERR_STATE, "solver has no operator; call pds_solver_set_operator first");
+  if (!s->A->dist) return solver_setup(s);
+  pds_comm_begin(s->hdr.ctx); /* collective (comm.h): every rank returns the same success or failure */
+  return pds_comm_agree(s->hdr.ctx, solver_setup(s));
 }
 
 int pds_solver_pc_apply(pds_solver s, pds_vec x, pds_vec y) { return pds_precond_apply(s->pc, x, y); }
@@ -270,7 +277,7 @@ int pds_solver_test(pds_solver s, int it, pds_real rnorm, pds_vec b, pds_vec x) 
 /* Paper 004's criterion, on the iterate itself: ||b - A x||_inf <= inftol (one extra residual). */
 int pds_solver_test_inf(pds_solver s, pds_vec b, pds_vec x) {
   if (!(s->inftol > 0) || (s->res.reason < 0 && s->res.reason != PDS_DIVERGED_MAXIT)) return PDS_OK;
-  if (!s->rinf) PDS_CALL(pds_vec_create(s->hdr.ctx, s->A->nrows, &s->rinf));
+  if (!s->rinf) PDS_CALL(pds_mat_row_vec(s->A, &s->rinf));
   PDS_CALL(pds_mat_residual(s->A, b, x, s->rinf));
   PDS_CALL(pds_vec_norm_inf(s->rinf, &s->res.rnorm_inf));
   if (s->res.rnorm_inf <= s->inftol && (s->res.reason == PDS_ITERATING || s->res.reason == PDS_DIVERGED_MAXIT))
@@ -278,26 +285,44 @@ int pds_solver_test_inf(pds_solver s, pds_vec b, pds_vec x) {
   return PDS_OK;
 }
 
-int pds_solver_solve(pds_solver s, pds_vec b, pds_vec x) {
-  pds_ctx ctx;
-  int     trivial;
+static int solver_solve(pds_solver s, pds_vec b, pds_vec x) {
+  int trivial;
 
-  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
+  if (!s->setup_done) PDS_CALL(pds_solver_setup(s));
+  PDS_CALL(pds_solver_begin(s, b, x, &trivial));
+  if (trivial) return PDS_OK;
+  if (s->precision != PDS_PRECISION_DOUBLE) return pds_solver_solve_precision(s, b, x);
+  return s->ops.solve(s, b, x);
+}
+
+static int solver_args(pds_solver s, pds_vec b, pds_vec x) {
+  pds_ctx ctx = s->hdr.ctx;
+
   PDS_VALID(b, PDS_CLASSID_VEC, "b");
   PDS_VALID(x, PDS_CLASSID_VEC, "x");
-  ctx = s->hdr.ctx;
-  PDS_CHECK(s->A, ctx, PDS_ERR_STATE, "solver has no operator; call pds_solver_set_operator first");
   PDS_CHECK(b->hdr.ctx == ctx && x->hdr.ctx == ctx, ctx, PDS_ERR_ARG, "vectors and solver belong to different contexts");
   PDS_CHECK(b->n == s->A->nrows, ctx, PDS_ERR_SIZE, "b has length %" PDS_SIZE_FMT " but the matrix has %" PDS_INT_FMT
             " rows", b->n, s->A->nrows);
   PDS_CHECK(x->n == s->A->ncols, ctx, PDS_ERR_SIZE, "x has length %" PDS_SIZE_FMT " but the matrix has %" PDS_INT_FMT
             " columns", x->n, s->A->ncols);
   PDS_CHECK(b != x, ctx, PDS_ERR_ARG, "b and x are the same vector");
-  if (!s->setup_done) PDS_CALL(pds_solver_setup(s));
-  PDS_CALL(pds_solver_begin(s, b, x, &trivial));
-  if (trivial) return PDS_OK;
-  if (s->precision != PDS_PRECISION_DOUBLE) return pds_solver_solve_precision(s, b, x);
-  return s->ops.solve(s, b, x);
+  return PDS_OK;
+}
+
+int pds_solver_solve(pds_solver s, pds_vec b, pds_vec x) {
+  int ierr;
+
+  PDS_VALID(s, PDS_CLASSID_SOLVER, "solver");
+  PDS_CHECK(s->A, s->hdr.ctx, PDS_ERR_STATE, "solver has no operator; call pds_solver_set_operator first");
+  if (!s->A->dist) {
+    PDS_CALL(solver_args(s, b, x));
+    return solver_solve(s, b, x);
+  }
+  /* collective: a rank that fails (its arguments included) meets the others' next reduction or this agreement */
+  pds_comm_begin(s->hdr.ctx);
+  ierr = solver_args(s, b, x);
+  if (!ierr) ierr = solver_solve(s, b, x);
+  return pds_comm_agree(s->hdr.ctx, ierr);
 }
 
 int pds_solver_get_result(pds_solver s, pds_solver_result *r) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "vec_f32.h"
+#include "../sys/comm.h"
 
 /* element size of v's arrays */
 #define VEC_ESZ(v) ((v)->f32 ? sizeof(float) : sizeof(pds_real))
@@ -22,6 +23,7 @@ static int vec_new(pds_ctx ctx, pds_size n, int f32, pds_vec *v) {
   w->n           = n;
   w->f32         = f32;
   w->unified     = ctx->k->mem_alloc == NULL;
+  w->N           = n;
   *v             = w;
   return PDS_OK;
 }
@@ -78,7 +80,9 @@ int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real 
 
 int pds_vec_duplicate(pds_vec v, pds_vec *w) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
-  return pds_vec_create(VEC_CTX(v), v->n, w);
+  PDS_CALL(pds_vec_create(VEC_CTX(v), v->n, w));
+  (*w)->dist = v->dist, (*w)->N = v->N, (*w)->lo = v->lo; /* the same layout: no communication */
+  return PDS_OK;
 }
 
 int pds_vec_destroy(pds_vec *v) {
@@ -236,8 +240,10 @@ static uint64_t splitmix64(uint64_t *s) {
 
 int pds_vec_set_random(pds_vec v, uint64_t seed) {
   pds_real *a;
-  uint64_t  s = seed;
+  uint64_t  s;
 
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  s = seed + (uint64_t)v->lo * 0x9e3779b97f4a7c15ull; /* a distributed vector: the rows' place in the global stream */
   PDS_CALL(pds_vec_get_array_write(v, PDS_MEM_HOST, &a));
   for (pds_size i = 0; i < v->n; i++) a[i] = 2.0 * ((double)(splitmix64(&s) >> 11) * 0x1.0p-53) - 1.0;
   return pds_vec_restore_array_write(v, &a);
@@ -335,7 +341,8 @@ int pds_vec_dot(pds_vec x, pds_vec y, pds_real *d) {
   PDS_KERNEL(VEC_CTX(x), vec.dot);
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
-  return VEC_CTX(x)->k->vec.dot(VEC_CTX(x), x->n, a, b, d);
+  PDS_CALL(VEC_CTX(x)->k->vec.dot(VEC_CTX(x), x->n, a, b, d));
+  return pds_vec_allsum(x, 1, d);
 }
 
 int pds_vec_norm2(pds_vec x, pds_real *nrm) {
@@ -353,7 +360,8 @@ int pds_vec_norm_inf(pds_vec x, pds_real *nrm) {
   PDS_CHECK(nrm, VEC_CTX(x), PDS_ERR_ARG, "result pointer is NULL");
   PDS_KERNEL(VEC_CTX(x), vec.norm_inf);
   PDS_CALL(pds_vec_dev_read(x, &a));
-  return VEC_CTX(x)->k->vec.norm_inf(VEC_CTX(x), x->n, a, nrm);
+  PDS_CALL(VEC_CTX(x)->k->vec.norm_inf(VEC_CTX(x), x->n, a, nrm));
+  return x->dist ? pds_comm_max(VEC_CTX(x), 1, nrm) : PDS_OK;
 }
 
 int pds_vec_axpbypcz(pds_vec z, pds_real alpha, pds_vec x, pds_real beta, pds_vec y, pds_real gamma) {
@@ -388,6 +396,7 @@ int pds_vec_dot2(pds_vec x, pds_vec y, pds_vec z, pds_real *xy, pds_real *xz) {
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_read(z, &c));
   PDS_CALL(VEC_CTX(x)->k->vec.dot2(VEC_CTX(x), x->n, a, b, c, d));
+  PDS_CALL(pds_vec_allsum(x, 2, d));
   *xy = d[0], *xz = d[1];
   return PDS_OK;
 }
@@ -406,7 +415,8 @@ int pds_vec_dot_into(pds_vec x, pds_vec y, pds_vec s, int i) {
   PDS_CALL(pds_vec_dev_read(x, &a));
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_write(s, &c));
-  return VEC_CTX(x)->k->vec.dot_into(VEC_CTX(x), x->n, a, b, c + i);
+  PDS_CALL(VEC_CTX(x)->k->vec.dot_into(VEC_CTX(x), x->n, a, b, c + i));
+  return pds_vec_allsum_dev(x, s, i, 1);
 }
 
 int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
@@ -422,7 +432,8 @@ int pds_vec_dot2_into(pds_vec x, pds_vec y, pds_vec z, pds_vec s, int i) {
   PDS_CALL(pds_vec_dev_read(y, &b));
   PDS_CALL(pds_vec_dev_read(z, &c));
   PDS_CALL(pds_vec_dev_write(s, &d));
-  return VEC_CTX(x)->k->vec.dot2_into(VEC_CTX(x), x->n, a, b, c, d + i);
+  PDS_CALL(VEC_CTX(x)->k->vec.dot2_into(VEC_CTX(x), x->n, a, b, c, d + i));
+  return pds_vec_allsum_dev(x, s, i, 2);
 }
 
 /* Gather the device arrays of V[0..k) (each checked against w) into a host array of pointers: *P is buf when k
@@ -479,7 +490,7 @@ int pds_vec_mdot_into(pds_vec w, int k, const pds_vec *V, pds_vec s, int offset)
   if (!ierr) ierr = pds_vec_dev_write(s, &c);
   if (!ierr) ierr = ctx->k->vec.mdot_into(ctx, w->n, k, P, a, c + offset);
   if (P != buf) pds_free(ctx, PDS_MEM_HOST, &P);
-  return ierr;
+  return ierr ? ierr : pds_vec_allsum_dev(w, s, offset, k); /* GMRES: still one global reduction per pass */
 }
 
 int pds_vec_maxpy_dev(pds_vec w, int k, const pds_vec *V, pds_vec c, int offset) {
@@ -512,7 +523,11 @@ int pds_vec_fused_cg_r(pds_vec r, pds_vec q, pds_vec S, int step) {
   PDS_CALL(pds_vec_dev_read(q, &a));
   PDS_CALL(pds_vec_dev_write(r, &b));
   PDS_CALL(pds_vec_dev_write(S, &c));
-  return VEC_CTX(r)->k->krylov.cg_update_r(VEC_CTX(r), r->n, a, b, c, step);
+  if (!pds_vec_spans_ranks(r)) return VEC_CTX(r)->k->krylov.cg_update_r(VEC_CTX(r), r->n, a, b, c, step);
+  /* distributed: the local sum, the global one, then the step (the bits of the fused kernel on one rank) */
+  PDS_CALL(VEC_CTX(r)->k->krylov.cg_update_r(VEC_CTX(r), r->n, a, b, c, -1));
+  PDS_CALL(pds_vec_allsum_dev(r, S, 1, 1));
+  return step >= 0 ? pds_vec_krylov_step(S, step) : PDS_OK;
 }
 
 int pds_vec_fused_cg_xp(pds_vec x, pds_vec p, pds_vec z, pds_vec S) {
@@ -546,7 +561,8 @@ int pds_vec_fused_bicgstab_s(pds_vec w, pds_vec r, pds_vec v, pds_vec S) {
   PDS_CALL(pds_vec_dev_read(v, &b));
   PDS_CALL(pds_vec_dev_write(w, &c));
   PDS_CALL(pds_vec_dev_write(S, &d));
-  return VEC_CTX(w)->k->krylov.bicg_update_s(VEC_CTX(w), w->n, a, b, c, d);
+  PDS_CALL(VEC_CTX(w)->k->krylov.bicg_update_s(VEC_CTX(w), w->n, a, b, c, d));
+  return pds_vec_allsum_dev(w, S, 1, 1);
 }
 
 int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_vec S, int step) {
@@ -565,7 +581,10 @@ int pds_vec_fused_bicgstab_r(pds_vec r, pds_vec w, pds_vec t, pds_vec rhat, pds_
   PDS_CALL(pds_vec_dev_read(rhat, &c));
   PDS_CALL(pds_vec_dev_write(r, &d));
   PDS_CALL(pds_vec_dev_write(S, &e));
-  return VEC_CTX(r)->k->krylov.bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, step);
+  if (!pds_vec_spans_ranks(r)) return VEC_CTX(r)->k->krylov.bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, step);
+  PDS_CALL(VEC_CTX(r)->k->krylov.bicg_update_r(VEC_CTX(r), r->n, a, b, c, d, e, -1)); /* as in pds_vec_fused_cg_r */
+  PDS_CALL(pds_vec_allsum_dev(r, S, 4, 2));
+  return step >= 0 ? pds_vec_krylov_step(S, step) : PDS_OK;
 }
 
 int pds_vec_fused_bicgstab_xp(pds_vec x, pds_vec p, pds_vec ph, pds_vec sh, pds_vec r, pds_vec v, pds_vec S) {

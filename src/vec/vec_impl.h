@@ -18,6 +18,8 @@ struct pds_vec_s {
   int               writing; /* an open write access */
   int               f32;     /* 1: the arrays hold n floats (a single-precision solve's internal vector, vec_f32.c) */
   int               borrowed; /* PDS_VALID_* mask of the arrays the caller owns (pds_vec_create_with_array) */
+  int               dist;     /* 1: the rank's rows of a distributed vector (vec_dist.c): reductions span the ranks */
+  pds_size          N, lo;    /* distributed: the global length and this rank's first row (else n and 0) */
 };
 
 /* argument checks shared by the vector operations and the fused products (src/mat/mat_fused.c): vectors share a
@@ -44,6 +46,13 @@ struct pds_vec_s {
     PDS_CHECK((s)->n >= (need), VEC_CTX(x), PDS_ERR_SIZE,                                                        \
               "scalar vector s has length %" PDS_SIZE_FMT ", needs at least %d", (s)->n, (int)(need));         \
   } while (0)
+
+/* Distribution (vec_dist.c): a reduction's k values of a distributed vector summed over the ranks, on the host (d)
+   or in backend memory (s[i .. i+k)); nothing to do for a vector of one rank. */
+PDS_INTERN int pds_vec_allsum(pds_vec v, int k, pds_real *d);
+PDS_INTERN int pds_vec_allsum_dev(pds_vec v, pds_vec s, int i, int k);
+/* 1 when v's reductions need the other ranks (a distributed vector on more than one rank) */
+PDS_INTERN int pds_vec_spans_ranks(pds_vec v);
 
 /* Backend array for reading / for writing (marks the host copy stale). Used by kernels' callers. */
 PDS_INTERN int pds_vec_dev_read(pds_vec v, const pds_real **a);

@@ -1,0 +1,172 @@
+/* src/io/mmio_dist.c: a Matrix Market matrix or vector read by rank 0 and scattered by contiguous rows (or block rows of
+ * bs) into a distributed matrix or vector: rank r gets block rows floor(nb r / P) .. floor(nb (r+1) / P) - 1, the same
+ * layout for the matrix and for the vectors of pds_mat_create_vecs. Rank 0 holds the whole file once (a host copy on
+ * /cpu/ref, never on its GPU); the others hold only their rows. */
+#include <stdlib.h>
+
+#include "../mat/mat_impl.h"
+#include "../sys/comm.h"
+
+/* the contiguous partition of nb block rows: rank r's first block row */
+static pds_int part_first(pds_int nb, int P, int r) { return (pds_int)((int64_t)nb * r / P); }
+
+struct mm_whole { /* rank 0: the file as block rows */
+  pds_ctx         host;
+  pds_mat         A, B;
+  const pds_size *rp;
+  const pds_int  *cj;
+  const pds_real *v;
+  pds_int         nb;
+  int             bs;
+};
+
+static int read_whole(pds_ctx ctx, const char *path, int bs, struct mm_whole *w) {
+  pds_int nr, nc;
+
+  PDS_CALL(pds_ctx_create("/cpu/ref", &w->host));
+  PDS_CALL(pds_mm_read_mat(w->host, path, &w->A));
+  PDS_CALL(pds_mat_get_size(w->A, &nr, &nc));
+  PDS_CHECK(nr == nc, ctx, PDS_ERR_SIZE, "%s: a distributed matrix must be square, not %" PDS_INT_FMT " x %" PDS_INT_FMT,
+            path, nr, nc);
+  PDS_CHECK(nr % bs == 0, ctx, PDS_ERR_SIZE, "%s: block size %d does not divide its %" PDS_INT_FMT " rows", path, bs,
+            nr);
+  if (bs == 1) {
+    w->nb = nr;
+    return pds_mat_csr_get_arrays(w->A, &w->rp, &w->cj, &w->v);
+  }
+  PDS_CALL(pds_mat_convert_to_bsr(w->A, bs, &w->B));
+  w->nb = nr / bs;
+  return pds_mat_bsr_get_arrays(w->B, &w->rp, &w->cj, &w->v);
+}
+
+static void free_whole(struct mm_whole *w) {
+  pds_mat_destroy(&w->B);
+  pds_mat_destroy(&w->A);
+  pds_ctx_destroy(&w->host);
+}
+
+int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A) {
+  struct mm_whole w = {0};
+  const int       P = ctx ? ctx->size : 1, me = ctx ? ctx->rank : 0;
+  pds_size        hdr[2] = {0, 0}, *cnt = NULL, *dsp = NULL, *rp = NULL, nnz = 0;
+  pds_int        *lens = NULL, *cj = NULL, nb, first;
+  pds_real       *v = NULL;
+  int             ierr = PDS_OK;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
+  PDS_CHECK(bs >= 1 && bs <= 16, ctx, PDS_ERR_ARG, "block size %d is outside 1 .. 16", bs);
+  pds_comm_begin(ctx);
+  if (me == 0) {
+    ierr = read_whole(ctx, path, bs, &w);
+    if (ierr && w.host && pds_ctx_get_error_code(w.host)) /* the reader's message is on its own context */
+      ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(w.host));
+    if (!ierr) hdr[0] = (pds_size)w.nb;
+  }
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_bcast(ctx, hdr, sizeof hdr, 0);
+  if (ierr) goto done;
+  nb    = (pds_int)hdr[0];
+  first = part_first(nb, P, me);
+  {
+    const pds_int mine = part_first(nb, P, me + 1) - first;
+
+    /* the row lengths, then the columns and values, each rank's rows in one message */
+    ierr = PDS_NEW(ctx, 2 * (size_t)P, &cnt);
+    if (!ierr) dsp = cnt + P, ierr = PDS_NEW(ctx, (size_t)mine + 1, &lens);
+    if (!ierr) ierr = PDS_NEW(ctx, (size_t)mine + 1, &rp);
+    if (!ierr && me == 0) {
+      for (int r = 0; r < P; r++) dsp[r] = (pds_size)part_first(nb, P, r), cnt[r] = part_first(nb, P, r + 1) - dsp[r];
+      ierr = PDS_NEW(ctx, (size_t)nb + 1, &cj); /* the lengths of all rows (reused below as the send of lengths) */
+      for (pds_int i = 0; !ierr && i < nb; i++) cj[i] = (pds_int)(w.rp[i + 1] - w.rp[i]);
+    }
+    ierr = pds_comm_agree(ctx, ierr);
+    if (!ierr) ierr = pds_comm_scatterv(ctx, cj, cnt, dsp, sizeof *lens, lens, mine, 0);
+    if (ierr) goto done;
+    pds_free(ctx, PDS_MEM_HOST, &cj);
+    for (pds_int i = 0; i < mine; i++) rp[i + 1] = rp[i] + (pds_size)lens[i];
+    nnz = rp[mine];
+    ierr = PDS_NEW(ctx, nnz ? nnz : 1, &cj);
+    if (!ierr) ierr = PDS_NEW(ctx, (nnz ? nnz : 1) * (size_t)bs * bs, &v);
+    if (!ierr && me == 0)
+      for (int r = 0; r < P; r++) {
+        const pds_int a = part_first(nb, P, r), b = part_first(nb, P, r + 1);
+
+        dsp[r] = w.rp[a], cnt[r] = w.rp[b] - w.rp[a];
+      }
+    ierr = pds_comm_agree(ctx, ierr);
+    if (!ierr) ierr = pds_comm_scatterv(ctx, w.cj, cnt, dsp, sizeof *cj, cj, nnz, 0);
+    if (!ierr && me == 0)
+      for (int r = 0; r < P; r++) dsp[r] *= (pds_size)bs * bs, cnt[r] *= (pds_size)bs * bs;
+    if (!ierr) ierr = pds_comm_scatterv(ctx, w.v, cnt, dsp, sizeof *v, v, nnz * bs * bs, 0);
+    if (me == 0) free_whole(&w); /* rank 0 keeps only its rows from here on */
+    if (ierr) goto done;
+    ierr = bs == 1 ? pds_mat_create_csr_dist(ctx, mine, rp, cj, v, A) : pds_mat_create_bsr_dist(ctx, mine, bs, rp, cj, v, A);
+  }
+done:
+  if (me == 0) free_whole(&w);
+  pds_free(ctx, PDS_MEM_HOST, &cnt);
+  pds_free(ctx, PDS_MEM_HOST, &lens);
+  pds_free(ctx, PDS_MEM_HOST, &rp);
+  pds_free(ctx, PDS_MEM_HOST, &cj);
+  pds_free(ctx, PDS_MEM_HOST, &v);
+  return ierr;
+}
+
+/* A vector file into v's rows (v distributed, or not: then the whole file), read by rank 0 and scattered by v's
+   layout; the file's length must be v's global length. */
+int pds_vec_load_dist(pds_vec v, const char *path) {
+  pds_ctx   ctx;
+  pds_vec   whole = NULL;
+  pds_ctx   host  = NULL;
+  pds_size  N, lo, hi, *all = NULL, *dsp = NULL, n = 0;
+  pds_real *h = NULL;
+  const pds_real *src = NULL;
+  int       ierr = PDS_OK;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  ctx = VEC_CTX(v);
+  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
+  pds_comm_begin(ctx);
+  PDS_CALL(pds_vec_get_global_size(v, &N));
+  PDS_CALL(pds_vec_get_ownership_range(v, &lo, &hi));
+  if (!v->dist) { /* an ordinary vector: every rank reads */
+    PDS_CALL(pds_mm_read_vec(ctx, path, &whole));
+    ierr = pds_vec_get_size(whole, &n);
+    if (!ierr && n != v->n) ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%s has %" PDS_SIZE_FMT " entries, the vector %"
+                                             PDS_SIZE_FMT, path, n, v->n);
+    if (!ierr) ierr = pds_vec_copy(whole, v);
+    pds_vec_destroy(&whole);
+    return ierr;
+  }
+  ierr = PDS_NEW(ctx, 2 * (size_t)ctx->size, &all);
+  if (!ierr) dsp = all + ctx->size;
+  ierr = pds_comm_allgather_size(ctx, ierr, v->n, all ? all : &n);
+  if (ierr) goto done;
+  for (int r = 1; r < ctx->size; r++) dsp[r] = dsp[r - 1] + all[r - 1];
+  if (ctx->rank == 0) {
+    ierr = pds_ctx_create("/cpu/ref", &host);
+    if (!ierr) ierr = pds_mm_read_vec(host, path, &whole);
+    if (ierr && host) ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(host));
+    if (!ierr) ierr = pds_vec_get_size(whole, &n);
+    if (!ierr && n != N)
+      ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%s has %" PDS_SIZE_FMT " entries, the distributed vector %" PDS_SIZE_FMT,
+                       path, n, N);
+    if (!ierr) ierr = pds_vec_get_array_read(whole, PDS_MEM_HOST, &src);
+  }
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = PDS_NEW(ctx, v->n + 1, &h);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_scatterv(ctx, src, all, dsp, sizeof *h, h, v->n, 0);
+  if (!ierr) ierr = pds_vec_set_values(v, h, PDS_MEM_HOST);
+  ierr = pds_comm_agree(ctx, ierr);
+done:
+  if (src) pds_vec_restore_array_read(whole, &src);
+  pds_vec_destroy(&whole);
+  pds_ctx_destroy(&host);
+  pds_free(ctx, PDS_MEM_HOST, &h);
+  pds_free(ctx, PDS_MEM_HOST, &all);
+  return ierr;
+}

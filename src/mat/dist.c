@@ -1,0 +1,278 @@
+/* src/mat/dist.c: distributed matrices ("mpicsr", "mpibsr"): each rank holds its rows, split as PETSc's MPIAIJ does
+ * into the diagonal block Ad (the columns this rank owns, local numbering) and the off-rank block Ao (the ghost columns,
+ * numbered in ascending global order), each an ordinary csr or bsr matrix of the rank's backend. A product
+ *   y = alpha A x + beta y:   gather the values other ranks need (vec.permute), start the exchange (src/mat/halo.c),
+ *                              y = alpha Ad x + beta y while the messages travel, wait, y += alpha Ao g
+ * so the exchange overlaps the diagonal block's product. Rows and columns share one layout: rank r owns the block
+ * rows ranges[r] .. ranges[r+1]-1, in rank order (what pds_vec_create_dist gives for the same local sizes).
+ *
+ * Byte model of a product (the traffic of the two local products plus the halo): Ad's and Ao's bytes (12 nnz + 8 n for
+ * csr, as csr.c's) + 16 ghosts (gathered and received) bytes; the messages: 8 bs x ghosts per product in all. */
+#include <stdlib.h>
+
+#include "dist_impl.h"
+
+static int dist_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
+  struct mat_dist *D = DIST(A);
+
+  PDS_CALL(pds_dist_halo_begin(A, x));
+  PDS_CALL(pds_mat_apply_add(D->Ad, alpha, x, beta, y)); /* overlaps the messages */
+  PDS_CALL(pds_dist_halo_end(A));
+  return D->nghost ? pds_mat_apply_add(D->Ao, alpha, D->g, 1.0, y) : PDS_OK;
+}
+
+static int dist_get_diagonal(pds_mat A, pds_vec d) { return pds_mat_get_diagonal(DIST(A)->Ad, d); }
+static int dist_get_block_diagonal(pds_mat A, int bs, pds_real *blocks) {
+  return pds_mat_get_block_diagonal(DIST(A)->Ad, bs, blocks);
+}
+
+/* every rank's rows, stored entries of Ad and Ao, ghosts and neighbours, printed by rank 0 (collective) */
+static int dist_view(pds_mat A, FILE *f) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const int        P   = ctx->size;
+  pds_real        *t;
+  int              ierr;
+
+  PDS_CALL(PDS_NEW(ctx, (size_t)5 * P, &t)); /* each rank fills its five entries; the sum gathers them */
+  t[5 * ctx->rank + 0] = A->nrows, t[5 * ctx->rank + 1] = (pds_real)D->Ad->nnz;
+  t[5 * ctx->rank + 2] = (pds_real)D->Ao->nnz, t[5 * ctx->rank + 3] = (pds_real)D->nghost * D->bs;
+  t[5 * ctx->rank + 4] = D->halo.nrecv + D->halo.nsend;
+  ierr = pds_comm_sum(ctx, 5 * P, t);
+  if (!ierr && ctx->rank == 0) {
+    fprintf(f, "  distributed over %d rank%s: %" PDS_INT_FMT " x %" PDS_INT_FMT " global, block size %d; halo: %s\n",
+            P, P == 1 ? "" : "s", A->N, A->N, D->bs, pds_dist_halo_mode(A));
+    fprintf(f, "  %6s %12s %12s %12s %10s %10s\n", "rank", "rows", "nnz(diag)", "nnz(off)", "ghosts", "neighbours");
+    for (int r = 0; r < P; r++)
+      fprintf(f, "  %6d %12.0f %12.0f %12.0f %10.0f %10.0f\n", r, t[5 * r], t[5 * r + 1], t[5 * r + 2], t[5 * r + 3],
+              t[5 * r + 4] / 2);
+  }
+  pds_free(ctx, PDS_MEM_HOST, &t);
+  return ierr;
+}
+
+static int dist_destroy(pds_mat A) {
+  struct mat_dist *D = DIST(A);
+
+  if (!D) return PDS_OK;
+  pds_mat_destroy(&D->Ad);
+  pds_mat_destroy(&D->Ao);
+  pds_dist_halo_free(A);
+  pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->ranges);
+  free(D);
+  A->data = NULL;
+  return PDS_OK;
+}
+
+/* ---- assembly from the rank's rows ------------------------------------------------------------------------ */
+
+static int cmp_int(const void *a, const void *b) {
+  const pds_int x = *(const pds_int *)a, y = *(const pds_int *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* the index of global block column c among the sorted ghosts g[0..n) */
+static pds_int ghost_index(const pds_int *g, pds_int n, pds_int c) {
+  pds_int lo = 0, hi = n - 1;
+
+  while (lo < hi) {
+    const pds_int mid = lo + (hi - lo) / 2;
+
+    if (g[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Split the rank's block rows (global block columns) into Ad and Ao (host arrays of the context allocator, handed to
+   the local matrices) and list the ghosts. Local work only: every failure is agreed by the caller. */
+static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const pds_int *cj, const pds_real *v) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const pds_int    lo = (pds_int)D->ranges[ctx->rank], hi = (pds_int)D->ranges[ctx->rank + 1];
+  const pds_int    Nb  = (pds_int)D->ranges[ctx->size];
+  const size_t     b2  = (size_t)bs * bs;
+  pds_size        *rd = NULL, *ro = NULL, nd = 0, no = 0;
+  pds_int         *cd = NULL, *co = NULL, *gh = NULL, ng = 0;
+  pds_real        *vd = NULL, *vo = NULL;
+  int              ierr;
+
+  for (pds_int i = 0; i < nb; i++) {
+    PDS_CHECK(rp[i + 1] >= rp[i], ctx, PDS_ERR_ARG, "row pointer decreases at local block row %" PDS_INT_FMT, i);
+    for (pds_size q = rp[i]; q < rp[i + 1]; q++) {
+      PDS_CHECK(cj[q] >= 0 && cj[q] < Nb, ctx, PDS_ERR_ARG, "global column %" PDS_INT_FMT " of local block row %"
+                PDS_INT_FMT " (global %" PDS_INT_FMT ") is outside 0 .. %" PDS_INT_FMT, cj[q], i, lo + i, Nb - 1);
+      if (cj[q] >= lo && cj[q] < hi) nd++;
+      else no++;
+    }
+  }
+  ierr = PDS_NEW(ctx, nb + 1, &rd);
+  if (!ierr) ierr = PDS_NEW(ctx, nb + 1, &ro);
+  if (!ierr) ierr = PDS_NEW(ctx, nd ? nd : 1, &cd);
+  if (!ierr) ierr = PDS_NEW(ctx, no ? no : 1, &co);
+  if (!ierr) ierr = PDS_NEW(ctx, (nd ? nd : 1) * b2, &vd);
+  if (!ierr) ierr = PDS_NEW(ctx, (no ? no : 1) * b2, &vo);
+  if (!ierr) ierr = PDS_NEW(ctx, no ? no : 1, &gh);
+  if (ierr) goto fail;
+  /* the ghosts: sorted, unique */
+  for (pds_int i = 0; i < nb; i++)
+    for (pds_size q = rp[i]; q < rp[i + 1]; q++)
+      if (cj[q] < lo || cj[q] >= hi) gh[ng++] = cj[q];
+  qsort(gh, (size_t)ng, sizeof *gh, cmp_int);
+  {
+    pds_int u = 0;
+
+    for (pds_int k = 0; k < ng; k++)
+      if (!u || gh[k] != gh[u - 1]) gh[u++] = gh[k];
+    ng = u;
+  }
+  nd = no = 0;
+  for (pds_int i = 0; i < nb; i++) {
+    for (pds_size q = rp[i]; q < rp[i + 1]; q++) {
+      if (cj[q] >= lo && cj[q] < hi) {
+        cd[nd] = cj[q] - lo;
+        memcpy(vd + nd++ * b2, v + q * b2, b2 * sizeof *v);
+      } else {
+        co[no] = ghost_index(gh, ng, cj[q]);
+        memcpy(vo + no++ * b2, v + q * b2, b2 * sizeof *v);
+      }
+    }
+    rd[i + 1] = nd, ro[i + 1] = no;
+  }
+  D->ghost = gh, D->nghost = ng, gh = NULL;
+  if (bs == 1) {
+    ierr = pds_mat_csr_from_host_owned(ctx, nb, nb, rd, cd, vd, &D->Ad);
+    rd = NULL, cd = NULL, vd = NULL; /* taken (freed on failure) */
+    if (!ierr) ierr = pds_mat_csr_from_host_owned(ctx, nb, ng, ro, co, vo, &D->Ao);
+  } else {
+    ierr = pds_mat_bsr_from_host_owned(ctx, nb, nb, bs, rd, cd, vd, &D->Ad);
+    rd = NULL, cd = NULL, vd = NULL;
+    if (!ierr) ierr = pds_mat_bsr_from_host_owned(ctx, nb, ng, bs, ro, co, vo, &D->Ao);
+  }
+  ro = NULL, co = NULL, vo = NULL;
+  if (!ierr) return PDS_OK;
+fail:
+  pds_free(ctx, PDS_MEM_HOST, &rd);
+  pds_free(ctx, PDS_MEM_HOST, &ro);
+  pds_free(ctx, PDS_MEM_HOST, &cd);
+  pds_free(ctx, PDS_MEM_HOST, &co);
+  pds_free(ctx, PDS_MEM_HOST, &vd);
+  pds_free(ctx, PDS_MEM_HOST, &vo);
+  pds_free(ctx, PDS_MEM_HOST, &gh);
+  return ierr;
+}
+
+/* The header, the layout (an all-gather of the local sizes, which also agrees on earlier failures), the split and the
+   halo plan. Every rank returns the same success or failure. */
+static int dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
+                       const pds_real *v, pds_mat *A) {
+  pds_mat          M = NULL;
+  struct mat_dist *D = NULL;
+  pds_size        *all = NULL;
+
+  if (!ierr) ierr = pds_mat_alloc(ctx, bs == 1 ? "mpicsr" : "mpibsr", 0, 0, &M);
+  if (!ierr) ierr = PDS_NEW(ctx, 1, &D);
+  if (!ierr) M->data = D, M->ops.destroy = dist_destroy;
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)ctx->size + 1, &all);
+  ierr = pds_comm_allgather_size(ctx, ierr, nb, all ? all : &(pds_size){0});
+  if (!ierr) {
+    D->ranges = all, all = NULL, D->bs = bs;
+    for (int r = ctx->size; r > 0; r--) D->ranges[r] = D->ranges[r - 1];
+    D->ranges[0] = 0;
+    for (int r = 0; r < ctx->size; r++) D->ranges[r + 1] += D->ranges[r];
+    if (D->ranges[ctx->size] * bs > 0x7fffffff)
+      ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%" PDS_SIZE_FMT " global rows: beyond 32-bit indices",
+                       D->ranges[ctx->size] * bs);
+    if (!ierr) ierr = dist_split(M, nb, bs, rp, cj, v);
+    ierr = pds_comm_agree(ctx, ierr);
+  }
+  if (!ierr) ierr = pds_dist_halo_setup(M); /* collective, agrees on its own failures */
+  pds_free(ctx, PDS_MEM_HOST, &all);
+  if (ierr) {
+    pds_mat_destroy(&M);
+    return ierr;
+  }
+  M->nrows = M->ncols = nb * bs;
+  M->bs               = bs;
+  M->nnz              = D->Ad->nnz + D->Ao->nnz;
+  M->dist             = 1;
+  M->N                = (pds_int)(D->ranges[ctx->size] * bs);
+  M->lo               = (pds_int)(D->ranges[ctx->rank] * bs);
+  M->ops.apply              = dist_apply;
+  M->ops.get_diagonal       = dist_get_diagonal;
+  M->ops.get_block_diagonal = dist_get_block_diagonal;
+  M->ops.view               = dist_view;
+  *A                        = M;
+  return PDS_OK;
+}
+
+static int dist_args(pds_ctx ctx, pds_int nb, int bs, const pds_size *rp, const pds_int *cj, const pds_real *v,
+                     pds_mat *A) {
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  PDS_CHECK(nb >= 0, ctx, PDS_ERR_SIZE, "local row count %" PDS_INT_FMT " is negative", nb);
+  PDS_CHECK(bs >= 1 && bs <= 16, ctx, PDS_ERR_ARG, "block size %d is outside 1 .. 16", bs);
+  PDS_CHECK(rp && (rp[nb] == 0 || (cj && v)), ctx, PDS_ERR_ARG, "rowptr, colidx or vals is NULL");
+  PDS_CHECK(rp[0] == 0, ctx, PDS_ERR_ARG, "rowptr[0] is %" PDS_SIZE_FMT ", not 0", rp[0]);
+  return PDS_OK;
+}
+
+int pds_mat_create_csr_dist(pds_ctx ctx, pds_int nlocal, const pds_size *rowptr, const pds_int *colidx,
+                            const pds_real *vals, pds_mat *A) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  pds_comm_begin(ctx);
+  return dist_create(ctx, dist_args(ctx, nlocal, 1, rowptr, colidx, vals, A), nlocal, 1, rowptr, colidx, vals, A);
+}
+
+int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, const pds_size *browptr, const pds_int *bcolidx,
+                            const pds_real *vals, pds_mat *A) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  pds_comm_begin(ctx);
+  return dist_create(ctx, dist_args(ctx, nblocal, bs, browptr, bcolidx, vals, A), nblocal, bs, browptr, bcolidx, vals,
+                     A);
+}
+
+/* ---- queries ---------------------------------------------------------------------------------------------- */
+
+int pds_mat_get_global_size(pds_mat A, pds_int *N) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(N, MAT_CTX(A), PDS_ERR_ARG, "result pointer is NULL");
+  *N = A->dist ? A->N : A->nrows;
+  return PDS_OK;
+}
+
+int pds_mat_get_ownership_range(pds_mat A, pds_int *lo, pds_int *hi) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  if (lo) *lo = A->dist ? A->lo : 0;
+  if (hi) *hi = (A->dist ? A->lo : 0) + A->nrows;
+  return PDS_OK;
+}
+
+int pds_mat_is_distributed(pds_mat A) { return A && A->hdr.classid == PDS_CLASSID_MAT && A->dist; }
+
+int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(A->dist, MAT_CTX(A), PDS_ERR_ARG, "matrix is %s, not distributed", A->type);
+  if (Ad) *Ad = DIST(A)->Ad;
+  if (Ao) *Ao = DIST(A)->Ao;
+  return PDS_OK;
+}
+
+int pds_mat_row_vec(pds_mat A, pds_vec *v) {
+  PDS_CALL(pds_vec_create(MAT_CTX(A), A->nrows, v));
+  if (A->dist) (*v)->dist = 1, (*v)->N = A->N, (*v)->lo = A->lo;
+  return PDS_OK;
+}
+
+int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  if (x) PDS_CALL(A->dist ? pds_vec_create_dist(MAT_CTX(A), A->ncols, x) : pds_vec_create(MAT_CTX(A), A->ncols, x));
+  if (b) {
+    int ierr = A->dist ? pds_vec_create_dist(MAT_CTX(A), A->nrows, b) : pds_vec_create(MAT_CTX(A), A->nrows, b);
+
+    if (ierr && x) pds_vec_destroy(x);
+    return ierr;
+  }
+  return PDS_OK;
+}

@@ -1,0 +1,33 @@
+/* src/mat/dist_impl.h: the distributed matrix's data (dist.c) and its halo exchange (halo.c). */
+#ifndef PDS_DIST_IMPL_H
+#define PDS_DIST_IMPL_H
+
+#include "mat_impl.h"
+#include "../sys/comm.h"
+
+struct mat_dist {
+  pds_mat         Ad, Ao;   /* this rank's diagonal block (local columns) and off-rank block (ghost columns) */
+  int             bs;
+  pds_size       *ranges;   /* [size + 1]: rank r owns the block rows ranges[r] .. ranges[r+1]-1 */
+  pds_int        *ghost;    /* [nghost]: the global block column of each ghost, ascending (host) */
+  pds_int         nghost;
+  /* the halo (halo.c) */
+  struct pds_halo halo;
+  pds_int         nsend;    /* block entries sent, neighbour after neighbour */
+  pds_int        *send_d;   /* backend [nsend]: the local block rows sent */
+  pds_vec         sendbuf;  /* [nsend bs]: the gathered values */
+  pds_vec         g;        /* [nghost bs]: the ghost values received */
+  pds_real       *hsend, *hrecv; /* host staging on a device backend (NULL where the backend's memory is the host's) */
+};
+#define DIST(A) ((struct mat_dist *)(A)->data)
+#define MAT_CTX(A) ((A)->hdr.ctx)
+
+/* the exchange plan from the ghosts (collective; every rank returns the same success or failure) */
+PDS_INTERN int pds_dist_halo_setup(pds_mat A);
+/* start the exchange of x's values that the other ranks need; end: wait, the ghosts in D->g */
+PDS_INTERN int pds_dist_halo_begin(pds_mat A, pds_vec x);
+PDS_INTERN int pds_dist_halo_end(pds_mat A);
+PDS_INTERN void pds_dist_halo_free(pds_mat A);
+PDS_INTERN const char *pds_dist_halo_mode(pds_mat A); /* "host memory", "staged through host memory" */
+
+#endif

@@ -1,0 +1,133 @@
+/* src/mat/halo.c: the halo exchange of a distributed matrix (dist.c): which of this rank's rows each neighbour needs,
+ * which ghosts come from whom, and the exchange itself.
+ *
+ * Plan (setup, collective): the ghosts are sorted by global column, so the ones a rank owns are one run; each rank
+ * tells every other how many of its rows it needs (MPI_Alltoall), then which (MPI_Alltoallv). A product then gathers
+ * the requested rows into a send buffer on the backend (vec.permute), posts the receives and sends (comm.c), and
+ * waits after the diagonal block's product. On a backend with device memory the buffers go through page-locked host
+ * memory (one copy each way per product; a CUDA-aware MPI could take the device buffers: docs/mpi.md). */
+#include <stdlib.h>
+
+#include "dist_impl.h"
+
+static int halo_lists(pds_ctx ctx, const int *count, int *n, int **rank, pds_size **off) {
+  int k = 0;
+
+  *n = 0;
+  for (int r = 0; r < ctx->size; r++) *n += count[r] > 0;
+  PDS_CALL(PDS_NEW(ctx, *n + 1, rank));
+  PDS_CALL(PDS_NEW(ctx, *n + 1, off));
+  for (int r = 0; r < ctx->size; r++) {
+    if (count[r] <= 0) continue;
+    (*rank)[k]    = r;
+    (*off)[k + 1] = (*off)[k] + (pds_size)count[r];
+    k++;
+  }
+  return PDS_OK;
+}
+
+int pds_dist_halo_setup(pds_mat A) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const int        P   = ctx->size;
+  const pds_int    lo  = (pds_int)D->ranges[ctx->rank], hi = (pds_int)D->ranges[ctx->rank + 1];
+  int             *cnt = NULL, *sc, *rc, *sd, *rd, ierr;
+  pds_int         *req = NULL;
+  pds_size         total = 0;
+
+  ierr = PDS_NEW(ctx, (size_t)4 * P, &cnt);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (ierr) return ierr;
+  sc = cnt, rc = cnt + P, sd = cnt + 2 * P, rd = cnt + 3 * P;
+  for (pds_int k = 0, r = 0; k < D->nghost; k++) { /* the owner of each ghost: ascending, like the ranges */
+    while ((pds_size)D->ghost[k] >= D->ranges[r + 1]) r++;
+    sc[r]++;
+  }
+  ierr = pds_comm_alltoall_counts(ctx, sc, rc);
+  for (int r = 0; r < P; r++) {
+    if (r) sd[r] = sd[r - 1] + sc[r - 1], rd[r] = rd[r - 1] + rc[r - 1];
+    total += (pds_size)rc[r];
+  }
+  if (!ierr) ierr = PDS_NEW(ctx, total ? total : 1, &req);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_alltoallv_int(ctx, D->ghost, sc, sd, req, rc, rd);
+  for (pds_size k = 0; !ierr && k < total; k++) {
+    if (req[k] < lo || req[k] >= hi)
+      ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "rank %d was asked for block row %" PDS_INT_FMT ", which it does not own",
+                       ctx->rank, req[k]);
+    else req[k] -= lo;
+  }
+  if (!ierr) ierr = halo_lists(ctx, rc, &D->halo.nsend, &D->halo.send_rank, &D->halo.send_off);
+  if (!ierr) ierr = halo_lists(ctx, sc, &D->halo.nrecv, &D->halo.recv_rank, &D->halo.recv_off);
+  if (!ierr) ierr = pds_comm_halo_alloc(ctx, &D->halo);
+  D->nsend = (pds_int)total;
+  if (!ierr) ierr = pds_dup_array(ctx, PDS_MEM_DEVICE, req, PDS_MEM_HOST, (total ? total : 1) * sizeof *req, &D->send_d);
+  if (!ierr) ierr = pds_vec_create(ctx, (pds_size)total * D->bs, &D->sendbuf);
+  if (!ierr) ierr = pds_vec_create(ctx, (pds_size)D->nghost * D->bs, &D->g);
+  if (!ierr && ctx->k->mem_alloc) { /* device memory: page-locked host buffers for the messages */
+    ierr = PDS_NEW(ctx, total * D->bs + 1, &D->hsend);
+    if (!ierr) ierr = PDS_NEW(ctx, (size_t)D->nghost * D->bs + 1, &D->hrecv);
+    if (!ierr) (void)pds_host_register(ctx, D->hsend, (total * D->bs + 1) * sizeof(pds_real));
+    if (!ierr) (void)pds_host_register(ctx, D->hrecv, ((size_t)D->nghost * D->bs + 1) * sizeof(pds_real));
+    pds_ctx_clear_error(ctx); /* registering is an optimization: plain host memory works too */
+  }
+  pds_free(ctx, PDS_MEM_HOST, &req);
+  pds_free(ctx, PDS_MEM_HOST, &cnt);
+  return pds_comm_agree(ctx, ierr);
+}
+
+int pds_dist_halo_begin(pds_mat A, pds_vec x) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const pds_real  *xa;
+  pds_real        *sb = NULL, *ga = NULL;
+
+  if (!pds_comm_parallel(ctx)) return PDS_OK; /* one rank: every column is local */
+  if (D->nsend) {
+    PDS_KERNEL(ctx, vec.permute);
+    PDS_CALL(pds_vec_dev_read(x, &xa));
+    PDS_CALL(pds_vec_dev_write(D->sendbuf, &sb));
+    PDS_CALL(ctx->k->vec.permute(ctx, D->nsend, D->bs, D->send_d, 0, xa, sb));
+    if (D->hsend) {
+      PDS_CALL(pds_memcpy(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, (size_t)D->nsend * D->bs * sizeof *sb));
+      sb = D->hsend;
+    }
+  }
+  PDS_CALL(pds_vec_dev_write(D->g, &ga));
+  return pds_comm_halo_start(ctx, &D->halo, D->bs, sb, D->hrecv ? D->hrecv : ga);
+}
+
+int pds_dist_halo_end(pds_mat A) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  pds_real        *ga;
+
+  if (!pds_comm_parallel(ctx)) return PDS_OK;
+  PDS_CALL(pds_comm_halo_wait(ctx, &D->halo));
+  if (!D->hrecv || !D->nghost) return PDS_OK;
+  PDS_CALL(pds_vec_dev_write(D->g, &ga));
+  return pds_memcpy(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST, (size_t)D->nghost * D->bs * sizeof *ga);
+}
+
+void pds_dist_halo_free(pds_mat A) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+
+  pds_comm_halo_free(ctx, &D->halo);
+  if (D->hsend) (void)pds_host_unregister(ctx, D->hsend);
+  if (D->hrecv) (void)pds_host_unregister(ctx, D->hrecv);
+  pds_free(ctx, PDS_MEM_HOST, &D->hsend);
+  pds_free(ctx, PDS_MEM_HOST, &D->hrecv);
+  pds_free(ctx, PDS_MEM_HOST, &D->halo.send_rank);
+  pds_free(ctx, PDS_MEM_HOST, &D->halo.recv_rank);
+  pds_free(ctx, PDS_MEM_HOST, &D->halo.send_off);
+  pds_free(ctx, PDS_MEM_HOST, &D->halo.recv_off);
+  pds_free(ctx, PDS_MEM_DEVICE, &D->send_d);
+  pds_free(ctx, PDS_MEM_HOST, &D->ghost);
+  pds_vec_destroy(&D->sendbuf);
+  pds_vec_destroy(&D->g);
+}
+
+const char *pds_dist_halo_mode(pds_mat A) {
+  return DIST(A)->hrecv ? "MPI on page-locked host buffers, staged from the device" : "MPI on the vectors' host memory";
+}
