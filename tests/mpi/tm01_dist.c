@@ -1,0 +1,396 @@
+/* tests/mpi/tm01_dist.c: distributed vectors, matrices and solves against the serial library on the same data, run
+ * by ctest under mpirun -np 1, 2 and 3 (argv[1]: the backend; argv[2]: a Matrix Market file of ../shared).
+ *   - layouts: uneven local sizes, rank 1 with no rows when there are three ranks or more;
+ *   - reductions: dot, norms, set_random equal the serial vector's (to round-off; bits for the same ranks);
+ *   - products: y = A x of an irregular matrix whose rows reach every rank (and a block matrix, bs 3) against the
+ *     serial csr / bsr product; a file read by rank 0 and scattered against the same file read serially;
+ *   - solves: cg + jacobi, bicgstab + pbjacobi, gmres + jacobi and richardson + jacobi take the serial iteration
+ *     counts with the serial iterates to round-off; bjacobi(ilu0) converges (and equals serial ilu0 on one rank);
+ *     every solve twice gives the same bits;
+ *   - failures, every rank returning an error and none hanging: a column outside the matrix on one rank, an
+ *     allocation failing on one rank (in assembly and in a solver's setup), a vector of the wrong length on one
+ *     rank, a local-only preconditioner on a distributed matrix. */
+#include <mpi.h>
+
+#include "pdesolve_mpi.h"
+#include "test.h"
+
+static int rank_, size_;
+
+#define N2 20 /* the grid of the generated matrices: N2 x N2 */
+#define NG (N2 * N2)
+
+/* The generated matrix, every rank the whole of it (row-major triplets into CSR): a 5-point stencil with a
+   convection term (nonsymmetric unless sym), plus a coupling of row i to row (7 i + 13) mod NG and back (so every
+   rank needs ghosts from far away); strictly diagonally dominant (symmetric: SPD). */
+static void gen(int sym, pds_size *rp, pds_int *cj, pds_real *v) {
+  pds_size k = 0;
+
+  rp[0] = 0;
+  for (int i = 0; i < NG; i++) {
+    const int x = i % N2, y = i / N2, far = (7 * i + 13) % NG, back = (int)(((long)(i - 13 + 7L * NG) * 343) % NG);
+    pds_real  off = 0;
+    int       c[6], nc = 0;
+    pds_real  w[6];
+
+    if (x > 0) c[nc] = i - 1, w[nc++] = -1.0 - (sym ? 0 : 0.3);
+    if (x < N2 - 1) c[nc] = i + 1, w[nc++] = -1.0 + (sym ? 0 : 0.3);
+    if (y > 0) c[nc] = i - N2, w[nc++] = -1.0;
+    if (y < N2 - 1) c[nc] = i + N2, w[nc++] = -1.0;
+    /* (7 back + 13) mod NG = i: 343 is 7's inverse modulo 400 (7 * 343 = 2401); no column twice in a row */
+    for (int t = 0; t < 2; t++) {
+      const int j = t ? back : far;
+      int       dup = j == i || (t && back == far);
+
+      for (int q = 0; q < nc; q++) dup |= c[q] == j;
+      if (!dup) c[nc] = j, w[nc++] = -0.25;
+    }
+    for (int q = 0; q < nc; q++) off += fabs(w[q]);
+    cj[k] = i, v[k++] = off + 0.5;
+    for (int q = 0; q < nc; q++) cj[k] = c[q], v[k++] = w[q];
+    rp[i + 1] = k;
+  }
+}
+
+/* rank r's first row of n: uneven parts, rank 1 empty when there are three ranks or more */
+static pds_int part(pds_int n, int r) {
+  static const int w[] = {3, 0, 2, 5, 1, 4};
+  long             tot = 0, acc = 0;
+
+  for (int q = 0; q < size_; q++) tot += size_ >= 3 ? w[q % 6] : q + 2;
+  for (int q = 0; q < r; q++) acc += size_ >= 3 ? w[q % 6] : q + 2;
+  return (pds_int)(n * acc / tot);
+}
+
+/* every rank must have failed with an error; none may hang (a hang is ctest's timeout) */
+static void expect_all_fail(int ierr, const char *what) {
+  int bad = ierr == PDS_OK, any = 0;
+
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any) TEST_FAIL("%s: some rank did not return an error (this rank: %s)", what, pds_error_name(ierr));
+}
+
+static double maxdiff(pds_vec xd, pds_vec xs) { /* distributed xd against the rows lo..hi of the serial xs */
+  const pds_real *a, *b;
+  pds_size        lo, hi;
+  double          m = 0;
+
+  TEST_CALL(pds_vec_get_ownership_range(xd, &lo, &hi));
+  TEST_CALL(pds_vec_get_array_read(xd, PDS_MEM_HOST, &a));
+  TEST_CALL(pds_vec_get_array_read(xs, PDS_MEM_HOST, &b));
+  for (pds_size i = lo; i < hi; i++) m = fmax(m, fabs(a[i - lo] - b[i]));
+  TEST_CALL(pds_vec_restore_array_read(xd, &a));
+  TEST_CALL(pds_vec_restore_array_read(xs, &b));
+  MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+/* the distributed matrix of rank's rows of (rp, cj, v) */
+static pds_mat dist_of(pds_ctx ctx, const pds_size *rp, const pds_int *cj, const pds_real *v, pds_int n) {
+  const pds_int a = part(n, rank_), b = part(n, rank_ + 1);
+  pds_size     *lrp = malloc(sizeof *lrp * (size_t)(b - a + 1));
+  pds_mat       A;
+
+  for (pds_int i = a; i <= b; i++) lrp[i - a] = rp[i] - rp[a];
+  TEST_CALL(pds_mat_create_csr_dist(ctx, b - a, lrp, cj + rp[a], v + rp[a], &A));
+  free(lrp);
+  return A;
+}
+
+static void test_vectors(pds_ctx ctx, pds_ctx serial) {
+  pds_vec  x, y, xs, ys;
+  pds_size lo, hi, N, n;
+  pds_real d, ds, nrm, nrms;
+
+  TEST_CALL(pds_vec_create_dist(ctx, part(NG, rank_ + 1) - part(NG, rank_), &x));
+  TEST_CALL(pds_vec_get_global_size(x, &N));
+  TEST_CALL(pds_vec_get_ownership_range(x, &lo, &hi));
+  TEST_CALL(pds_vec_get_size(x, &n));
+  TEST_ASSERT(N == NG && lo == (pds_size)part(NG, rank_) && hi == lo + n && pds_vec_is_distributed(x));
+  if (size_ >= 3 && rank_ == 1) TEST_ASSERT(n == 0);
+  TEST_CALL(pds_vec_duplicate(x, &y));
+  TEST_ASSERT(pds_vec_is_distributed(y));
+  TEST_CALL(pds_vec_create(serial, NG, &xs));
+  TEST_CALL(pds_vec_create(serial, NG, &ys));
+  TEST_CALL(pds_vec_set_random(x, 11));
+  TEST_CALL(pds_vec_set_random(xs, 11));
+  TEST_ASSERT(maxdiff(x, xs) == 0); /* the same stream, each rank its part */
+  TEST_CALL(pds_vec_set_random(y, 12));
+  TEST_CALL(pds_vec_set_random(ys, 12));
+  TEST_CALL(pds_vec_dot(x, y, &d));
+  TEST_CALL(pds_vec_dot(xs, ys, &ds));
+  TEST_ASSERT_NEAR(d, ds, 1e-13, 1e-13);
+  TEST_CALL(pds_vec_norm2(x, &nrm));
+  TEST_CALL(pds_vec_norm2(xs, &nrms));
+  TEST_ASSERT_NEAR(nrm, nrms, 1e-14, 0);
+  TEST_CALL(pds_vec_norm_inf(y, &nrm));
+  TEST_CALL(pds_vec_norm_inf(ys, &nrms));
+  TEST_ASSERT(nrm == nrms);
+  { /* every rank holds the same bits */
+    double mn = d, mx = d;
+
+    MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    TEST_ASSERT(mn == mx);
+  }
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
+}
+
+static void test_products(pds_ctx ctx, pds_ctx serial, const char *file) {
+  pds_size *rp = malloc(sizeof *rp * (NG + 1));
+  pds_int  *cj = malloc(sizeof *cj * NG * 7);
+  pds_real *v  = malloc(sizeof *v * NG * 7);
+  pds_mat   A, As;
+  pds_vec   x, y, xs, ys;
+  pds_int   Ng, lo, hi;
+
+  gen(0, rp, cj, v);
+  A = dist_of(ctx, rp, cj, v, NG);
+  TEST_CALL(pds_mat_create_csr(serial, NG, NG, rp, cj, v, PDS_MEM_HOST, PDS_COPY_VALUES, &As));
+  TEST_ASSERT(!strcmp(pds_mat_get_type(A), "mpicsr") && pds_mat_is_distributed(A));
+  TEST_CALL(pds_mat_get_global_size(A, &Ng));
+  TEST_CALL(pds_mat_get_ownership_range(A, &lo, &hi));
+  TEST_ASSERT(Ng == NG && lo == part(NG, rank_) && hi == part(NG, rank_ + 1));
+  TEST_CALL(pds_mat_create_vecs(A, &x, &y));
+  TEST_CALL(pds_mat_create_vecs(As, &xs, &ys));
+  TEST_CALL(pds_vec_set_random(x, 5));
+  TEST_CALL(pds_vec_set_random(xs, 5));
+  TEST_CALL(pds_mat_apply(A, x, y));
+  TEST_CALL(pds_mat_apply(As, xs, ys));
+  TEST_ASSERT(maxdiff(y, ys) <= 1e-14);
+  TEST_CALL(pds_mat_apply_add(A, 2.0, x, -0.5, y)); /* y = 2 A x - 0.5 A x */
+  TEST_CALL(pds_vec_scale(ys, 1.5));
+  TEST_ASSERT(maxdiff(y, ys) <= 1e-13);
+  TEST_CALL(pds_mat_view(A, stdout));
+  pds_mat_destroy(&A), pds_mat_destroy(&As);
+
+  { /* blocks of 3: the scalar matrix above as block rows of a bsr (3 x 3 blocks, each the entry times a fixed block) */
+    const int bs = 3;
+    pds_real *bv = malloc(sizeof *bv * rp[NG] * 9);
+    pds_mat   B, Bs;
+    pds_vec   bx, by, bxs, bys;
+    pds_int   blo, bhi;
+
+    for (pds_size q = 0; q < rp[NG]; q++)
+      for (int e = 0; e < 9; e++) bv[q * 9 + e] = v[q] * (e % 4 == 0 ? 1.0 : 0.1 * (e + 1));
+    blo = part(NG, rank_), bhi = part(NG, rank_ + 1);
+    {
+      pds_size *lrp = malloc(sizeof *lrp * (size_t)(bhi - blo + 1));
+
+      for (pds_int i = blo; i <= bhi; i++) lrp[i - blo] = rp[i] - rp[blo];
+      TEST_CALL(pds_mat_create_bsr_dist(ctx, bhi - blo, bs, lrp, cj + rp[blo], bv + rp[blo] * 9, &B));
+      free(lrp);
+    }
+    TEST_CALL(pds_mat_create_bsr(serial, NG, NG, bs, rp, cj, bv, PDS_MEM_HOST, PDS_COPY_VALUES, &Bs));
+    TEST_ASSERT(!strcmp(pds_mat_get_type(B), "mpibsr"));
+    TEST_CALL(pds_mat_create_vecs(B, &bx, &by));
+    TEST_CALL(pds_mat_create_vecs(Bs, &bxs, &bys));
+    TEST_CALL(pds_vec_set_random(bx, 8));
+    TEST_CALL(pds_vec_set_random(bxs, 8));
+    TEST_CALL(pds_mat_apply(B, bx, by));
+    TEST_CALL(pds_mat_apply(Bs, bxs, bys));
+    TEST_ASSERT(maxdiff(by, bys) <= 1e-13);
+    pds_vec_destroy(&bx), pds_vec_destroy(&by), pds_vec_destroy(&bxs), pds_vec_destroy(&bys);
+    pds_mat_destroy(&B), pds_mat_destroy(&Bs);
+    free(bv);
+  }
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
+
+  /* a real file: read by rank 0 and scattered, against the serial read */
+  TEST_CALL(pds_mat_load_dist(ctx, file, 1, &A));
+  TEST_CALL(pds_mm_read_mat(serial, file, &As));
+  TEST_CALL(pds_mat_create_vecs(A, &x, &y));
+  TEST_CALL(pds_mat_create_vecs(As, &xs, &ys));
+  TEST_CALL(pds_vec_set_random(x, 9));
+  TEST_CALL(pds_vec_set_random(xs, 9));
+  TEST_CALL(pds_mat_apply(A, x, y));
+  TEST_CALL(pds_mat_apply(As, xs, ys));
+  {
+    pds_real ny;
+
+    TEST_CALL(pds_vec_norm_inf(ys, &ny));
+    TEST_ASSERT(maxdiff(y, ys) <= 1e-13 * ny);
+  }
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
+  pds_mat_destroy(&A), pds_mat_destroy(&As);
+  free(rp), free(cj), free(v);
+}
+
+/* one solve of A x = b (b = A * ones) with x0 = 0; returns the iterations */
+static int solve(pds_ctx ctx, pds_mat A, const char *method, const char *pc, pds_vec *xout) {
+  pds_solver        s;
+  pds_precond       P;
+  pds_vec           x, b, e;
+  pds_solver_result r;
+
+  TEST_CALL(pds_mat_create_vecs(A, &x, &b));
+  TEST_CALL(pds_vec_duplicate(x, &e));
+  TEST_CALL(pds_vec_set(e, 1.0));
+  TEST_CALL(pds_mat_apply(A, e, b));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_create(ctx, method, &s));
+  TEST_CALL(pds_precond_create(ctx, pc, &P));
+  TEST_CALL(pds_solver_set_operator(s, A));
+  TEST_CALL(pds_solver_set_precond(s, P));
+  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 500));
+  TEST_CALL(pds_solver_solve(s, b, x));
+  TEST_CALL(pds_solver_get_result(s, &r));
+  if (r.reason <= 0) TEST_FAIL("%s + %s did not converge: reason %s", method, pc, pds_reason_name(r.reason));
+  pds_solver_destroy(&s), pds_precond_destroy(&P), pds_vec_destroy(&b), pds_vec_destroy(&e);
+  *xout = x;
+  return r.iterations;
+}
+
+static int same_bits(pds_vec a, pds_vec b) {
+  const pds_real *x, *y;
+  pds_size        n;
+  int             same, all;
+
+  TEST_CALL(pds_vec_get_size(a, &n));
+  TEST_CALL(pds_vec_get_array_read(a, PDS_MEM_HOST, &x));
+  TEST_CALL(pds_vec_get_array_read(b, PDS_MEM_HOST, &y));
+  same = !n || !memcmp(x, y, (size_t)n * sizeof *x);
+  TEST_CALL(pds_vec_restore_array_read(a, &x));
+  TEST_CALL(pds_vec_restore_array_read(b, &y));
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
+static void test_solves(pds_ctx ctx, pds_ctx serial) {
+  static const char *cases[][2] = {{"cg", "jacobi"}, {"bicgstab", "pbjacobi"}, {"gmres", "jacobi"},
+                                   {"richardson", "jacobi"}, {"bicgstab", "bjacobi"}, {"gmres", "bjacobi"}};
+  pds_size *rp = malloc(sizeof *rp * (NG + 1));
+  pds_int  *cj = malloc(sizeof *cj * NG * 7);
+  pds_real *v  = malloc(sizeof *v * NG * 7);
+
+  for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+    const int   sym = !strcmp(cases[c][0], "cg");
+    const char *spc = !strcmp(cases[c][1], "bjacobi") ? "ilu0" : cases[c][1]; /* one rank: bjacobi is ilu0 */
+    pds_mat     A, As;
+    pds_vec     x, x2, xs;
+    int         it, it2, its;
+
+    gen(sym, rp, cj, v);
+    A = dist_of(ctx, rp, cj, v, NG);
+    TEST_CALL(pds_mat_create_csr(serial, NG, NG, rp, cj, v, PDS_MEM_HOST, PDS_COPY_VALUES, &As));
+    it  = solve(ctx, A, cases[c][0], cases[c][1], &x);
+    it2 = solve(ctx, A, cases[c][0], cases[c][1], &x2);
+    its = solve(serial, As, cases[c][0], spc, &xs);
+    if (rank_ == 0) printf("%s + %s: %d iterations on %d rank%s, %d serial\n", cases[c][0], cases[c][1], it, size_,
+                           size_ > 1 ? "s" : "", its);
+    TEST_ASSERT(it == it2 && same_bits(x, x2)); /* deterministic for a fixed number of ranks */
+    if (strcmp(cases[c][1], "bjacobi") || size_ == 1) { /* the same method as the serial one */
+      TEST_ASSERT(it == its);
+      TEST_ASSERT(maxdiff(x, xs) <= 1e-8);
+    } else { /* block Jacobi over the ranks: another preconditioner, the same solution */
+      TEST_ASSERT(maxdiff(x, xs) <= 1e-7);
+    }
+    pds_vec_destroy(&x), pds_vec_destroy(&x2), pds_vec_destroy(&xs);
+    pds_mat_destroy(&A), pds_mat_destroy(&As);
+  }
+  free(rp), free(cj), free(v);
+}
+
+static void test_failures(pds_ctx ctx, const char *backend) {
+  pds_size *rp = malloc(sizeof *rp * (NG + 1));
+  pds_int  *cj = malloc(sizeof *cj * NG * 7);
+  pds_real *v  = malloc(sizeof *v * NG * 7);
+  const int last = size_ - 1;
+  pds_mat   A = NULL;
+  int       ierr;
+
+  gen(0, rp, cj, v);
+  { /* a column outside the matrix on the last rank's first row */
+    const pds_int a = part(NG, rank_), b = part(NG, rank_ + 1);
+    pds_size     *lrp = malloc(sizeof *lrp * (size_t)(b - a + 1));
+    pds_int      *lcj = malloc(sizeof *lcj * (rp[b] - rp[a] + 1));
+
+    for (pds_int i = a; i <= b; i++) lrp[i - a] = rp[i] - rp[a];
+    memcpy(lcj, cj + rp[a], sizeof *lcj * (rp[b] - rp[a]));
+    if (rank_ == last && b > a) lcj[0] = NG + 5;
+    ierr = pds_mat_create_csr_dist(ctx, b - a, lrp, lcj, v + rp[a], &A);
+    expect_all_fail(ierr, "a column outside the matrix");
+    TEST_ASSERT(!A);
+    free(lrp), free(lcj);
+  }
+  /* an allocation failing on the last rank during assembly, for the first few allocations */
+  for (long k = 1; k <= 12; k++) {
+    if (rank_ == last) pds_ctx_set_alloc_fail(ctx, k);
+    {
+      const pds_int a = part(NG, rank_), b = part(NG, rank_ + 1);
+      pds_size     *lrp = malloc(sizeof *lrp * (size_t)(b - a + 1));
+
+      for (pds_int i = a; i <= b; i++) lrp[i - a] = rp[i] - rp[a];
+      ierr = pds_mat_create_csr_dist(ctx, b - a, lrp, cj + rp[a], v + rp[a], &A);
+      free(lrp);
+    }
+    pds_ctx_set_alloc_fail(ctx, -1);
+    if (size_ > 1 || ierr) expect_all_fail(ierr, "an allocation failing on one rank in assembly");
+    pds_mat_destroy(&A);
+  }
+  /* an allocation failing on the last rank in a solver's setup; then a vector of the wrong length on that rank */
+  A = dist_of(ctx, rp, cj, v, NG);
+  {
+    pds_solver  s;
+    pds_precond P;
+    pds_vec     x, b, bad;
+    pds_size    n;
+
+    TEST_CALL(pds_mat_create_vecs(A, &x, &b));
+    TEST_CALL(pds_vec_set(b, 1.0));
+    TEST_CALL(pds_vec_set(x, 0.0));
+    TEST_CALL(pds_solver_create(ctx, "bicgstab", &s));
+    TEST_CALL(pds_precond_create(ctx, "bjacobi", &P));
+    TEST_CALL(pds_solver_set_operator(s, A));
+    TEST_CALL(pds_solver_set_precond(s, P));
+    if (rank_ == last) pds_ctx_set_alloc_fail(ctx, 2);
+    ierr = pds_solver_solve(s, b, x);
+    pds_ctx_set_alloc_fail(ctx, -1);
+    expect_all_fail(ierr, "an allocation failing on one rank in a solver's setup");
+    TEST_CALL(pds_vec_get_size(b, &n));
+    TEST_CALL(pds_vec_create(ctx, rank_ == last ? n + 1 : n, &bad));
+    TEST_CALL(pds_vec_set(bad, 1.0));
+    if (size_ > 1) expect_all_fail(pds_solver_solve(s, bad, x), "a vector of the wrong length on one rank");
+    TEST_CALL(pds_solver_solve(s, b, x)); /* and the solver still works */
+    pds_vec_destroy(&bad);
+    /* a preconditioner of one rank's matrix on the distributed one */
+    pds_precond_destroy(&P);
+    TEST_CALL(pds_precond_create(ctx, "ilu0", &P));
+    TEST_CALL(pds_precond_set_operator(P, A));
+    ierr = pds_precond_setup(P);
+    expect_all_fail(ierr, "ilu0 on a distributed matrix");
+    TEST_ASSERT(ierr == PDS_ERR_UNSUPPORTED && strstr(pds_ctx_get_error(ctx), "bjacobi"));
+    pds_precond_destroy(&P), pds_solver_destroy(&s), pds_vec_destroy(&x), pds_vec_destroy(&b);
+  }
+  pds_mat_destroy(&A);
+  { /* a file that does not exist: every rank learns of rank 0's failure */
+    ierr = pds_mat_load_dist(ctx, "/nonexistent/file.mtx", 1, &A);
+    expect_all_fail(ierr, "a missing file");
+  }
+  (void)backend;
+  free(rp), free(cj), free(v);
+}
+
+int main(int argc, char **argv) {
+  const char *backend = argc > 1 ? argv[1] : "/cpu/ref";
+  const char *file    = argc > 2 ? argv[2] : PDS_SHARED_DIR "/matrices/orsirr_1.mtx";
+  pds_ctx     ctx, serial;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
+  test_ctx_ = ctx;
+  TEST_ASSERT(pds_ctx_get_rank(ctx) == rank_ && pds_ctx_get_size(ctx) == size_);
+  TEST_CALL(pds_ctx_create(backend, &serial));
+  TEST_ASSERT(pds_ctx_get_rank(serial) == 0 && pds_ctx_get_size(serial) == 1);
+  test_vectors(ctx, serial);
+  test_products(ctx, serial, file);
+  test_solves(ctx, serial);
+  test_failures(ctx, backend);
+  TEST_CALL(pds_ctx_destroy(&serial));
+  TEST_CALL(pds_ctx_destroy(&ctx));
+  MPI_Finalize();
+  if (rank_ == 0) printf("tm01_dist: %d rank%s passed\n", size_, size_ > 1 ? "s" : "");
+  return 0;
+}
