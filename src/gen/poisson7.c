@@ -11,11 +11,47 @@
 static double u_exact(double x, double y, double z) { return sin(PDS_PI * x) * sin(PDS_PI * y) * sin(PDS_PI * z) + x * y * z; }
 static double f_rhs(double x, double y, double z) { return 3.0 * PDS_PI * PDS_PI * sin(PDS_PI * x) * sin(PDS_PI * y) * sin(PDS_PI * z); }
 
+/* Rows r0 .. r1-1 (global numbers, x fastest) of the nx x ny x nz problem: rp[0..r1-r0] (rp[0] = 0), columns (global,
+   ascending in a row: -z, -y, -x, diagonal, +x, +y, +z; boundary neighbours go to b), values, b and u of those rows. */
+static void poisson7_rows(pds_int nx, pds_int ny, pds_int nz, pds_int r0, pds_int r1, pds_size *rp, pds_int *ci,
+                          pds_real *v, pds_real *b, pds_real *u) {
+  double   hx = 1.0 / (nx + 1), hy = 1.0 / (ny + 1), hz = 1.0 / (nz + 1);
+  double   cx = 1.0 / (hx * hx), cy = 1.0 / (hy * hy), cz = 1.0 / (hz * hz);
+  pds_size nnz = 0;
+
+  rp[0] = 0;
+  for (pds_int row = r0; row < r1; row++) {
+    const pds_int i = row % nx, j = (row / nx) % ny, k = row / (nx * ny);
+    double        x = (i + 1) * hx, y = (j + 1) * hy, z = (k + 1) * hz, bb = f_rhs(x, y, z);
+
+    if (k > 0) ci[nnz] = row - nx * ny, v[nnz++] = -cz;
+    else bb += cz * u_exact(x, y, 0.0);
+    if (j > 0) ci[nnz] = row - nx, v[nnz++] = -cy;
+    else bb += cy * u_exact(x, 0.0, z);
+    if (i > 0) ci[nnz] = row - 1, v[nnz++] = -cx;
+    else bb += cx * u_exact(0.0, y, z);
+    ci[nnz] = row, v[nnz++] = 2.0 * (cx + cy + cz);
+    if (i < nx - 1) ci[nnz] = row + 1, v[nnz++] = -cx;
+    else bb += cx * u_exact(1.0, y, z);
+    if (j < ny - 1) ci[nnz] = row + nx, v[nnz++] = -cy;
+    else bb += cy * u_exact(x, 1.0, z);
+    if (k < nz - 1) ci[nnz] = row + nx * ny, v[nnz++] = -cz;
+    else bb += cz * u_exact(x, y, 1.0);
+    rp[row - r0 + 1] = nnz;
+    b[row - r0]      = bb;
+    u[row - r0]      = u_exact(x, y, z);
+  }
+}
+
+static void poisson7_describe(const pds_int *dims, pds_problem *p) {
+  snprintf(p->description, sizeof p->description,
+           "poisson7 %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT ": -lap u = f on (0,1)^3, u = sin(pi x)sin(pi y)"
+           "sin(pi z) + xyz", dims[0], dims[1], dims[2]);
+}
+
 int pds_problem_create_poisson7(pds_ctx ctx, const pds_int *dims, pds_problem *p) {
   pds_int   nx = dims[0], ny = dims[1], nz = dims[2];
-  pds_size  n  = (pds_size)nx * ny * nz, nnz = 0;
-  double    hx = 1.0 / (nx + 1), hy = 1.0 / (ny + 1), hz = 1.0 / (nz + 1);
-  double    cx = 1.0 / (hx * hx), cy = 1.0 / (hy * hy), cz = 1.0 / (hz * hz);
+  pds_size  n  = (pds_size)nx * ny * nz;
   pds_size *rp = NULL;
   pds_int  *ci = NULL;
   pds_real *v = NULL, *b = NULL, *u = NULL;
@@ -28,30 +64,7 @@ int pds_problem_create_poisson7(pds_ctx ctx, const pds_int *dims, pds_problem *p
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 7 * n, &v));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, n, &b));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, n, &u));
-  for (pds_int k = 0; k < nz; k++)
-    for (pds_int j = 0; j < ny; j++)
-      for (pds_int i = 0; i < nx; i++) {
-        pds_int row = (k * ny + j) * nx + i;
-        double  x = (i + 1) * hx, y = (j + 1) * hy, z = (k + 1) * hz, bb = f_rhs(x, y, z);
-
-        /* columns in ascending order: -z, -y, -x, diagonal, +x, +y, +z; boundary neighbours go to b */
-        if (k > 0) ci[nnz] = row - nx * ny, v[nnz++] = -cz;
-        else bb += cz * u_exact(x, y, 0.0);
-        if (j > 0) ci[nnz] = row - nx, v[nnz++] = -cy;
-        else bb += cy * u_exact(x, 0.0, z);
-        if (i > 0) ci[nnz] = row - 1, v[nnz++] = -cx;
-        else bb += cx * u_exact(0.0, y, z);
-        ci[nnz] = row, v[nnz++] = 2.0 * (cx + cy + cz);
-        if (i < nx - 1) ci[nnz] = row + 1, v[nnz++] = -cx;
-        else bb += cx * u_exact(1.0, y, z);
-        if (j < ny - 1) ci[nnz] = row + nx, v[nnz++] = -cy;
-        else bb += cy * u_exact(x, 1.0, z);
-        if (k < nz - 1) ci[nnz] = row + nx * ny, v[nnz++] = -cz;
-        else bb += cz * u_exact(x, y, 1.0);
-        rp[row + 1] = nnz;
-        b[row]      = bb;
-        u[row]      = u_exact(x, y, z);
-      }
+  poisson7_rows(nx, ny, nz, 0, (pds_int)n, rp, ci, v, b, u);
   ierr = pds_mat_csr_from_host_owned(ctx, nx * ny * nz, nx * ny * nz, rp, ci, v, &p->A);
   rp = NULL, ci = NULL, v = NULL; /* owned (or freed) by the matrix now */
   if (ierr) goto fail;
@@ -59,9 +72,7 @@ int pds_problem_create_poisson7(pds_ctx ctx, const pds_int *dims, pds_problem *p
   PDS_CALL_GOTO(ierr, fail, pds_vec_set_values(p->b, b, PDS_MEM_HOST));
   PDS_CALL_GOTO(ierr, fail, pds_vec_create(ctx, n, &p->u_exact));
   PDS_CALL_GOTO(ierr, fail, pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST));
-  snprintf(p->description, sizeof p->description,
-           "poisson7 %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT ": -lap u = f on (0,1)^3, u = sin(pi x)sin(pi y)"
-           "sin(pi z) + xyz", nx, ny, nz);
+  poisson7_describe(dims, p);
 fail:
   pds_free(ctx, PDS_MEM_HOST, &rp);
   pds_free(ctx, PDS_MEM_HOST, &ci);
