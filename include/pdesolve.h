@@ -807,6 +807,9 @@ typedef struct {
   pds_vec u_exact; /* NULL when not a PDE problem */
   char    description[160];
 } pds_problem;
+/* poisson7 (dims[3]) distributed over the context's ranks by contiguous rows, each rank making only its rows: A an
+   mpicsr matrix, b and u_exact distributed (collective; on one rank the serial problem) */
+PDS_EXTERN int pds_problem_create_poisson7_dist(pds_ctx ctx, const pds_int *dims, pds_problem *p);
 /* name: "poisson7" (dims[0..2] = nx ny nz); "fem2d" (dims[0] = nodes: paper 004's problem, P1 on a generated
    unit-square mesh of about that many nodes, seed 1, Dirichlet rows as the paper: see pds_fem2d_*). */
 PDS_EXTERN int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int *dims, int ndims, pds_problem *p);

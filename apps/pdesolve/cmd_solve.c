@@ -216,7 +216,10 @@ int cmd_solve(pds_options o) {
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
   OPT(o, pds_options_get_string(o, "-pc", "none",
                                 "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
-                                "(stencil7), relax, gmg (patches), semjacobi (sem)", &st.pc, NULL));
+                                "(stencil7), relax, gmg (patches), semjacobi (sem), bjacobi (block Jacobi over the "
+                                "ranks under mpirun, -sub_pc on each rank's block)", &st.pc, NULL));
+  OPT(o, pds_options_get_string(o, "-sub_pc", "ilu0", "<name> -pc bjacobi: the local preconditioner of each rank's "
+                                "diagonal block (its own flags, -pc_ilu0_* say, then set it)", &st.sub_pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
                                 "recycle, syncfree, lanes, block, tiles (docs/bilu0.md); CPU backends take auto only",
@@ -302,7 +305,7 @@ int cmd_solve(pds_options o) {
     return fail("flag -pc_semjacobi_variant is only used with -pc semjacobi");
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
-  if (strcmp(st.pc, "ilu0") &&
+  if (strcmp(st.pc, "ilu0") && !(!strcmp(st.pc, "bjacobi") && !strcmp(st.sub_pc, "ilu0")) &&
       (st.ilu0_shift_set || st.ilu0_ordering || st.ilu0_variant || st.ilu0_sweeps_set || st.ilu0_fsweeps_set))
     return fail("flag %s is only used with -pc ilu0", st.ilu0_shift_set  ? "-pc_ilu0_shift"
                                                       : st.ilu0_ordering ? "-pc_ilu0_ordering"
@@ -311,7 +314,14 @@ int cmd_solve(pds_options o) {
                                                                            : "-pc_ilu0_factor_sweeps");
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
-  if (make_ctx(backend, &ctx)) return EXIT_ERROR;
+  if (app_make_ctx(backend, &ctx)) return EXIT_ERROR;
+  if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
+    rc = (fem_on || ch_on || pa_on || sem_on || out || st.history)
+             ? fail("under mpirun with %d ranks, solve takes -A FILE or -problem poisson7, without -o and -history "
+                    "(the other problems and outputs run on one rank for now)", pds_ctx_get_size(ctx))
+             : solve_dist(ctx, &st, Apath, problem, dims, ndims, format, bpath, x0path, json);
+    goto done;
+  }
   if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;
   if (fem_on) {
     if ((rc = fem_build(ctx, &fo, &mesh, &fem, &p.A, &p.b, &p.u_exact, &fr))) goto done;

@@ -48,7 +48,18 @@ static int help_all(void) {
   return EXIT_DONE;
 }
 
+static int run_command(int argc, char **argv);
+
 int main(int argc, char **argv) {
+  int rc;
+
+  app_mpi_init(&argc, &argv); /* under mpirun: every rank runs the command (app_mpi.c) */
+  rc = run_command(argc, argv);
+  app_mpi_finalize();
+  return rc;
+}
+
+static int run_command(int argc, char **argv) {
   const char *cmd = argc > 1 ? argv[1] : NULL;
   pds_options o;
   int         rc;

@@ -45,6 +45,12 @@ extern const char *const format_names[3];
 
 int read_backend(pds_options o, const char *cmdname, char *out, size_t len);
 int make_ctx(const char *backend, pds_ctx *ctx);
+/* app_mpi.c: MPI around the driver (a build with MPI; else one rank): init and finalize in main, the number of ranks,
+   and the context of a command (every rank's, pds_ctx_create_mpi, under mpirun with more than one rank) */
+void app_mpi_init(int *argc, char ***argv);
+void app_mpi_finalize(void);
+int  app_ranks(void);
+int  app_make_ctx(const char *backend, pds_ctx *ctx);
 int read_problem(pds_options o, const char *cmdname, const char **problem, int *dims, int *ndims, bool req);
 int read_vec_checked(pds_ctx ctx, const char *flag, const char *path, pds_int n, const char *what, pds_vec *v);
 int read_mat(pds_ctx ctx, const char *path, pds_mat *A);
@@ -164,6 +170,7 @@ typedef struct {
   bool        ilu0_sweeps_set, ilu0_fsweeps_set;
   const relax_gmg_flags *rg;                 /* -pc relax, gmg: their flags (NULL: the library's defaults) */
   const char *semjacobi_variant;             /* -pc semjacobi: NULL (not given) or a kernel name */
+  const char *sub_pc;                        /* -pc bjacobi: the local preconditioner (-sub_pc) */
 } solve_settings;
 
 typedef struct {
@@ -183,6 +190,13 @@ int    make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_pre
 int    run_solver(pds_ctx ctx, pds_solver s, pds_mat A, pds_vec b, pds_vec x, pds_vec x_exact, pds_vec u_exact,
                   const solve_settings *st, solve_info *info);
 double ratio(double a, double b);
+/* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows) or -problem
+   poisson7 (each rank its rows), -b and -x0 files; the result line and the JSON report with the ranks and the
+   communication time */
+int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
+                  int ndims, const char *format, const char *bpath, const char *x0path, const char *json);
+/* app_mpi.c: every rank's v into all[0 .. ranks) (rank 0's copy only is needed) */
+void   app_gather(double v, double *all);
 
 /* ---- the commands (cmd_NAME.c; main.c's command table lists them) ------------------------------------ */
 

@@ -13,18 +13,14 @@ static int monitor_print(void *user, int it, pds_real rnorm) {
   return 0;
 }
 
-/* Create the solver and preconditioner (checks their names before any file is read) and apply settings. */
-int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precond *pc) {
-  int  rc = EXIT_DONE;
-  char what[96];
+/* the preconditioner's own flags (bjacobi: its local preconditioner's) */
+static int make_solver_pc_flags(pds_ctx ctx, const solve_settings *st, pds_precond pcv) {
+  pds_precond *pc = &pcv;
+  int          rc = EXIT_DONE;
 
-  if (!strcmp(st->pc, "shell")) return fail("flag -pc: 'shell' needs a program to supply it; not available here");
-  snprintf(what, sizeof what, "flag -solver: cannot create solver '%s'", st->solver);
-  TRY(what, pds_solver_create(ctx, st->solver, s));
-  snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", st->pc);
-  TRY(what, pds_precond_create(ctx, st->pc, pc));
   if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(*pc, st->bs));
-  if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->pc, st->rg))) goto done;
+  if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->sub_pc && !strcmp(st->pc, "bjacobi") ? st->sub_pc : st->pc, st->rg)))
+    goto done;
   if (st->bilu0_variant) TRY("flag -pc_bilu0_variant", pds_precond_bilu0_set_variant(*pc, st->bilu0_variant));
   if (st->semjacobi_variant)
     TRY("flag -pc_semjacobi_variant", pds_precond_semjacobi_set_variant(*pc, st->semjacobi_variant));
@@ -39,6 +35,29 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
     TRY("flags -pc_ilu0_sweeps, -pc_ilu0_factor_sweeps",
         pds_precond_ilu0_set_sweeps(*pc, st->ilu0_sweeps_set ? st->ilu0_sweeps : -1,
                                     st->ilu0_fsweeps_set ? st->ilu0_fsweeps : -1));
+done:
+  return rc;
+}
+
+/* Create the solver and preconditioner (checks their names before any file is read) and apply settings. */
+int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precond *pc) {
+  int  rc = EXIT_DONE;
+  char what[96];
+
+  if (!strcmp(st->pc, "shell")) return fail("flag -pc: 'shell' needs a program to supply it; not available here");
+  snprintf(what, sizeof what, "flag -solver: cannot create solver '%s'", st->solver);
+  TRY(what, pds_solver_create(ctx, st->solver, s));
+  snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", st->pc);
+  TRY(what, pds_precond_create(ctx, st->pc, pc));
+  if (st->sub_pc && !strcmp(st->pc, "bjacobi")) { /* the ilu0 flags below then set the local preconditioner */
+    pds_precond outer = *pc;
+
+    TRY("flag -sub_pc", pds_precond_bjacobi_set_sub_type(outer, st->sub_pc));
+    TRY("flag -sub_pc", pds_precond_bjacobi_get_sub(outer, pc));
+    rc = make_solver_pc_flags(ctx, st, *pc);
+    *pc = outer;
+    if (rc) goto done;
+  } else if ((rc = make_solver_pc_flags(ctx, st, *pc))) goto done;
   TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
   TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));

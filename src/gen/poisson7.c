@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "gen_impl.h"
+#include "../sys/comm.h"
 
 #define PDS_PI 3.14159265358979323846
 
@@ -79,5 +80,43 @@ fail:
   pds_free(ctx, PDS_MEM_HOST, &v);
   pds_free(ctx, PDS_MEM_HOST, &b);
   pds_free(ctx, PDS_MEM_HOST, &u);
+  return ierr;
+}
+
+/* The same problem distributed over the context's ranks by contiguous rows (rank r: rows n r / P .. n (r+1) / P - 1,
+   rounded down), each rank making only its rows (collective). */
+int pds_problem_create_poisson7_dist(pds_ctx ctx, const pds_int *dims, pds_problem *p) {
+  const pds_size n = (pds_size)dims[0] * dims[1] * dims[2];
+  const int      P = pds_ctx_get_size(ctx), r = pds_ctx_get_rank(ctx);
+  const pds_int  r0 = (pds_int)(n * r / P), r1 = (pds_int)(n * (r + 1) / P), m = r1 - r0;
+  pds_size      *rp = NULL;
+  pds_int       *ci = NULL;
+  pds_real      *v = NULL, *b = NULL, *u = NULL;
+  int            ierr;
+
+  PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
+  memset(p, 0, sizeof *p);
+  PDS_CHECK(dims[0] > 0 && dims[1] > 0 && dims[2] > 0, ctx, PDS_ERR_SIZE, "poisson7 needs positive sizes");
+  PDS_CHECK(n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "poisson7 %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT
+            " has more rows than 32-bit global indices allow", dims[0], dims[1], dims[2]);
+  ierr = PDS_NEW(ctx, (size_t)m + 1, &rp);
+  if (!ierr) ierr = PDS_NEW(ctx, 7 * (size_t)m + 1, &ci);
+  if (!ierr) ierr = PDS_NEW(ctx, 7 * (size_t)m + 1, &v);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)m + 1, &b);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)m + 1, &u);
+  if (!ierr) poisson7_rows(dims[0], dims[1], dims[2], r0, r1, rp, ci, v, b, u);
+  pds_comm_begin(ctx);
+  ierr = pds_comm_agree(ctx, ierr); /* collective from here: every rank knows whether one failed */
+  if (!ierr) ierr = pds_mat_create_csr_dist(ctx, m, rp, ci, v, &p->A);
+  if (!ierr) ierr = pds_mat_create_vecs(p->A, &p->u_exact, &p->b);
+  if (!ierr) ierr = pds_vec_set_values(p->b, b, PDS_MEM_HOST);
+  if (!ierr) ierr = pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST);
+  if (!ierr) poisson7_describe(dims, p);
+  pds_free(ctx, PDS_MEM_HOST, &rp);
+  pds_free(ctx, PDS_MEM_HOST, &ci);
+  pds_free(ctx, PDS_MEM_HOST, &v);
+  pds_free(ctx, PDS_MEM_HOST, &b);
+  pds_free(ctx, PDS_MEM_HOST, &u);
+  if (ierr) pds_problem_destroy(p);
   return ierr;
 }
