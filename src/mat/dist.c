@@ -141,15 +141,13 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
     rd[i + 1] = nd, ro[i + 1] = no;
   }
   D->ghost = gh, D->nghost = ng, gh = NULL;
-  if (bs == 1) {
-    ierr = pds_mat_csr_from_host_owned(ctx, nb, nb, rd, cd, vd, &D->Ad);
-    rd = NULL, cd = NULL, vd = NULL; /* taken (freed on failure) */
-    if (!ierr) ierr = pds_mat_csr_from_host_owned(ctx, nb, ng, ro, co, vo, &D->Ao);
-  } else {
-    ierr = pds_mat_bsr_from_host_owned(ctx, nb, nb, bs, rd, cd, vd, &D->Ad);
-    rd = NULL, cd = NULL, vd = NULL;
-    if (!ierr) ierr = pds_mat_bsr_from_host_owned(ctx, nb, ng, bs, ro, co, vo, &D->Ao);
-  }
+  /* each call takes its three arrays (and frees them when it fails) */
+  ierr = bs == 1 ? pds_mat_csr_from_host_owned(ctx, nb, nb, rd, cd, vd, &D->Ad)
+                 : pds_mat_bsr_from_host_owned(ctx, nb, nb, bs, rd, cd, vd, &D->Ad);
+  rd = NULL, cd = NULL, vd = NULL;
+  if (ierr) goto fail;
+  ierr = bs == 1 ? pds_mat_csr_from_host_owned(ctx, nb, ng, ro, co, vo, &D->Ao)
+                 : pds_mat_bsr_from_host_owned(ctx, nb, ng, bs, ro, co, vo, &D->Ao);
   ro = NULL, co = NULL, vo = NULL;
   if (!ierr) return PDS_OK;
 fail:
