@@ -208,7 +208,8 @@ PDS_EXTERN int pds_vec_load_dist(pds_vec v, const char *path);
 PDS_EXTERN int pds_mat_get_global_size(pds_mat A, pds_int *N);          /* = local rows when not distributed */
 PDS_EXTERN int pds_mat_get_ownership_range(pds_mat A, pds_int *lo, pds_int *hi);
 PDS_EXTERN int pds_mat_is_distributed(pds_mat A);
-/* the rank's two blocks (owned by A): Ad (local columns) and Ao (ghost columns, ascending global order) */
+/* the rank's two blocks (owned by A): Ad (local columns) and Ao (ghost columns, ascending global order; only the rows
+   that have off-rank entries, in order: compressed rows) */
 PDS_EXTERN int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao);
 /* x (A's columns) and b (A's rows), distributed like A when A is (either may be NULL) */
 PDS_EXTERN int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b);

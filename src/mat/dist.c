@@ -6,19 +6,39 @@
  * so the exchange overlaps the diagonal block's product. Rows and columns share one layout: rank r owns the block
  * rows ranges[r] .. ranges[r+1]-1, in rank order (what pds_vec_create_dist gives for the same local sizes).
  *
- * Byte model of a product (the traffic of the two local products plus the halo): Ad's and Ao's bytes (12 nnz + 8 n for
- * csr, as csr.c's) + 16 ghosts (gathered and received) bytes; the messages: 8 bs x ghosts per product in all. */
+ * Byte model of a product: Ad's bytes (12 nnz_d + 16 n for csr: values and column indices once, x and y once each),
+ * plus the off-rank part (dist_apply_offrank: 12 nnz_o + 64 n_o + 8 ghosts over the n_o rows that have ghosts), plus
+ * the gather of the sent rows (16 per value sent); the messages carry 8 bs bytes per ghost. */
 #include <stdlib.h>
 
 #include "dist_impl.h"
 
-static int dist_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
-  struct mat_dist *D = DIST(A);
+/* y += alpha Ao g on the rows that have off-rank entries: t = Ao g (Ao's rows are those rows), then through the
+   gathered rows ysub = y[orow]: ysub += alpha t, y[orow] = ysub. Bytes: Ao's (12 nnz_o + 8 n_o + 8 ghosts) + 48 n_o,
+   n_o the rows with ghosts (two planes of a slab's n^3 rows, not n^3: sweeping y again would cost 16 n) */
+static int dist_apply_offrank(pds_mat A, pds_real alpha, pds_vec y) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const pds_real  *ya, *sa;
+  pds_real        *yw, *sw;
 
+  if (!D->nrows_o) return PDS_OK;
+  PDS_KERNEL(ctx, vec.permute);
+  PDS_CALL(pds_mat_apply(D->Ao, D->g, D->t));
+  PDS_CALL(pds_vec_dev_read(y, &ya));
+  PDS_CALL(pds_vec_dev_write(D->ysub, &sw));
+  PDS_CALL(ctx->k->vec.permute(ctx, D->nrows_o, D->bs, D->orow_d, 0, ya, sw));
+  PDS_CALL(pds_vec_axpy(D->ysub, alpha, D->t));
+  PDS_CALL(pds_vec_dev_read(D->ysub, &sa));
+  PDS_CALL(pds_vec_dev_write(y, &yw));
+  return ctx->k->vec.permute(ctx, D->nrows_o, D->bs, D->orow_d, 1, sa, yw);
+}
+
+static int dist_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
   PDS_CALL(pds_dist_halo_begin(A, x));
-  PDS_CALL(pds_mat_apply_add(D->Ad, alpha, x, beta, y)); /* overlaps the messages */
+  PDS_CALL(pds_mat_apply_add(DIST(A)->Ad, alpha, x, beta, y)); /* overlaps the messages */
   PDS_CALL(pds_dist_halo_end(A));
-  return D->nghost ? pds_mat_apply_add(D->Ao, alpha, D->g, 1.0, y) : PDS_OK;
+  return dist_apply_offrank(A, alpha, y);
 }
 
 static int dist_get_diagonal(pds_mat A, pds_vec d) { return pds_mat_get_diagonal(DIST(A)->Ad, d); }
@@ -58,6 +78,9 @@ static int dist_destroy(pds_mat A) {
   pds_mat_destroy(&D->Ad);
   pds_mat_destroy(&D->Ao);
   pds_dist_halo_free(A);
+  pds_free(MAT_CTX(A), PDS_MEM_DEVICE, &D->orow_d);
+  pds_vec_destroy(&D->t);
+  pds_vec_destroy(&D->ysub);
   pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->ranges);
   free(D);
   A->data = NULL;
@@ -94,7 +117,7 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
   const pds_int    Nb  = (pds_int)D->ranges[ctx->size];
   const size_t     b2  = (size_t)bs * bs;
   pds_size        *rd = NULL, *ro = NULL, nd = 0, no = 0;
-  pds_int         *cd = NULL, *co = NULL, *gh = NULL, ng = 0;
+  pds_int         *cd = NULL, *co = NULL, *gh = NULL, ng = 0, *orow = NULL, nro = 0;
   pds_real        *vd = NULL, *vo = NULL;
   int              ierr;
 
@@ -114,6 +137,7 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
   if (!ierr) ierr = PDS_NEW(ctx, (nd ? nd : 1) * b2, &vd);
   if (!ierr) ierr = PDS_NEW(ctx, (no ? no : 1) * b2, &vo);
   if (!ierr) ierr = PDS_NEW(ctx, no ? no : 1, &gh);
+  if (!ierr) ierr = PDS_NEW(ctx, nb + 1, &orow);
   if (ierr) goto fail;
   /* the ghosts: sorted, unique */
   for (pds_int i = 0; i < nb; i++)
@@ -127,8 +151,12 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
       if (!u || gh[k] != gh[u - 1]) gh[u++] = gh[k];
     ng = u;
   }
+  /* Ad: every row; Ao: only the rows with off-rank entries (orow lists them; PETSc's compressed rows), so that its
+     product does not sweep y again where it adds nothing */
   nd = no = 0;
   for (pds_int i = 0; i < nb; i++) {
+    const pds_size o0 = no;
+
     for (pds_size q = rp[i]; q < rp[i + 1]; q++) {
       if (cj[q] >= lo && cj[q] < hi) {
         cd[nd] = cj[q] - lo;
@@ -138,18 +166,27 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
         memcpy(vo + no++ * b2, v + q * b2, b2 * sizeof *v);
       }
     }
-    rd[i + 1] = nd, ro[i + 1] = no;
+    rd[i + 1] = nd;
+    if (no > o0) orow[nro] = i, ro[++nro] = no;
   }
   D->ghost = gh, D->nghost = ng, gh = NULL;
+  D->nrows_o = nro;
+  ierr = pds_dup_array(ctx, PDS_MEM_DEVICE, orow, PDS_MEM_HOST, (size_t)(nro + 1) * sizeof *orow, &D->orow_d);
+  if (!ierr) ierr = pds_vec_create(ctx, (pds_size)nro * bs, &D->t);
+  if (!ierr) ierr = pds_vec_create(ctx, (pds_size)nro * bs, &D->ysub);
+  if (ierr) goto fail;
   /* each call takes its three arrays (and frees them when it fails) */
   ierr = bs == 1 ? pds_mat_csr_from_host_owned(ctx, nb, nb, rd, cd, vd, &D->Ad)
                  : pds_mat_bsr_from_host_owned(ctx, nb, nb, bs, rd, cd, vd, &D->Ad);
   rd = NULL, cd = NULL, vd = NULL;
   if (ierr) goto fail;
-  ierr = bs == 1 ? pds_mat_csr_from_host_owned(ctx, nb, ng, ro, co, vo, &D->Ao)
-                 : pds_mat_bsr_from_host_owned(ctx, nb, ng, bs, ro, co, vo, &D->Ao);
+  ierr = bs == 1 ? pds_mat_csr_from_host_owned(ctx, nro, ng, ro, co, vo, &D->Ao)
+                 : pds_mat_bsr_from_host_owned(ctx, nro, ng, bs, ro, co, vo, &D->Ao);
   ro = NULL, co = NULL, vo = NULL;
-  if (!ierr) return PDS_OK;
+  if (!ierr) {
+    pds_free(ctx, PDS_MEM_HOST, &orow);
+    return PDS_OK;
+  }
 fail:
   pds_free(ctx, PDS_MEM_HOST, &rd);
   pds_free(ctx, PDS_MEM_HOST, &ro);
@@ -158,6 +195,7 @@ fail:
   pds_free(ctx, PDS_MEM_HOST, &vd);
   pds_free(ctx, PDS_MEM_HOST, &vo);
   pds_free(ctx, PDS_MEM_HOST, &gh);
+  pds_free(ctx, PDS_MEM_HOST, &orow);
   return ierr;
 }
 

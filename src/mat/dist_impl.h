@@ -6,7 +6,11 @@
 #include "../sys/comm.h"
 
 struct mat_dist {
-  pds_mat         Ad, Ao;   /* this rank's diagonal block (local columns) and off-rank block (ghost columns) */
+  pds_mat         Ad, Ao;   /* this rank's diagonal block (local columns) and off-rank block (ghost columns; only the
+                               nrows_o block rows that have any, listed by orow_d) */
+  pds_int         nrows_o;
+  pds_int        *orow_d;   /* backend [nrows_o]: the local block rows of Ao's rows */
+  pds_vec         t, ysub;  /* [nrows_o bs]: Ao g, and y's values on those rows */
   int             bs;
   pds_size       *ranges;   /* [size + 1]: rank r owns the block rows ranges[r] .. ranges[r+1]-1 */
   pds_int        *ghost;    /* [nghost]: the global block column of each ghost, ascending (host) */

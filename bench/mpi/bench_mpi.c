@@ -1,0 +1,286 @@
+/* bench/mpi/bench_mpi.c: pdesolve distributed, on any backend (a GPU a rank on /gpu/cuda): the product, CG + Jacobi and
+ * GMRES(30) + bjacobi(ilu0) on the 7-point Laplacian (bench_poisson.h's: 6 on the diagonal, -1 per neighbour) of a box
+ * cut into slabs along z, one slab a rank.
+ *
+ *   mpirun -n P bench_mpi [-backend /gpu/cuda] [-n 256] [-strong 0] [-its 50] [-reps 5] [-cases spmv,cg,gmres]
+ *
+ * Weak scaling (default): every rank holds an n^3 slab (the box n x n x nP); -strong 1: the box n x n x n cut into P
+ * slabs. Validation first: y = A x for x_i = 1 + (i mod 7) (global i) against the exact integers 6 x_c - sum x_nb,
+ * every rank its rows (a halo that brings a wrong value fails it). Then, after a warm-up, each case's median over the
+ * repetitions of the slowest rank's time (barriers around each repetition):
+ *   copy:  the backend's copy of an n_local vector (pds_vec_copy: 16 n bytes), the bandwidth the kernels compare with;
+ *   spmv:  y = A x (the whole distributed product), and its parts alone: the diagonal block's product (Ad, the
+ *          interior work), the off-rank block's (Ao, its rows with ghosts only), and the seconds inside MPI calls per
+ *          product (pds_ctx's
+ *          communication clock: posting, waiting); overlap = 1 - (t_spmv - t_Ad - t_Ao) / t_comm says how much of the
+ *          exchange hid behind the interior product (1: all of it; 0: none).
+ *          Byte model of a product: 12 nnz + 16 n (values and column indices once, x and y once each; the ghosts are
+ *          extra) against the copy bandwidth: frac_bw;
+ *   cg:    `its` iterations of CG + Jacobi (rtol 0), time and communication per iteration;
+ *   gmres: `its` iterations of GMRES(30) + bjacobi with ILU(0) on each rank's block.
+ * One JSON line per case ("bench":"mpi") from rank 0; bench/mpi/run.sh runs it for several rank counts. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pdesolve_mpi.h"
+#include "../bench_poisson.h"
+
+static int rank_, size_;
+
+#define DIE(...)                                                             \
+  do {                                                                       \
+    fprintf(stderr, "bench_mpi: rank %d: ", rank_);                          \
+    fprintf(stderr, __VA_ARGS__);                                            \
+    fprintf(stderr, "\n");                                                   \
+    MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+  } while (0)
+#define CALL(ctx, x)                                                                              \
+  do {                                                                                            \
+    int e_ = (x);                                                                                 \
+    if (e_) DIE("%s: %s (%s)", #x, pds_error_name(e_), (ctx) ? pds_ctx_get_error(ctx) : "");      \
+  } while (0)
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_d);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* the box nx x ny x nz, x fastest; this rank's rows r0 .. r1-1 (whole z-planes) */
+typedef struct {
+  long nx, ny, nz, r0, r1;
+} box;
+
+static long gidx(const box *b, long i, long j, long k) { return (k * b->ny + j) * b->nx + i; }
+
+static pds_mat build(pds_ctx ctx, const box *b) {
+  const long m = b->r1 - b->r0;
+  pds_size  *rp = malloc(sizeof *rp * (size_t)(m + 1));
+  pds_int   *ci = malloc(sizeof *ci * (size_t)(7 * m + 1));
+  pds_real  *v  = malloc(sizeof *v * (size_t)(7 * m + 1));
+  pds_mat    A;
+  pds_size   q = 0;
+
+  if (!rp || !ci || !v) DIE("out of memory for %ld rows", m);
+  rp[0] = 0;
+  for (long r = b->r0; r < b->r1; r++) {
+    const long i = r % b->nx, j = (r / b->nx) % b->ny, k = r / (b->nx * b->ny);
+
+    if (k > 0) ci[q] = (pds_int)gidx(b, i, j, k - 1), v[q++] = -1;
+    if (j > 0) ci[q] = (pds_int)gidx(b, i, j - 1, k), v[q++] = -1;
+    if (i > 0) ci[q] = (pds_int)gidx(b, i - 1, j, k), v[q++] = -1;
+    ci[q] = (pds_int)r, v[q++] = 6;
+    if (i < b->nx - 1) ci[q] = (pds_int)gidx(b, i + 1, j, k), v[q++] = -1;
+    if (j < b->ny - 1) ci[q] = (pds_int)gidx(b, i, j + 1, k), v[q++] = -1;
+    if (k < b->nz - 1) ci[q] = (pds_int)gidx(b, i, j, k + 1), v[q++] = -1;
+    rp[r - b->r0 + 1] = q;
+  }
+  CALL(ctx, pds_mat_create_csr_dist(ctx, (pds_int)m, rp, ci, v, &A));
+  free(rp), free(ci), free(v);
+  return A;
+}
+
+static double xval(long g) { return 1.0 + (double)(g % 7); }
+
+/* y = A x against the exact integers, on every rank; returns the number of wrong rows over all ranks */
+static long validate(pds_ctx ctx, const box *b, pds_mat A) {
+  pds_vec         x, y;
+  pds_real       *xa;
+  const pds_real *ya;
+  long            bad = 0;
+
+  CALL(ctx, pds_mat_create_vecs(A, &x, &y));
+  CALL(ctx, pds_vec_get_array_write(x, PDS_MEM_HOST, &xa));
+  for (long r = b->r0; r < b->r1; r++) xa[r - b->r0] = xval(r);
+  CALL(ctx, pds_vec_restore_array_write(x, &xa));
+  CALL(ctx, pds_mat_apply(A, x, y));
+  CALL(ctx, pds_vec_get_array_read(y, PDS_MEM_HOST, &ya));
+  for (long r = b->r0; r < b->r1; r++) {
+    const long i = r % b->nx, j = (r / b->nx) % b->ny, k = r / (b->nx * b->ny);
+    double     e = 6 * xval(r);
+
+    if (k > 0) e -= xval(gidx(b, i, j, k - 1));
+    if (j > 0) e -= xval(gidx(b, i, j - 1, k));
+    if (i > 0) e -= xval(gidx(b, i - 1, j, k));
+    if (i < b->nx - 1) e -= xval(gidx(b, i + 1, j, k));
+    if (j < b->ny - 1) e -= xval(gidx(b, i, j + 1, k));
+    if (k < b->nz - 1) e -= xval(gidx(b, i, j, k + 1));
+    bad += ya[r - b->r0] != e;
+  }
+  CALL(ctx, pds_vec_restore_array_read(y, &ya));
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  pds_vec_destroy(&x), pds_vec_destroy(&y);
+  return bad;
+}
+
+typedef int (*op_fn)(void *user);
+
+/* the slowest rank's seconds per call of f, median over reps (calls per repetition, a reduction at the end so that a
+   device's queue has drained), and this rank's communication seconds per call (median) */
+static void timeit(pds_ctx ctx, op_fn f, void *user, pds_vec sync, int calls, int reps, double *t, double *comm) {
+  double *ts = malloc(sizeof *ts * (size_t)reps), *cs = malloc(sizeof *cs * (size_t)reps);
+  pds_real d;
+
+  for (int w = 0; w < 2; w++) CALL(ctx, f(user)); /* warm-up */
+  for (int r = 0; r < reps; r++) {
+    double t0, c0;
+
+    CALL(ctx, pds_vec_norm_inf(sync, &d));
+    MPI_Barrier(MPI_COMM_WORLD);
+    c0 = pds_ctx_get_comm_time(ctx);
+    t0 = MPI_Wtime();
+    for (int c = 0; c < calls; c++) CALL(ctx, f(user));
+    CALL(ctx, pds_vec_norm_inf(sync, &d)); /* the last call done (one reduction more, amortized over the calls) */
+    ts[r] = (MPI_Wtime() - t0) / calls;
+    cs[r] = (pds_ctx_get_comm_time(ctx) - c0) / calls;
+    MPI_Allreduce(MPI_IN_PLACE, &ts[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  *t    = median(ts, reps);
+  *comm = median(cs, reps);
+  free(ts), free(cs);
+}
+
+typedef struct {
+  pds_mat    A;
+  pds_vec    x, y;
+  pds_solver s;
+} opdata;
+static int op_apply(void *u) { opdata *o = u; return pds_mat_apply(o->A, o->x, o->y); }
+static int op_copy(void *u) { opdata *o = u; return pds_vec_copy(o->x, o->y); }
+static int op_solve(void *u) {
+  opdata *o = u;
+  int     e = pds_vec_set(o->y, 0.0);
+
+  return e ? e : pds_solver_solve(o->s, o->x, o->y);
+}
+
+int main(int argc, char **argv) {
+  const char *backend = "auto", *cases = "spmv,cg,gmres";
+  long        n = 64;
+  int         strong = 0, its = 50, reps = 5;
+  pds_ctx     ctx;
+  box         b;
+  pds_mat     A, Ad, Ao;
+  opdata      o;
+  double      t_copy, c_copy, nnz_local, nnz;
+  char        host[256] = "";
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  for (int a = 1; a + 1 < argc; a += 2) {
+    if (!strcmp(argv[a], "-backend")) backend = argv[a + 1];
+    else if (!strcmp(argv[a], "-n")) n = atol(argv[a + 1]);
+    else if (!strcmp(argv[a], "-strong")) strong = atoi(argv[a + 1]);
+    else if (!strcmp(argv[a], "-its")) its = atoi(argv[a + 1]);
+    else if (!strcmp(argv[a], "-reps")) reps = atoi(argv[a + 1]);
+    else if (!strcmp(argv[a], "-cases")) cases = argv[a + 1];
+    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases)", argv[a]);
+  }
+  if (n < 2 || its < 1 || reps < 1) DIE("need n >= 2, its >= 1, reps >= 1");
+  b.nx = b.ny = n, b.nz = strong ? n : n * size_;
+  b.r0 = b.nx * b.ny * (b.nz * rank_ / size_), b.r1 = b.nx * b.ny * (b.nz * (rank_ + 1) / size_);
+  if (b.nx * b.ny * b.nz > 0x7fffffffL) DIE("%ld rows: beyond 32-bit global indices", b.nx * b.ny * b.nz);
+  CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
+  {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char  line[512];
+
+    while (f && fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+        snprintf(host, sizeof host, "%s", strchr(line, ':') + 2);
+        host[strcspn(host, "\n")] = 0;
+        break;
+      }
+    if (f) fclose(f);
+  }
+  A = build(ctx, &b);
+  CALL(ctx, pds_mat_dist_get_local(A, &Ad, &Ao));
+  {
+    const long bad = validate(ctx, &b, A);
+
+    if (bad) DIE("validation: %ld rows of A x differ from the exact values", bad);
+  }
+  {
+    pds_size nl;
+
+    CALL(ctx, pds_mat_get_nnz(A, &nl));
+    nnz_local = (double)nl;
+    MPI_Allreduce(&nnz_local, &nnz, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  memset(&o, 0, sizeof o);
+  o.A = A;
+  CALL(ctx, pds_mat_create_vecs(A, &o.x, &o.y));
+  CALL(ctx, pds_vec_set(o.x, 1.0));
+  CALL(ctx, pds_vec_set(o.y, 0.0));
+  timeit(ctx, op_copy, &o, o.y, 20, reps, &t_copy, &c_copy);
+  {
+    const double nl = (double)(b.r1 - b.r0), bw = 16.0 * nl / t_copy;
+    char         head[512];
+
+    snprintf(head, sizeof head,
+             "\"bench\":\"mpi\",\"backend\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\",\"grid\":[%ld,%ld,%ld],"
+             "\"rows_rank\":%.0f,\"nnz\":%.0f,\"copy_GBs_rank\":%.2f",
+             pds_ctx_get_backend(ctx), host, size_, strong ? "strong" : "weak", b.nx, b.ny, b.nz, nl, nnz, bw * 1e-9);
+    if (strstr(cases, "spmv")) {
+      double   t, c, t_ad, c_ad, t_ao, c_ao, bytes = 12.0 * nnz_local + 16.0 * nl;
+      opdata   od = o, oo = o;
+      pds_vec  g, yo;
+      pds_int  ng, no;
+
+      timeit(ctx, op_apply, &o, o.y, 20, reps, &t, &c);
+      od.A = Ad;
+      timeit(ctx, op_apply, &od, o.y, 20, reps, &t_ad, &c_ad);
+      CALL(ctx, pds_mat_get_size(Ao, &no, &ng)); /* Ao: the rows with ghosts only */
+      CALL(ctx, pds_vec_create(ctx, ng, &g));
+      CALL(ctx, pds_vec_create(ctx, no, &yo));
+      CALL(ctx, pds_vec_set(g, 1.0));
+      oo.A = Ao, oo.x = g, oo.y = yo;
+      timeit(ctx, op_apply, &oo, o.y, 20, reps, &t_ao, &c_ao);
+      pds_vec_destroy(&g), pds_vec_destroy(&yo);
+      if (rank_ == 0)
+        printf("{%s,\"case\":\"spmv\",\"t_us\":%.2f,\"t_Ad_us\":%.2f,\"t_Ao_us\":%.2f,\"t_comm_us\":%.2f,"
+               "\"overlap\":%.3f,\"frac_bw\":%.3f}\n",
+               head, t * 1e6, t_ad * 1e6, t_ao * 1e6, c * 1e6, c > 0 ? 1.0 - (t - t_ad - t_ao) / c : 1.0,
+               bytes / t / bw);
+    }
+    for (int m = 0; m < 2; m++) {
+      const char *name = m ? "gmres" : "cg";
+      pds_precond P;
+      double      t, c;
+
+      if (!strstr(cases, name)) continue;
+      CALL(ctx, pds_solver_create(ctx, name, &o.s));
+      CALL(ctx, pds_precond_create(ctx, m ? "bjacobi" : "jacobi", &P));
+      CALL(ctx, pds_solver_set_operator(o.s, A));
+      CALL(ctx, pds_solver_set_precond(o.s, P));
+      CALL(ctx, pds_solver_set_tolerances(o.s, 0.0, 0.0, its)); /* exactly `its` iterations */
+      CALL(ctx, pds_solver_setup(o.s));
+      CALL(ctx, pds_mat_apply(A, o.x, o.y)); /* b = A 1 */
+      CALL(ctx, pds_vec_copy(o.y, o.x));
+      timeit(ctx, op_solve, &o, o.y, 1, reps, &t, &c);
+      {
+        pds_solver_result r;
+
+        CALL(ctx, pds_solver_get_result(o.s, &r));
+        if (r.iterations != its) DIE("%s ran %d iterations, not %d", name, r.iterations, its);
+        if (rank_ == 0)
+          printf("{%s,\"case\":\"%s\",\"pc\":\"%s\",\"its\":%d,\"t_iter_us\":%.2f,\"t_comm_iter_us\":%.2f,"
+                 "\"rel_residual\":%.3e}\n",
+                 head, name, m ? "bjacobi(ilu0)" : "jacobi", its, t / its * 1e6, c / its * 1e6, r.rnorm / r.rnorm0);
+      }
+      pds_solver_destroy(&o.s), pds_precond_destroy(&P);
+      CALL(ctx, pds_vec_set(o.x, 1.0));
+    }
+  }
+  pds_vec_destroy(&o.x), pds_vec_destroy(&o.y), pds_mat_destroy(&A);
+  CALL(ctx, pds_ctx_destroy(&ctx));
+  MPI_Finalize();
+  return 0;
+}
