@@ -139,20 +139,20 @@ PDS_EXTERN int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, i
    point out of the grid must be zero (a coupling to another block of a multi-block grid belongs in the
    right-hand side). The values are copied (mt: where vals lives). */
 #define PDS_STENCIL7_MAXN 8
-PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
+PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int ni, pds_int nj, pds_int nk, int n, const pds_real *vals,
                                        pds_memtype mt, pds_mat *A);
 /* Several independent grids in one matrix (the blocks of a multi-block structured code, coupled only through the
    right-hand side): grid b is dims[3 b] x dims[3 b + 1] x dims[3 b + 2], its points follow the previous grids'
    (rows and vals in that order); products and bilu0 run over all grids at once. */
 PDS_EXTERN int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
                                               pds_memtype mt, pds_mat *A);
-PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *I, pds_int *J, pds_int *K, int *n); /* one grid */
+PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *ni, pds_int *nj, pds_int *nk, int *n); /* one grid */
 PDS_EXTERN int pds_mat_stencil7_get_blocks(pds_mat A, int *nb);                                      /* grids */
-PDS_EXTERN int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *I, pds_int *J, pds_int *K, int *n);
+PDS_EXTERN int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *ni, pds_int *nj, pds_int *nk, int *n);
 /* A csr or bsr matrix (a Matrix Market file read back, say) as stencil7 on the given grid: every stored nonzero
    must couple a point to itself or to one of its 7-point neighbours (PDS_ERR_ARG names the first that does not),
    and the size must be I J K n (PDS_ERR_SIZE). Duplicates are summed. */
-PDS_EXTERN int pds_mat_convert_to_stencil7(pds_mat A, pds_int I, pds_int J, pds_int K, int n, pds_mat *B);
+PDS_EXTERN int pds_mat_convert_to_stencil7(pds_mat A, pds_int ni, pds_int nj, pds_int nk, int n, pds_mat *B);
 /* Patch set ("patches", paper 002): non-overlapping boxes of cells on one common cell grid (patch q covers cells
    lo[d] .. lo[d] + n[d] - 1 in each direction d; sizes may differ) and a constant-coefficient 7-point stencil
    stencil[7] = {c0, c_x-, c_x+, c_y-, c_y+, c_z-, c_z+}: (A u)_p = c0 u_p + sum_d c_d u_(p+d). The unknowns are the
@@ -795,7 +795,7 @@ PDS_EXTERN int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *
 /* A random stencil7 matrix for tests: every in-grid block entry uniform in [-1, 1) (splitmix64 from seed, point
    by point, blocks alpha..eta), then each diagonal entry set to +-dominance times the sum of |entries| of the
    rest of its row (dominance > 1: strictly row diagonally dominant). */
-PDS_EXTERN int pds_stencil7_random(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double dominance,
+PDS_EXTERN int pds_stencil7_random(pds_ctx ctx, pds_int ni, pds_int nj, pds_int nk, int n, double dominance,
                                    uint64_t seed, pds_mat *A);
 
 /* ---- problem generators ----------------------------------------------------------------------------- */

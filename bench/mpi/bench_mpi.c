@@ -26,6 +26,7 @@
 
 #include "pdesolve_mpi.h"
 #include "../bench_poisson.h"
+#include "../peers/peer_util.h"
 
 static int rank_, size_;
 
@@ -188,18 +189,7 @@ int main(int argc, char **argv) {
   b.r0 = b.nx * b.ny * (b.nz * rank_ / size_), b.r1 = b.nx * b.ny * (b.nz * (rank_ + 1) / size_);
   if (b.nx * b.ny * b.nz > 0x7fffffffL) DIE("%ld rows: beyond 32-bit global indices", b.nx * b.ny * b.nz);
   CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
-  {
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char  line[512];
-
-    while (f && fgets(line, sizeof line, f))
-      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-        snprintf(host, sizeof host, "%s", strchr(line, ':') + 2);
-        host[strcspn(host, "\n")] = 0;
-        break;
-      }
-    if (f) fclose(f);
-  }
+  cpu_name(host, sizeof host);
   A = build(ctx, &b);
   CALL(ctx, pds_mat_dist_get_local(A, &Ad, &Ao));
   {

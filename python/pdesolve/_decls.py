@@ -355,6 +355,7 @@ FUNCTIONS = {
     "pds_channel_generate": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_channel_generate_blocks": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p, c_void_p]),
     "pds_stencil7_random": (c_int, [c_void_p, c_int32, c_int32, c_int32, c_int, c_double, c_uint64, c_void_p]),
+    "pds_problem_create_poisson7_dist": (c_int, [c_void_p, c_void_p, c_void_p]),
     "pds_problem_generate": (c_int, [c_void_p, c_char_p, c_void_p, c_int, c_void_p]),
     "pds_problem_patches": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p]),
     "pds_problem_sem": (c_int, [c_void_p, c_void_p, c_int, c_double, c_void_p]),
