@@ -37,6 +37,8 @@
 #      200 s),
 #   5h. issue 15's Python package (tests/python on /gpu/cuda with CuPy where the image has it, the Python overhead
 #      against C, examples/python/solve_mtx.py on /gpu/cuda; python.jsonl, python.txt; a minute),
+#   5i. issue 16's distributed library (bench/mpi/gpu-mpi.sh: tests and scaling on 1 and 2 GPUs and 1-16 host cores;
+#      needs .data/mpi and a 2-GPU machine; mpi.txt, mpi/mpi.jsonl; about 4 minutes),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -208,10 +210,10 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit python); together
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit python mpi); together
 # they take more than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
 # "ilu relax sem fv fv_implicit"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit python} "
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit python mpi} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -452,6 +454,24 @@ if want python; then
   note "python package" "pytest rc $PYR ($((SECONDS - t0)) s)"
 else
   echo "skipped (GPU_CHECK_BENCHES)" > "$OUT/python.txt"
+fi
+
+# ---- 5i. issue 16's distributed library: bench/mpi/gpu-mpi.sh (tests on 1 and 2 GPUs, rank 0 under memcheck, the
+# driver, bench_mpi's weak and strong scaling on the GPUs and on 1-16 host cores), with the OpenMPI runtime and the CUDA +
+# MPI binaries carried in .data/mpi (the GPU image has no MPI: bench/mpi/pack-openmpi.sh, docs/mpi.md); mpi.jsonl,
+# mpi.txt; a machine of 2 GPUs (nvidia-h100-x2), about 4 minutes.
+MPR=0
+if want mpi; then
+  t0=$SECONDS
+  if [ -f "$ROOT/.data/mpi/openmpi.tar.xz" ] && [ -f "$ROOT/.data/mpi/bin.tar.xz" ]; then
+    OUT="$OUT/mpi" timeout "$(left 5)" bash "$ROOT/bench/mpi/gpu-mpi.sh" > "$OUT/mpi.txt" 2>&1
+    MPR=$?
+    note "mpi (bench/mpi/gpu-mpi.sh)" "rc $MPR ($((SECONDS - t0)) s): $(grep -c passed "$OUT/mpi.txt") passed, $(grep -c FAILED "$OUT/mpi.txt") failed"
+  else
+    echo "skipped: no .data/mpi (bench/mpi/pack-openmpi.sh and a CUDA + MPI build make it, docs/mpi.md)" > "$OUT/mpi.txt"
+  fi
+else
+  echo "skipped (GPU_CHECK_BENCHES)" > "$OUT/mpi.txt"
 fi
 
 # ---- 6. the CPU peer: pdesolve /cpu/ref and /cpu/omp against PETSc on the host's cores ---------------------------------

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/mpi/gpu-mpi.sh: the distributed library on a machine with 2 GPUs and no MPI of its own (the device tool's
+# nvidia-h100-x2 / nvidia-h200-x2), in one call:
+#   1. tests: tm01_dist on /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0 under
+#      compute-sanitizer (memcheck); the driver on 2 GPUs;
+#   2. bench_mpi: weak scaling (256^3 a GPU) and strong scaling (256^3 in all) on 1 and 2 GPUs: the product with its
+#      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0);
+#   3. bench_mpi on 1, 2, 4, 8, 16 ranks of the host's cores (/cpu/omp, a thread a rank): weak (64^3 a rank) and strong
+#      (128^3 in all);
+#   4. a short table (bench/mpi/table.py) at the end.
+# What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
+# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (tm01_dist, bench_mpi
+# and pdesolve of a CUDA + MPI build), .data/mpi/orsirr_1.mtx. Logs and JSON lines go to $OUT.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/gpu-mpi-out}
+DATA=$ROOT/.data/mpi
+mkdir -p "$OUT"
+T=$(mktemp -d)
+tar -C "$T" -xJf "$DATA/openmpi.tar.xz" && tar -C "$T" -xJf "$DATA/bin.tar.xz" || { echo "gpu-mpi.sh: cannot unpack"; exit 1; }
+P=$T/openmpi
+export OPAL_PREFIX=$P PATH=$P/bin:$PATH
+export LD_LIBRARY_PATH=$P/lib/dep:$P/lib/x86_64-linux-gnu/openmpi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+B=$T/bin
+declare -a SUMMARY=()
+note() { SUMMARY+=("$(printf '%-44s %s' "$1" "$2")"); }
+{
+  date -u +%FT%TZ
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+  echo "cores: $(nproc); cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+  mpirun --version | head -1
+} > "$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+
+# ---- 1. tests ----
+for np in 1 2; do
+  if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_cuda_np$np.log" 2>&1
+  then note "tm01_dist /gpu/cuda np $np" "passed"; else note "tm01_dist /gpu/cuda np $np" "FAILED (tm01_cuda_np$np.log)"; fi
+done
+if timeout 400 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tm01_dist" /gpu/cuda \
+     "$DATA/orsirr_1.mtx" : -n 1 "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_memcheck.log" 2>&1
+then note "tm01_dist np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm01_memcheck.log")"
+else note "tm01_dist np 2, rank 0 under memcheck" "FAILED (tm01_memcheck.log)"; fi
+if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem poisson7 -n 128 128 128 -backend /gpu/cuda -solver cg \
+     -pc jacobi -view -json "$OUT/driver.json" > "$OUT/driver.log" 2>&1
+then note "pdesolve solve poisson7 128^3 on 2 GPUs" "$(grep '^result:' "$OUT/driver.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+else note "pdesolve solve poisson7 128^3 on 2 GPUs" "FAILED (driver.log)"; fi
+
+# ---- 2. GPUs ----
+: > "$OUT/mpi.jsonl"
+for sc in 0 1; do
+  for np in 1 2; do
+    timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -n 256 -strong $sc -its 100 -reps 5 \
+      >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi gpu np $np strong $sc" "FAILED (bench_gpu.err)"
+  done
+done
+# ---- 3. CPU ranks ----
+ncpu=$(nproc)
+for np in 1 2 4 8 16; do
+  [ "$np" -gt "$ncpu" ] && continue
+  for sc in 0 1; do
+    n=64; [ $sc = 1 ] && n=128
+    OMP_NUM_THREADS=1 timeout 150 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -n $n -strong $sc -its 30 \
+      -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_cpu.err" || note "bench_mpi cpu np $np strong $sc" "FAILED"
+  done
+done
+python3 "$ROOT/bench/mpi/table.py" "$OUT/mpi.jsonl" > "$OUT/mpi.txt" 2>&1
+cat "$OUT/mpi.txt"
+echo "=== gpu-mpi.sh summary"
+printf '%s\n' "${SUMMARY[@]}"
+rm -rf "$T"

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""bench/mpi/table.py MPI.JSONL: bench_mpi's JSON lines as scaling tables (markdown), one per backend and scaling.
+
+Weak scaling: efficiency = t(1 rank) / t(P ranks) (the same work per rank: 1 is perfect). Strong scaling: speedup =
+t(1) / t(P) and efficiency = speedup / P. spmv lines also give the exchange's time inside MPI calls and the overlap
+(the share of it hidden behind the diagonal block's product); solver lines the time per iteration and its part in
+MPI calls (reductions and halo waits)."""
+import json
+import sys
+
+
+def main(path):
+    rows = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["backend"], r["scaling"]), []).append(r)
+    for (be, sc), rs in sorted(groups.items()):
+        print(f"\n### {be}, {sc} scaling ({rs[0]['host_cpu']})\n")
+        print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s |" %
+              ("efficiency" if sc == "weak" else "speedup (efficiency)"))
+        print("|---|---|---|---|---|---|---|")
+        for case in ("spmv", "cg", "gmres"):
+            cs = sorted((r for r in rs if r["case"] == case), key=lambda r: r["ranks"])
+            base = None
+            for r in cs:
+                t = r["t_us"] if case == "spmv" else r["t_iter_us"]
+                c = r["t_comm_us"] if case == "spmv" else r["t_comm_iter_us"]
+                if r["ranks"] == 1:
+                    base = t
+                if base is None:
+                    scale = ""
+                elif sc == "weak":
+                    scale = f"{base / t:.2f}"
+                else:
+                    scale = f"{base / t:.2f}x ({base / t / r['ranks']:.2f})"
+                name = case if case == "spmv" else f"{case} + {r['pc']} (per iteration)"
+                ovl = f"{r['t_exposed_us']:.1f}, {r['overlap']:.2f}" if case == "spmv" and r["ranks"] > 1 else ""
+                print(f"| {name} | {r['ranks']} | {'x'.join(map(str, r['grid']))} | {t:.1f} | {c:.1f} | {ovl} | {scale} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
