@@ -17,7 +17,9 @@
  *          Byte model of a product: 12 nnz + 16 n (values and column indices once, x and y once each; the ghosts are
  *          extra) against the copy bandwidth: frac_bw;
  *   cg:    `its` iterations of CG + Jacobi (rtol 0), time and communication per iteration;
- *   gmres: `its` iterations of GMRES(30) + bjacobi with ILU(0) on each rank's block.
+ *   gmres: `its` iterations of GMRES(30) + bjacobi with ILU(0) on each rank's block;
+ *   cg_serial (one rank): CG + Jacobi on the same matrix as an ordinary csr matrix, the library's one-rank path (the
+ *          device loop on /gpu/cuda): what the distributed path costs on one rank.
  * One JSON line per case ("bench":"mpi") from rank 0; bench/mpi/gpu-mpi.sh runs it for several rank counts on a GPU
  * machine, bench/mpi/table.py makes the scaling tables. */
 #include <mpi.h>
@@ -249,15 +251,17 @@ int main(int argc, char **argv) {
                head, t * 1e6, t_ad * 1e6, t_ao * 1e6, c * 1e6, (t - t_ad - t_ao) * 1e6, overlap(t - t_ad - t_ao, c),
                bytes / t / bw);
     }
-    for (int m = 0; m < 2; m++) {
-      const char *name = m ? "gmres" : "cg";
+    /* m = 2 (one rank): CG + Jacobi on the rank's diagonal block, which is then the whole matrix, as an ordinary csr
+       matrix: the library's one-GPU path (a device loop on /gpu/cuda), the reference of the distributed one */
+    for (int m = 0; m < 3; m++) {
+      const char *name = m == 1 ? "gmres" : "cg";
       pds_precond P;
       double      t, c;
 
-      if (!strstr(cases, name)) continue;
+      if (!strstr(cases, name) || (m == 2 && size_ > 1)) continue;
       CALL(ctx, pds_solver_create(ctx, name, &o.s));
-      CALL(ctx, pds_precond_create(ctx, m ? "bjacobi" : "jacobi", &P));
-      CALL(ctx, pds_solver_set_operator(o.s, A));
+      CALL(ctx, pds_precond_create(ctx, m == 1 ? "bjacobi" : "jacobi", &P));
+      CALL(ctx, pds_solver_set_operator(o.s, m == 2 ? Ad : A));
       CALL(ctx, pds_solver_set_precond(o.s, P));
       CALL(ctx, pds_solver_set_tolerances(o.s, 0.0, 0.0, its)); /* exactly `its` iterations */
       CALL(ctx, pds_solver_setup(o.s));
@@ -272,7 +276,8 @@ int main(int argc, char **argv) {
         if (rank_ == 0)
           printf("{%s,\"case\":\"%s\",\"pc\":\"%s\",\"its\":%d,\"t_iter_us\":%.2f,\"t_comm_iter_us\":%.2f,"
                  "\"rel_residual\":%.3e}\n",
-                 head, name, m ? "bjacobi(ilu0)" : "jacobi", its, t / its * 1e6, c / its * 1e6, r.rnorm / r.rnorm0);
+                 head, m == 2 ? "cg_serial" : name, m == 1 ? "bjacobi(ilu0)" : "jacobi", its, t / its * 1e6, c / its * 1e6,
+                 r.rnorm / r.rnorm0);
       }
       pds_solver_destroy(&o.s), pds_precond_destroy(&P);
       CALL(ctx, pds_vec_set(o.x, 1.0));

@@ -19,7 +19,7 @@ def main(path):
         print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s |" %
               ("efficiency" if sc == "weak" else "speedup (efficiency)"))
         print("|---|---|---|---|---|---|---|")
-        for case in ("spmv", "cg", "gmres"):
+        for case in ("spmv", "cg", "gmres", "cg_serial"):
             cs = sorted((r for r in rs if r["case"] == case), key=lambda r: r["ranks"])
             base = None
             for r in cs:
@@ -34,6 +34,8 @@ def main(path):
                 else:
                     scale = f"{base / t:.2f}x ({base / t / r['ranks']:.2f})"
                 name = case if case == "spmv" else f"{case} + {r['pc']} (per iteration)"
+                if case == "cg_serial":
+                    name = "cg + jacobi, csr not distributed (per iteration)"
                 ovl = f"{r['t_exposed_us']:.1f}, {r['overlap']:.2f}" if case == "spmv" and r["ranks"] > 1 else ""
                 print(f"| {name} | {r['ranks']} | {'x'.join(map(str, r['grid']))} | {t:.1f} | {c:.1f} | {ovl} | {scale} |")
 

@@ -35,6 +35,13 @@ struct pds_kernels {
   int (*mem_pin)(pds_ctx, void *p, size_t bytes);
   int (*mem_unpin)(pds_ctx, void *p);
   int (*destroy)(pds_ctx); /* release backend_data */
+  /* optional (device backends; NULL: mem_copy, which waits, serves): a copy between page-locked host memory and backend
+     memory queued behind the context's work without waiting, and a fence: fence_record marks what is queued so far,
+     fence_wait blocks the host until that is done. A distributed product queues its halo's gather and copy to the
+     host, fences, queues its local product, and waits for the fence only (src/mat/halo.c). */
+  int (*mem_copy_async)(pds_ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes);
+  int (*fence_record)(pds_ctx);
+  int (*fence_wait)(pds_ctx);
 
   /* the modules' kernel groups, each declared next to its module (docs/dev.md: how a module adds one) */
   struct pds_vec_kernels    vec;    /* src/vec/vec_kernels.h */

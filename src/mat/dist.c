@@ -37,6 +37,7 @@ static int dist_apply_offrank(pds_mat A, pds_real alpha, pds_vec y) {
 static int dist_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
   PDS_CALL(pds_dist_halo_begin(A, x));
   PDS_CALL(pds_mat_apply_add(DIST(A)->Ad, alpha, x, beta, y)); /* overlaps the messages */
+  if (pds_dist_halo_posted_late(A)) PDS_CALL(pds_dist_halo_post(A)); /* a device: the product is queued, now send */
   PDS_CALL(pds_dist_halo_end(A));
   return dist_apply_offrank(A, alpha, y);
 }

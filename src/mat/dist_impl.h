@@ -28,8 +28,12 @@ struct mat_dist {
 
 /* the exchange plan from the ghosts (collective; every rank returns the same success or failure) */
 PDS_INTERN int pds_dist_halo_setup(pds_mat A);
-/* start the exchange of x's values that the other ranks need; end: wait, the ghosts in D->g */
+/* start the exchange of x's values that the other ranks need; end: wait, the ghosts in D->g. On a device backend with
+   asynchronous copies begin only queues the gather and its copy (posted_late: 1), and post, called after the local
+   product is queued, sends the messages; otherwise begin sends them and post does nothing more. */
 PDS_INTERN int pds_dist_halo_begin(pds_mat A, pds_vec x);
+PDS_INTERN int pds_dist_halo_post(pds_mat A);
+PDS_INTERN int pds_dist_halo_posted_late(pds_mat A);
 PDS_INTERN int pds_dist_halo_end(pds_mat A);
 PDS_INTERN void pds_dist_halo_free(pds_mat A);
 PDS_INTERN const char *pds_dist_halo_mode(pds_mat A); /* "host memory", "staged through host memory" */

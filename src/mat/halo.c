@@ -76,11 +76,19 @@ int pds_dist_halo_setup(pds_mat A) {
   return pds_comm_agree(ctx, ierr);
 }
 
+/* with device memory and an asynchronous copy: queue the gather and its copy to the host, then a fence (the caller queues
+   the local product behind them and posts the messages once the fence is passed, pds_dist_halo_post); else the gather
+   (and a waiting copy) and the messages at once */
+static int halo_async(pds_ctx ctx, const struct mat_dist *D) {
+  return D->hsend && ctx->k->mem_copy_async && ctx->k->fence_record && ctx->k->fence_wait;
+}
+
 int pds_dist_halo_begin(pds_mat A, pds_vec x) {
   struct mat_dist *D   = DIST(A);
   pds_ctx          ctx = MAT_CTX(A);
   const pds_real  *xa;
-  pds_real        *sb = NULL, *ga = NULL;
+  pds_real        *sb = NULL;
+  const size_t     bytes = (size_t)D->nsend * D->bs * sizeof *sb;
 
   if (!pds_comm_parallel(ctx)) return PDS_OK; /* one rank: every column is local */
   if (D->nsend) {
@@ -88,14 +96,29 @@ int pds_dist_halo_begin(pds_mat A, pds_vec x) {
     PDS_CALL(pds_vec_dev_read(x, &xa));
     PDS_CALL(pds_vec_dev_write(D->sendbuf, &sb));
     PDS_CALL(ctx->k->vec.permute(ctx, D->nsend, D->bs, D->send_d, 0, xa, sb));
-    if (D->hsend) {
-      PDS_CALL(pds_memcpy(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, (size_t)D->nsend * D->bs * sizeof *sb));
-      sb = D->hsend;
-    }
+    if (halo_async(ctx, D)) PDS_CALL(ctx->k->mem_copy_async(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, bytes));
+    else if (D->hsend) PDS_CALL(pds_memcpy(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, bytes));
   }
+  if (halo_async(ctx, D)) return ctx->k->fence_record(ctx);
+  return pds_dist_halo_post(A);
+}
+
+int pds_dist_halo_post(pds_mat A) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  pds_real        *ga, *sb = NULL;
+
+  if (!pds_comm_parallel(ctx)) return PDS_OK;
+  if (D->nsend) {
+    if (D->hsend) sb = D->hsend;
+    else PDS_CALL(pds_vec_dev_write(D->sendbuf, &sb)); /* the host memory of a CPU backend: still current */
+  }
+  if (halo_async(ctx, D)) PDS_CALL(ctx->k->fence_wait(ctx)); /* the gather's copy is on the host */
   PDS_CALL(pds_vec_dev_write(D->g, &ga));
   return pds_comm_halo_start(ctx, &D->halo, D->bs, sb, D->hrecv ? D->hrecv : ga);
 }
+
+int pds_dist_halo_posted_late(pds_mat A) { return halo_async(MAT_CTX(A), DIST(A)) && pds_comm_parallel(MAT_CTX(A)); }
 
 int pds_dist_halo_end(pds_mat A) {
   struct mat_dist *D   = DIST(A);
@@ -106,6 +129,8 @@ int pds_dist_halo_end(pds_mat A) {
   PDS_CALL(pds_comm_halo_wait(ctx, &D->halo));
   if (!D->hrecv || !D->nghost) return PDS_OK;
   PDS_CALL(pds_vec_dev_write(D->g, &ga));
+  if (halo_async(ctx, D)) /* queued behind the local product; the next product's receive waits for its fence */
+    return ctx->k->mem_copy_async(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST, (size_t)D->nghost * D->bs * sizeof *ga);
   return pds_memcpy(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST, (size_t)D->nghost * D->bs * sizeof *ga);
 }
 
@@ -129,5 +154,8 @@ void pds_dist_halo_free(pds_mat A) {
 }
 
 const char *pds_dist_halo_mode(pds_mat A) {
-  return DIST(A)->hrecv ? "MPI on page-locked host buffers, staged from the device" : "MPI on the vectors' host memory";
+  if (!DIST(A)->hrecv) return "MPI on the vectors' host memory";
+  return halo_async(MAT_CTX(A), DIST(A)) ? "MPI on page-locked host buffers, copied behind the device's work (the local "
+                                           "product runs during the exchange)"
+                                         : "MPI on page-locked host buffers, staged from the device";
 }

@@ -252,6 +252,36 @@ int pds_cuda_fused_count(pds_ctx ctx, long long *small, long long *coop) {
 }
 
 /* ---- the backend ------------------------------------------------------------------------------------------- */
+/* pinned host <-> device, queued on the context's stream; the caller keeps the host buffer until a fence says done */
+static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt,
+                               size_t bytes) {
+  struct cuda_be *be = pds_cuda_enter(ctx);
+
+  if (!bytes) return PDS_OK;
+  if (dmt == smt) return mem_copy_cuda(ctx, dst, dmt, src, smt, bytes);
+  PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, dmt == PDS_MEM_HOST ? cudaMemcpyDeviceToHost
+                                                                          : cudaMemcpyHostToDevice, be->stream));
+  return PDS_OK;
+}
+
+static int fence_record_cuda(pds_ctx ctx) {
+  struct cuda_be *be = pds_cuda_enter(ctx);
+
+  if (!be->have_fence) {
+    PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
+    be->have_fence = 1;
+  }
+  PDS_CUDA_CALL(ctx, cudaEventRecord(be->fence, be->stream));
+  return PDS_OK;
+}
+
+static int fence_wait_cuda(pds_ctx ctx) {
+  struct cuda_be *be = pds_cuda_enter(ctx);
+
+  if (be->have_fence) PDS_CUDA_CALL(ctx, cudaEventSynchronize(be->fence));
+  return PDS_OK;
+}
+
 static int destroy_cuda(pds_ctx ctx) {
   struct cuda_be *be = ctx->backend_data;
 
@@ -277,6 +307,7 @@ static int destroy_cuda(pds_ctx ctx) {
     (void)cudaFreeHost(be->stage[i]);
     (void)cudaEventDestroy(be->ev[i]);
   }
+  if (be->have_fence) (void)cudaEventDestroy(be->fence);
   if (be->hscal) (void)cudaFreeHost(be->hscal);
   if (be->hstat) (void)cudaFreeHost(be->hstat);
   if (be->small) (void)cudaFreeHost(be->small);
@@ -400,6 +431,9 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->mem_zero  = mem_zero_cuda;
   k->mem_pin   = mem_pin_cuda;
   k->mem_unpin = mem_unpin_cuda;
+  k->mem_copy_async = mem_copy_async_cuda;
+  k->fence_record   = fence_record_cuda;
+  k->fence_wait     = fence_wait_cuda;
   k->destroy   = destroy_cuda;
   pds_cuda_fill_vec(&k->vec);
   pds_cuda_fill_csr(&k->csr);

@@ -53,6 +53,8 @@ struct cuda_be {
   void               *stage[2];
   cudaEvent_t         ev[2];
   int                 have_stage;
+  cudaEvent_t         fence;      /* fence_record / fence_wait (a distributed product's halo) */
+  int                 have_fence;
   struct csr_entry   *csr;
   long long           n_d2h; /* device-to-host copies made (tests/cuda counts them per solve) */
   struct cuda_loop   *loop;   /* the device loop being recorded, if any */
