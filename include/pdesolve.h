@@ -244,7 +244,8 @@ PDS_EXTERN int pds_mat_view(pds_mat A, FILE *f);
 
 /* ---- preconditioners -------------------------------------------------------------------------------- */
 /* type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0" (stencil7), "relax" and "gmg" (patches), "semjacobi" (sem),
-   "bjacobi" (block Jacobi over the ranks of a distributed matrix, a local preconditioner per rank), "shell". */
+   "bjacobi" (block Jacobi over the ranks of a distributed matrix, a local preconditioner per rank), "asm" (restricted
+   additive Schwarz over the ranks with overlap 1, a local preconditioner per rank), "shell". */
 PDS_EXTERN int pds_precond_create(pds_ctx ctx, const char *type, pds_precond *pc);
 PDS_EXTERN int pds_precond_destroy(pds_precond *pc);
 PDS_EXTERN const char *pds_precond_get_type(pds_precond pc);
@@ -276,11 +277,11 @@ PDS_EXTERN int pds_precond_bilu0_set_factor_precision(pds_precond pc, pds_precis
 PDS_EXTERN int pds_precond_update_values(pds_precond pc, pds_mat A);
 /* ilu0 (a csr, bsr or stencil7 operator: ILU(0), by blocks on bsr and stencil7, docs/ilu0.md): factor A + shift I
    instead of A (default 0): lets a matrix with zero or missing diagonal entries (saddle points) be factored. */
-/* bjacobi: the local preconditioner of each rank's diagonal block (default "ilu0"; any type but bjacobi; replaces the
-   current one), and that preconditioner itself, to set its options (pds_precond_ilu0_set_variant(sub, ...)); bjacobi
-   sets its operator at setup. */
-PDS_EXTERN int pds_precond_bjacobi_set_sub_type(pds_precond pc, const char *type);
-PDS_EXTERN int pds_precond_bjacobi_get_sub(pds_precond pc, pds_precond *sub);
+/* bjacobi and asm: the local preconditioner of each rank's part (default "ilu0"; any type of one rank; replaces the
+   current one), and that preconditioner itself, to set its options (pds_precond_ilu0_set_variant(sub, ...)); they set
+   its operator at setup (bjacobi: the rank's diagonal block; asm: the rank's rows extended by overlap 1). */
+PDS_EXTERN int pds_precond_set_sub_type(pds_precond pc, const char *type);
+PDS_EXTERN int pds_precond_get_sub(pds_precond pc, pds_precond *sub);
 PDS_EXTERN int pds_precond_ilu0_set_shift(pds_precond pc, pds_real shift);
 /* ilu0: how it runs. Exact (the factor and sweeps of ILU(0)): "auto" (the default: /cpu/ref natural order, /cpu/omp
    natural order or level scheduling as measured, /gpu/cuda its fastest measured), and /gpu/cuda's "levels" (one

@@ -216,10 +216,11 @@ int cmd_solve(pds_options o) {
                                 "<name> Krylov method: cg, bicgstab, gmres, fgmres, richardson", &st.solver, NULL));
   OPT(o, pds_options_get_string(o, "-pc", "none",
                                 "<name> preconditioner: none, jacobi, pbjacobi, ilu0 (csr, bsr, stencil7), bilu0 "
-                                "(stencil7), relax, gmg (patches), semjacobi (sem), bjacobi (block Jacobi over the "
-                                "ranks under mpirun, -sub_pc on each rank's block)", &st.pc, NULL));
-  OPT(o, pds_options_get_string(o, "-sub_pc", "ilu0", "<name> -pc bjacobi: the local preconditioner of each rank's "
-                                "diagonal block (its own flags, -pc_ilu0_* say, then set it)", &st.sub_pc, NULL));
+                                "(stencil7), relax, gmg (patches), semjacobi (sem), bjacobi and asm (block Jacobi and "
+                                "additive Schwarz with overlap 1 over the ranks under mpirun, -sub_pc on each rank's "
+                                "part)", &st.pc, NULL));
+  OPT(o, pds_options_get_string(o, "-sub_pc", "ilu0", "<name> -pc bjacobi, asm: the local preconditioner of each "
+                                "rank's part (its own flags, -pc_ilu0_* say, then set it)", &st.sub_pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
                                 "how -pc bilu0 runs on /gpu/cuda: auto (the fastest measured), hyperplane, graph, "
                                 "recycle, syncfree, lanes, block, tiles (docs/bilu0.md); CPU backends take auto only",
@@ -305,7 +306,7 @@ int cmd_solve(pds_options o) {
     return fail("flag -pc_semjacobi_variant is only used with -pc semjacobi");
   if (strcmp(st.pc, "bilu0") && (st.bilu0_variant || st.bilu0_factors))
     return fail("flag %s is only used with -pc bilu0", st.bilu0_variant ? "-pc_bilu0_variant" : "-pc_bilu0_factors");
-  if (strcmp(st.pc, "ilu0") && !(!strcmp(st.pc, "bjacobi") && !strcmp(st.sub_pc, "ilu0")) &&
+  if (strcmp(st.pc, "ilu0") && !((!strcmp(st.pc, "bjacobi") || !strcmp(st.pc, "asm")) && !strcmp(st.sub_pc, "ilu0")) &&
       (st.ilu0_shift_set || st.ilu0_ordering || st.ilu0_variant || st.ilu0_sweeps_set || st.ilu0_fsweeps_set))
     return fail("flag %s is only used with -pc ilu0", st.ilu0_shift_set  ? "-pc_ilu0_shift"
                                                       : st.ilu0_ordering ? "-pc_ilu0_ordering"

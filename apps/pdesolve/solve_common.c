@@ -19,7 +19,7 @@ static int make_solver_pc_flags(pds_ctx ctx, const solve_settings *st, pds_preco
   int          rc = EXIT_DONE;
 
   if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(*pc, st->bs));
-  if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->sub_pc && !strcmp(st->pc, "bjacobi") ? st->sub_pc : st->pc, st->rg)))
+  if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->sub_pc && (!strcmp(st->pc, "bjacobi") || !strcmp(st->pc, "asm")) ? st->sub_pc : st->pc, st->rg)))
     goto done;
   if (st->bilu0_variant) TRY("flag -pc_bilu0_variant", pds_precond_bilu0_set_variant(*pc, st->bilu0_variant));
   if (st->semjacobi_variant)
@@ -49,11 +49,11 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
   TRY(what, pds_solver_create(ctx, st->solver, s));
   snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", st->pc);
   TRY(what, pds_precond_create(ctx, st->pc, pc));
-  if (st->sub_pc && !strcmp(st->pc, "bjacobi")) { /* the ilu0 flags below then set the local preconditioner */
+  if (st->sub_pc && (!strcmp(st->pc, "bjacobi") || !strcmp(st->pc, "asm"))) { /* the ilu0 flags below then set the local preconditioner */
     pds_precond outer = *pc;
 
-    TRY("flag -sub_pc", pds_precond_bjacobi_set_sub_type(outer, st->sub_pc));
-    TRY("flag -sub_pc", pds_precond_bjacobi_get_sub(outer, pc));
+    TRY("flag -sub_pc", pds_precond_set_sub_type(outer, st->sub_pc));
+    TRY("flag -sub_pc", pds_precond_get_sub(outer, pc));
     rc = make_solver_pc_flags(ctx, st, *pc);
     *pc = outer;
     if (rc) goto done;

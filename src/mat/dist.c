@@ -80,6 +80,7 @@ static int dist_destroy(pds_mat A) {
   pds_mat_destroy(&D->Ao);
   pds_dist_halo_free(A);
   pds_free(MAT_CTX(A), PDS_MEM_DEVICE, &D->orow_d);
+  pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->orow_h);
   pds_vec_destroy(&D->t);
   pds_vec_destroy(&D->ysub);
   pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->ranges);
@@ -185,7 +186,7 @@ static int dist_split(pds_mat A, pds_int nb, int bs, const pds_size *rp, const p
                  : pds_mat_bsr_from_host_owned(ctx, nro, ng, bs, ro, co, vo, &D->Ao);
   ro = NULL, co = NULL, vo = NULL;
   if (!ierr) {
-    pds_free(ctx, PDS_MEM_HOST, &orow);
+    D->orow_h = orow; /* kept: the overlap's rows (dist_overlap.c) */
     return PDS_OK;
   }
 fail:

@@ -10,6 +10,7 @@ struct mat_dist {
                                nrows_o block rows that have any, listed by orow_d) */
   pds_int         nrows_o;
   pds_int        *orow_d;   /* backend [nrows_o]: the local block rows of Ao's rows */
+  pds_int        *orow_h;   /* the same on the host */
   pds_vec         t, ysub;  /* [nrows_o bs]: Ao g, and y's values on those rows */
   int             bs;
   pds_size       *ranges;   /* [size + 1]: rank r owns the block rows ranges[r] .. ranges[r+1]-1 */
@@ -19,6 +20,7 @@ struct mat_dist {
   struct pds_halo halo;
   pds_int         nsend;    /* block entries sent, neighbour after neighbour */
   pds_int        *send_d;   /* backend [nsend]: the local block rows sent */
+  pds_int        *send_h;   /* the same on the host */
   pds_vec         sendbuf;  /* [nsend bs]: the gathered values */
   pds_vec         g;        /* [nghost bs]: the ghost values received */
   pds_real       *hsend, *hrecv; /* host staging on a device backend (NULL where the backend's memory is the host's) */

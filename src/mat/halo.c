@@ -71,7 +71,7 @@ int pds_dist_halo_setup(pds_mat A) {
     if (!ierr) (void)pds_host_register(ctx, D->hrecv, ((size_t)D->nghost * D->bs + 1) * sizeof(pds_real));
     pds_ctx_clear_error(ctx); /* registering is an optimization: plain host memory works too */
   }
-  pds_free(ctx, PDS_MEM_HOST, &req);
+  D->send_h = req; /* kept on the host too: the overlap's rows travel along it (dist_overlap.c) */
   pds_free(ctx, PDS_MEM_HOST, &cnt);
   return pds_comm_agree(ctx, ierr);
 }
@@ -148,6 +148,7 @@ void pds_dist_halo_free(pds_mat A) {
   pds_free(ctx, PDS_MEM_HOST, &D->halo.send_off);
   pds_free(ctx, PDS_MEM_HOST, &D->halo.recv_off);
   pds_free(ctx, PDS_MEM_DEVICE, &D->send_d);
+  pds_free(ctx, PDS_MEM_HOST, &D->send_h);
   pds_free(ctx, PDS_MEM_HOST, &D->ghost);
   pds_vec_destroy(&D->sendbuf);
   pds_vec_destroy(&D->g);

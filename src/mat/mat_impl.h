@@ -101,6 +101,11 @@ PDS_INTERN int pds_mat_patches_to_csr(pds_mat A, pds_mat *B);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
 /* a new vector of A's rows: distributed like A when A is (dist.c; no communication) */
 PDS_INTERN int pds_mat_row_vec(pds_mat A, pds_vec *v);
+/* additive Schwarz's view of a distributed matrix (dist_overlap.c; collective): the rank's rows extended by overlap 1
+   (own block rows, then the ghosts' rows in ascending global order, columns restricted to that set) as a new ordinary
+   csr/bsr matrix; and x's ghost values (*g: owned by A, valid until its next product), in that order */
+PDS_INTERN int pds_mat_dist_overlap(pds_mat A, pds_mat *Aext);
+PDS_INTERN int pds_mat_dist_ghosts(pds_mat A, pds_vec x, pds_vec *g);
 PDS_INTERN const struct pds_bsr *pds_mat_host_bsr(pds_mat A);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/mpi/driver_mpi.sh MPIEXEC "FLAGS" PDESOLVE BACKEND MATRIX: the driver under mpirun against itself on one rank.
 #   - -A FILE with gmres + jacobi, -problem poisson7 with cg + jacobi and gmres: the iteration count of 1 rank on 2
-#     and 3 ranks, one result line (rank 0's) with ranks=; bicgstab converges; -pc bjacobi -sub_pc ilu0 converges; -json has "ranks" and per-rank times;
+#     and 3 ranks, one result line (rank 0's) with ranks=; bicgstab, bjacobi and asm converge; -pc bjacobi -sub_pc ilu0 converges; -json has "ranks" and per-rank times;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
 MPIEXEC=$1 FLAGS=$2 PDS=$3 BE=$4 MTX=$5
@@ -39,6 +39,9 @@ run 3 "$TMP/bj" -A "$MTX" -solver gmres -pc bjacobi -sub_pc ilu0 -json "$TMP/r.j
   fail "bjacobi: $(tail -3 "$TMP/bj")"
 grep -q '"ranks": 3' "$TMP/r.json" && grep -q '"t_comm_rank": \[' "$TMP/r.json" || fail "-json lacks ranks or times"
 echo "ok: gmres + bjacobi(ilu0) on 3 ranks: $(its "$TMP/bj") iterations"
+run 3 "$TMP/as" -A "$MTX" -solver gmres -pc asm -sub_pc ilu0 -view || fail "asm: $(tail -3 "$TMP/as")"
+grep -q "additive Schwarz over 3 ranks, overlap 1" "$TMP/as" || fail "asm: -view does not describe it"
+echo "ok: gmres + asm(ilu0) on 3 ranks: $(its "$TMP/as") iterations"
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
 rc=$?
 [ $rc = 1 ] || fail "a missing file: exit status $rc, expected 1"
