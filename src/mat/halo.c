@@ -155,8 +155,13 @@ void pds_dist_halo_free(pds_mat A) {
 }
 
 const char *pds_dist_halo_mode(pds_mat A) {
+  const int aware = pds_comm_device_aware();
+
   if (!DIST(A)->hrecv) return "MPI on the vectors' host memory";
-  return halo_async(MAT_CTX(A), DIST(A)) ? "MPI on page-locked host buffers, copied behind the device's work (the local "
-                                           "product runs during the exchange)"
-                                         : "MPI on page-locked host buffers, staged from the device";
+  if (halo_async(MAT_CTX(A), DIST(A)))
+    return aware ? "MPI on page-locked host buffers, copied behind the device's work (the local product runs during the "
+                   "exchange; this MPI is CUDA-aware, device buffers are not used yet)"
+                 : "MPI on page-locked host buffers, copied behind the device's work (the local product runs during the "
+                   "exchange; this MPI is not CUDA-aware)";
+  return "MPI on page-locked host buffers, staged from the device";
 }

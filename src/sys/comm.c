@@ -10,6 +10,9 @@
 
 #if PDS_HAVE_MPI
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
 
 #include "pdesolve_mpi.h"
 #endif
@@ -82,6 +85,18 @@ static int comm_reduce(pds_ctx ctx, int k, pds_real *v, int max) {
 }
 
 int pds_comm_sum(pds_ctx ctx, int k, pds_real *v) { return comm_reduce(ctx, k, v, 0); }
+
+/* Whether MPI takes device pointers: Open MPI says so at build time (MPIX_CUDA_AWARE_SUPPORT) and at run time
+   (MPIX_Query_cuda_support); MPICH-based libraries, when MPICH_GPU_SUPPORT_ENABLED=1 is set. */
+int pds_comm_device_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support();
+#else
+  const char *e = getenv("MPICH_GPU_SUPPORT_ENABLED");
+
+  return e && !strcmp(e, "1");
+#endif
+}
 int pds_comm_max(pds_ctx ctx, int k, pds_real *v) { return comm_reduce(ctx, k, v, 1); }
 
 int pds_comm_agree(pds_ctx ctx, int ierr) {
@@ -286,6 +301,7 @@ void pds_comm_halo_free(pds_ctx ctx, struct pds_halo *h) {
 int pds_comm_sum(pds_ctx ctx, int k, pds_real *v) { return (void)ctx, (void)k, (void)v, PDS_OK; }
 int pds_comm_max(pds_ctx ctx, int k, pds_real *v) { return (void)ctx, (void)k, (void)v, PDS_OK; }
 int pds_comm_agree(pds_ctx ctx, int ierr) { return (void)ctx, ierr; }
+int pds_comm_device_aware(void) { return 0; }
 int pds_comm_allgather_size(pds_ctx ctx, int ierr, pds_size v, pds_size *all) {
   (void)ctx;
   all[0] = v;

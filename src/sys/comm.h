@@ -22,6 +22,9 @@ PDS_INTERN int pds_comm_parallel(pds_ctx ctx);
    with the same number of ranks */
 PDS_INTERN int pds_comm_sum(pds_ctx ctx, int k, pds_real *v);
 PDS_INTERN int pds_comm_max(pds_ctx ctx, int k, pds_real *v); /* v[0..k) = the maximum over the ranks */
+/* 1 when the MPI library takes device (CUDA) pointers in its calls; the halo stages through host memory either way
+   for now (docs/mpi.md) */
+PDS_INTERN int pds_comm_device_aware(void);
 /* collective: ierr, or the error of a rank that failed (see above) */
 PDS_INTERN int pds_comm_agree(pds_ctx ctx, int ierr);
 /* all[r] = rank r's v (all: size entries); an agreed error as pds_comm_agree's when ierr != 0 on some rank */

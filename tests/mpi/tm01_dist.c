@@ -136,6 +136,31 @@ static void test_vectors(pds_ctx ctx, pds_ctx serial) {
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
 }
 
+/* one solve of A x = b (b = A * ones) with x0 = 0; returns the iterations */
+static int solve(pds_ctx ctx, pds_mat A, const char *method, const char *pc, pds_vec *xout) {
+  pds_solver        s;
+  pds_precond       P;
+  pds_vec           x, b, e;
+  pds_solver_result r;
+
+  TEST_CALL(pds_mat_create_vecs(A, &x, &b));
+  TEST_CALL(pds_vec_duplicate(x, &e));
+  TEST_CALL(pds_vec_set(e, 1.0));
+  TEST_CALL(pds_mat_apply(A, e, b));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_create(ctx, method, &s));
+  TEST_CALL(pds_precond_create(ctx, pc, &P));
+  TEST_CALL(pds_solver_set_operator(s, A));
+  TEST_CALL(pds_solver_set_precond(s, P));
+  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 500));
+  TEST_CALL(pds_solver_solve(s, b, x));
+  TEST_CALL(pds_solver_get_result(s, &r));
+  if (r.reason <= 0) TEST_FAIL("%s + %s did not converge: reason %s", method, pc, pds_reason_name(r.reason));
+  pds_solver_destroy(&s), pds_precond_destroy(&P), pds_vec_destroy(&b), pds_vec_destroy(&e);
+  *xout = x;
+  return r.iterations;
+}
+
 static void test_products(pds_ctx ctx, pds_ctx serial, const char *file) {
   pds_size *rp = malloc(sizeof *rp * (NG + 1));
   pds_int  *cj = malloc(sizeof *cj * NG * 7);
@@ -191,6 +216,19 @@ static void test_products(pds_ctx ctx, pds_ctx serial, const char *file) {
     TEST_CALL(pds_mat_apply(Bs, bxs, bys));
     TEST_ASSERT(maxdiff(by, bys) <= 1e-13);
     pds_vec_destroy(&bx), pds_vec_destroy(&by), pds_vec_destroy(&bxs), pds_vec_destroy(&bys);
+    { /* block solves: GMRES with asm and bjacobi on the mpibsr matrix, ILU(0) by blocks on each rank, against serial */
+      int it_as, it_bj, it_s;
+
+      it_as = solve(ctx, B, "gmres", "asm", &bx);
+      it_bj = solve(ctx, B, "gmres", "bjacobi", &by);
+      it_s  = solve(serial, Bs, "gmres", "ilu0", &bxs);
+      if (rank_ == 0)
+        printf("bsr 3x3: gmres + asm %d, + bjacobi %d iterations on %d rank%s, + ilu0 %d serial\n", it_as, it_bj, size_,
+               size_ > 1 ? "s" : "", it_s);
+      TEST_ASSERT(maxdiff(bx, bxs) <= 1e-7 && maxdiff(by, bxs) <= 1e-7);
+      if (size_ == 1) TEST_ASSERT(it_as == it_s && it_bj == it_s);
+      pds_vec_destroy(&bx), pds_vec_destroy(&by), pds_vec_destroy(&bxs);
+    }
     pds_mat_destroy(&B), pds_mat_destroy(&Bs);
     free(bv);
   }
@@ -214,31 +252,6 @@ static void test_products(pds_ctx ctx, pds_ctx serial, const char *file) {
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
   pds_mat_destroy(&A), pds_mat_destroy(&As);
   free(rp), free(cj), free(v);
-}
-
-/* one solve of A x = b (b = A * ones) with x0 = 0; returns the iterations */
-static int solve(pds_ctx ctx, pds_mat A, const char *method, const char *pc, pds_vec *xout) {
-  pds_solver        s;
-  pds_precond       P;
-  pds_vec           x, b, e;
-  pds_solver_result r;
-
-  TEST_CALL(pds_mat_create_vecs(A, &x, &b));
-  TEST_CALL(pds_vec_duplicate(x, &e));
-  TEST_CALL(pds_vec_set(e, 1.0));
-  TEST_CALL(pds_mat_apply(A, e, b));
-  TEST_CALL(pds_vec_set(x, 0.0));
-  TEST_CALL(pds_solver_create(ctx, method, &s));
-  TEST_CALL(pds_precond_create(ctx, pc, &P));
-  TEST_CALL(pds_solver_set_operator(s, A));
-  TEST_CALL(pds_solver_set_precond(s, P));
-  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 500));
-  TEST_CALL(pds_solver_solve(s, b, x));
-  TEST_CALL(pds_solver_get_result(s, &r));
-  if (r.reason <= 0) TEST_FAIL("%s + %s did not converge: reason %s", method, pc, pds_reason_name(r.reason));
-  pds_solver_destroy(&s), pds_precond_destroy(&P), pds_vec_destroy(&b), pds_vec_destroy(&e);
-  *xout = x;
-  return r.iterations;
 }
 
 static int same_bits(pds_vec a, pds_vec b) {
