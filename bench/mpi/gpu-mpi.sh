@@ -50,6 +50,11 @@ if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem poisson7 -n 128 
 then note "pdesolve solve poisson7 128^3 on 2 GPUs" "$(grep '^result:' "$OUT/driver.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
 else note "pdesolve solve poisson7 128^3 on 2 GPUs" "FAILED (driver.log)"; fi
 
+if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -A "$DATA/orsirr_1.mtx" -backend /gpu/cuda -solver gmres \
+     -pc asm -view > "$OUT/driver_asm.log" 2>&1
+then note "pdesolve solve orsirr_1 gmres + asm, 2 GPUs" "$(grep '^result:' "$OUT/driver_asm.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+else note "pdesolve solve orsirr_1 gmres + asm, 2 GPUs" "FAILED (driver_asm.log)"; fi
+
 # ---- 2. GPUs ----
 : > "$OUT/mpi.jsonl"
 for sc in 0 1; do
