@@ -23,7 +23,8 @@ export OPAL_PREFIX=$P PATH=$P/bin:$PATH
 export LD_LIBRARY_PATH=$P/lib/dep:$P/lib/x86_64-linux-gnu/openmpi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
-MPIRUN=(mpirun --oversubscribe --bind-to none)
+MPIRUN=(mpirun --oversubscribe --bind-to none)   # the GPU runs: a rank a GPU, the host's cores free
+MPIRUN_CPU=(mpirun --bind-to core --map-by core)  # the CPU runs: a rank a core, none oversubscribed
 B=$T/bin
 declare -a SUMMARY=()
 note() { SUMMARY+=("$(printf '%-44s %s' "$1" "$2")"); }
@@ -69,7 +70,7 @@ for np in 1 2 4 8 16; do
   [ "$np" -gt "$ncpu" ] && continue
   for sc in 0 1; do
     n=64; [ $sc = 1 ] && n=128
-    OMP_NUM_THREADS=1 timeout 150 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -n $n -strong $sc -its 30 \
+    OMP_NUM_THREADS=1 timeout 150 "${MPIRUN_CPU[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -n $n -strong $sc -its 30 \
       -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_cpu.err" || note "bench_mpi cpu np $np strong $sc" "FAILED"
   done
 done

@@ -4,7 +4,8 @@
 Weak scaling: efficiency = t(1 rank) / t(P ranks) (the same work per rank: 1 is perfect). Strong scaling: speedup =
 t(1) / t(P) and efficiency = speedup / P. spmv lines also give the exchange's time inside MPI calls and the overlap
 (the share of it hidden behind the diagonal block's product); solver lines the time per iteration and its part in
-MPI calls (reductions and halo waits)."""
+MPI calls (reductions and halo waits). The last column is the rank's copy bandwidth measured in the same run: where it
+falls as ranks are added (CPU ranks sharing a socket's memory), so does a memory-bound kernel's time per rank."""
 import json
 import sys
 
@@ -16,9 +17,9 @@ def main(path):
         groups.setdefault((r["backend"], r["scaling"]), []).append(r)
     for (be, sc), rs in sorted(groups.items()):
         print(f"\n### {be}, {sc} scaling ({rs[0]['host_cpu']})\n")
-        print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s |" %
+        print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s | copy GB/s a rank |" %
               ("efficiency" if sc == "weak" else "speedup (efficiency)"))
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
         for case in ("spmv", "cg", "gmres", "cg_serial"):
             cs = sorted((r for r in rs if r["case"] == case), key=lambda r: r["ranks"])
             base = None
@@ -37,7 +38,8 @@ def main(path):
                 if case == "cg_serial":
                     name = "cg + jacobi, csr not distributed (per iteration)"
                 ovl = f"{r['t_exposed_us']:.1f}, {r['overlap']:.2f}" if case == "spmv" and r["ranks"] > 1 else ""
-                print(f"| {name} | {r['ranks']} | {'x'.join(map(str, r['grid']))} | {t:.1f} | {c:.1f} | {ovl} | {scale} |")
+                print(f"| {name} | {r['ranks']} | {'x'.join(map(str, r['grid']))} | {t:.1f} | {c:.1f} | {ovl} | {scale} "
+                      f"| {r['copy_GBs_rank']:.0f} |")
 
 
 if __name__ == "__main__":

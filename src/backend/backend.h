@@ -35,13 +35,20 @@ struct pds_kernels {
   int (*mem_pin)(pds_ctx, void *p, size_t bytes);
   int (*mem_unpin)(pds_ctx, void *p);
   int (*destroy)(pds_ctx); /* release backend_data */
-  /* optional (device backends; NULL: mem_copy, which waits, serves): a copy between page-locked host memory and backend
-     memory queued behind the context's work without waiting, and a fence: fence_record marks what is queued so far,
-     fence_wait blocks the host until that is done. A distributed product queues its halo's gather and copy to the
-     host, fences, queues its local product, and waits for the fence only (src/mat/halo.c). */
-  int (*mem_copy_async)(pds_ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes);
+  /* optional (device backends; NULL: mem_copy, which waits, serves): copies between page-locked host memory and backend
+     memory on a second queue beside the context's own, so that they run while its kernels run:
+     mem_copy_async: queue a copy there, after the work queued so far on the context's queue when after_queued is 1,
+                     else only after the earlier copies; return at once;
+     fence_record:   mark the copies queued so far;  fence_wait: block the host until the mark is passed;
+     fence_join:     make the work queued from now on on the context's queue wait for the mark.
+     A distributed product (src/mat/halo.c) queues its gather, the copy of the gathered values to the host and a mark,
+     queues its local product, waits for the mark only and sends; after the messages it queues the ghosts' copy to the
+     device, a mark and a join, and then the off-rank part: both copies overlap the local product. */
+  int (*mem_copy_async)(pds_ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes,
+                        int after_queued);
   int (*fence_record)(pds_ctx);
   int (*fence_wait)(pds_ctx);
+  int (*fence_join)(pds_ctx);
 
   /* the modules' kernel groups, each declared next to its module (docs/dev.md: how a module adds one) */
   struct pds_vec_kernels    vec;    /* src/vec/vec_kernels.h */

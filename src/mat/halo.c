@@ -80,7 +80,7 @@ int pds_dist_halo_setup(pds_mat A) {
    the local product behind them and posts the messages once the fence is passed, pds_dist_halo_post); else the gather
    (and a waiting copy) and the messages at once */
 static int halo_async(pds_ctx ctx, const struct mat_dist *D) {
-  return D->hsend && ctx->k->mem_copy_async && ctx->k->fence_record && ctx->k->fence_wait;
+  return D->hsend && ctx->k->mem_copy_async && ctx->k->fence_record && ctx->k->fence_wait && ctx->k->fence_join;
 }
 
 int pds_dist_halo_begin(pds_mat A, pds_vec x) {
@@ -96,7 +96,8 @@ int pds_dist_halo_begin(pds_mat A, pds_vec x) {
     PDS_CALL(pds_vec_dev_read(x, &xa));
     PDS_CALL(pds_vec_dev_write(D->sendbuf, &sb));
     PDS_CALL(ctx->k->vec.permute(ctx, D->nsend, D->bs, D->send_d, 0, xa, sb));
-    if (halo_async(ctx, D)) PDS_CALL(ctx->k->mem_copy_async(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, bytes));
+    if (halo_async(ctx, D)) /* behind the gather, beside the local product queued next */
+      PDS_CALL(ctx->k->mem_copy_async(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, bytes, 1));
     else if (D->hsend) PDS_CALL(pds_memcpy(ctx, D->hsend, PDS_MEM_HOST, sb, PDS_MEM_DEVICE, bytes));
   }
   if (halo_async(ctx, D)) return ctx->k->fence_record(ctx);
@@ -129,8 +130,15 @@ int pds_dist_halo_end(pds_mat A) {
   PDS_CALL(pds_comm_halo_wait(ctx, &D->halo));
   if (!D->hrecv || !D->nghost) return PDS_OK;
   PDS_CALL(pds_vec_dev_write(D->g, &ga));
-  if (halo_async(ctx, D)) /* queued behind the local product; the next product's receive waits for its fence */
-    return ctx->k->mem_copy_async(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST, (size_t)D->nghost * D->bs * sizeof *ga);
+  if (halo_async(ctx, D)) {
+    /* beside the local product: g's last reader, the previous product's off-rank part, was queued before this
+       product's gather, which the copy to the host waited for (a rank that sends nothing has no such copy: its ghosts'
+       copy waits for the queued work itself); the work queued next (the off-rank part) waits for this copy */
+    PDS_CALL(ctx->k->mem_copy_async(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST,
+                                    (size_t)D->nghost * D->bs * sizeof *ga, D->nsend == 0));
+    PDS_CALL(ctx->k->fence_record(ctx));
+    return ctx->k->fence_join(ctx);
+  }
   return pds_memcpy(ctx, ga, PDS_MEM_DEVICE, D->hrecv, PDS_MEM_HOST, (size_t)D->nghost * D->bs * sizeof *ga);
 }
 

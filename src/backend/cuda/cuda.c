@@ -252,33 +252,52 @@ int pds_cuda_fused_count(pds_ctx ctx, long long *small, long long *coop) {
 }
 
 /* ---- the backend ------------------------------------------------------------------------------------------- */
-/* pinned host <-> device, queued on the context's stream; the caller keeps the host buffer until a fence says done */
-static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt,
-                               size_t bytes) {
+/* the copy stream and its events, made by the first asynchronous copy */
+static int copy_stream_init(pds_ctx ctx, struct cuda_be *be) {
+  if (be->have_copy) return PDS_OK;
+  PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&be->copy_stream, cudaStreamNonBlocking));
+  PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
+  PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->queued, cudaEventDisableTiming));
+  be->have_copy = 1;
+  return PDS_OK;
+}
+
+/* pinned host <-> device on the copy stream (backend.h); the caller keeps the host buffer until a fence says done */
+static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const void *src, pds_memtype smt, size_t bytes,
+                               int after_queued) {
   struct cuda_be *be = pds_cuda_enter(ctx);
 
   if (!bytes) return PDS_OK;
   if (dmt == smt) return mem_copy_cuda(ctx, dst, dmt, src, smt, bytes);
+  PDS_CALL(copy_stream_init(ctx, be));
+  if (after_queued) {
+    PDS_CUDA_CALL(ctx, cudaEventRecord(be->queued, be->stream));
+    PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->copy_stream, be->queued, 0));
+  }
   PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, dmt == PDS_MEM_HOST ? cudaMemcpyDeviceToHost
-                                                                          : cudaMemcpyHostToDevice, be->stream));
+                                                                          : cudaMemcpyHostToDevice, be->copy_stream));
   return PDS_OK;
 }
 
 static int fence_record_cuda(pds_ctx ctx) {
   struct cuda_be *be = pds_cuda_enter(ctx);
 
-  if (!be->have_fence) {
-    PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
-    be->have_fence = 1;
-  }
-  PDS_CUDA_CALL(ctx, cudaEventRecord(be->fence, be->stream));
+  PDS_CALL(copy_stream_init(ctx, be));
+  PDS_CUDA_CALL(ctx, cudaEventRecord(be->fence, be->copy_stream));
   return PDS_OK;
 }
 
 static int fence_wait_cuda(pds_ctx ctx) {
   struct cuda_be *be = pds_cuda_enter(ctx);
 
-  if (be->have_fence) PDS_CUDA_CALL(ctx, cudaEventSynchronize(be->fence));
+  if (be->have_copy) PDS_CUDA_CALL(ctx, cudaEventSynchronize(be->fence));
+  return PDS_OK;
+}
+
+static int fence_join_cuda(pds_ctx ctx) {
+  struct cuda_be *be = pds_cuda_enter(ctx);
+
+  if (be->have_copy) PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->stream, be->fence, 0));
   return PDS_OK;
 }
 
@@ -307,7 +326,12 @@ static int destroy_cuda(pds_ctx ctx) {
     (void)cudaFreeHost(be->stage[i]);
     (void)cudaEventDestroy(be->ev[i]);
   }
-  if (be->have_fence) (void)cudaEventDestroy(be->fence);
+  if (be->have_copy) {
+    (void)cudaStreamSynchronize(be->copy_stream);
+    (void)cudaEventDestroy(be->fence);
+    (void)cudaEventDestroy(be->queued);
+    (void)cudaStreamDestroy(be->copy_stream);
+  }
   if (be->hscal) (void)cudaFreeHost(be->hscal);
   if (be->hstat) (void)cudaFreeHost(be->hstat);
   if (be->small) (void)cudaFreeHost(be->small);
@@ -434,6 +458,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->mem_copy_async = mem_copy_async_cuda;
   k->fence_record   = fence_record_cuda;
   k->fence_wait     = fence_wait_cuda;
+  k->fence_join     = fence_join_cuda;
   k->destroy   = destroy_cuda;
   pds_cuda_fill_vec(&k->vec);
   pds_cuda_fill_csr(&k->csr);

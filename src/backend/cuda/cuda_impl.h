@@ -53,8 +53,9 @@ struct cuda_be {
   void               *stage[2];
   cudaEvent_t         ev[2];
   int                 have_stage;
-  cudaEvent_t         fence;      /* fence_record / fence_wait (a distributed product's halo) */
-  int                 have_fence;
+  cudaStream_t        copy_stream; /* mem_copy_async's copies beside the stream (a distributed product's halo) */
+  cudaEvent_t         fence, queued; /* fence_record's mark; the stream's work before an after_queued copy */
+  int                 have_copy;
   struct csr_entry   *csr;
   long long           n_d2h; /* device-to-host copies made (tests/cuda counts them per solve) */
   struct cuda_loop   *loop;   /* the device loop being recorded, if any */
