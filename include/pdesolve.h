@@ -205,6 +205,8 @@ PDS_EXTERN int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, con
 PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A);
 /* A Matrix Market vector into v's rows (read by rank 0 and scattered by v's layout); v not distributed: the whole file */
 PDS_EXTERN int pds_vec_load_dist(pds_vec v, const char *path);
+/* v gathered on rank 0 and written there as one Matrix Market array file (collective) */
+PDS_EXTERN int pds_vec_write_dist(pds_vec v, const char *path);
 PDS_EXTERN int pds_mat_get_global_size(pds_mat A, pds_int *N);          /* = local rows when not distributed */
 PDS_EXTERN int pds_mat_get_ownership_range(pds_mat A, pds_int *lo, pds_int *hi);
 PDS_EXTERN int pds_mat_is_distributed(pds_mat A);

@@ -317,10 +317,10 @@ int cmd_solve(pds_options o) {
 
   if (app_make_ctx(backend, &ctx)) return EXIT_ERROR;
   if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
-    rc = (fem_on || ch_on || pa_on || sem_on || out || st.history)
-             ? fail("under mpirun with %d ranks, solve takes -A FILE or -problem poisson7, without -o and -history "
-                    "(the other problems and outputs run on one rank for now)", pds_ctx_get_size(ctx))
-             : solve_dist(ctx, &st, Apath, problem, dims, ndims, format, bpath, x0path, json);
+    rc = (fem_on || ch_on || pa_on || sem_on)
+             ? fail("under mpirun with %d ranks, solve takes -A FILE or -problem poisson7 (the other problem families "
+                    "run on one rank for now)", pds_ctx_get_size(ctx))
+             : solve_dist(ctx, &st, Apath, problem, dims, ndims, format, bpath, x0path, json, out);
     goto done;
   }
   if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;

@@ -194,7 +194,8 @@ double ratio(double a, double b);
    poisson7 (each rank its rows), -b and -x0 files; the result line and the JSON report with the ranks and the
    communication time */
 int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-                  int ndims, const char *format, const char *bpath, const char *x0path, const char *json);
+                  int ndims, const char *format, const char *bpath, const char *x0path, const char *json,
+                  const char *out);
 /* app_mpi.c: every rank's v into all[0 .. ranks) (rank 0's copy only is needed) */
 void   app_gather(double v, double *all);
 

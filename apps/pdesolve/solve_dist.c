@@ -1,9 +1,9 @@
 /* apps/pdesolve/solve_dist.c: `pdesolve solve` under mpirun with more than one rank (cmd_solve.c calls it): the
  * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N) or from
  * -problem poisson7 -n NX NY NZ (each rank makes its rows), b from -b FILE (else the problem's, else A * ones), x0
- * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi with -sub_pc across
- * ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls) and
- * writes -json with "ranks" and per-rank times. */
+ * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi and asm with -sub_pc
+ * across ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls),
+ * the history (-history), writes the solution gathered on rank 0 (-o) and -json with "ranks" and per-rank times. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,8 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
 }
 
 int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-               int ndims, const char *format, const char *bpath, const char *x0path, const char *json) {
+               int ndims, const char *format, const char *bpath, const char *x0path, const char *json,
+               const char *out) {
   const int   P  = pds_ctx_get_size(ctx);
   pds_solver  s  = NULL;
   pds_precond pc = NULL;
@@ -118,6 +119,19 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
     app_gather(t_comm, tc);
     info.nnz = (pds_size)nnz;
     info.n   = N;
+  }
+  if (st->history) { /* the same on every rank; rank 0 prints */
+    const pds_real *h;
+    int             len;
+
+    TRY("history", pds_solver_get_history(s, &len, &h));
+    for (int i = 0; i < len; i++) printf("%5d history residual norm %.12e\n", i, h[i]);
+  }
+  if (out) {
+    char what[300];
+
+    snprintf(what, sizeof what, "flag -o: cannot write '%s'", out);
+    TRY(what, pds_vec_write_dist(x, out)); /* gathered on rank 0 */
   }
   printf("solution: rnorm_true=%.6e", info.rnorm_true);
   if (info.have_x) printf(" err_inf=%.6e err_rel2=%.6e", info.err_inf, info.err_rel2);

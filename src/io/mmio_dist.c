@@ -170,3 +170,44 @@ done:
   pds_free(ctx, PDS_MEM_HOST, &all);
   return ierr;
 }
+
+/* A distributed vector gathered on rank 0 and written there as one Matrix Market array file (collective); a vector
+   that is not distributed is written by rank 0 alone. Every rank returns rank 0's success or failure. */
+int pds_vec_write_dist(pds_vec v, const char *path) {
+  pds_ctx         ctx, host = NULL;
+  pds_vec         whole = NULL;
+  pds_size       *all = NULL, *dsp = NULL, n = 0, N = 0;
+  pds_real       *h   = NULL;
+  const pds_real *mine = NULL;
+  int             ierr = PDS_OK;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  ctx = VEC_CTX(v);
+  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
+  pds_comm_begin(ctx);
+  if (!v->dist) return pds_comm_agree(ctx, ctx->rank == 0 ? pds_mm_write_vec(v, path) : PDS_OK);
+  ierr = PDS_NEW(ctx, 2 * (size_t)ctx->size, &all);
+  if (!ierr) dsp = all + ctx->size;
+  ierr = pds_comm_allgather_size(ctx, ierr, v->n, all ? all : &n);
+  if (ierr) goto done;
+  for (int r = 1; r < ctx->size; r++) dsp[r] = dsp[r - 1] + all[r - 1];
+  N = dsp[ctx->size - 1] + all[ctx->size - 1];
+  if (ctx->rank == 0) ierr = PDS_NEW(ctx, N + 2, &h); /* + 2: aligned and never empty */
+  if (!ierr) ierr = pds_vec_get_array_read(v, PDS_MEM_HOST, &mine);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_gatherv(ctx, mine, v->n, sizeof *h, h, all, dsp, 0);
+  if (!ierr && ctx->rank == 0) {
+    ierr = pds_ctx_create("/cpu/ref", &host);
+    if (!ierr) ierr = pds_vec_create_with_array(host, N, PDS_MEM_HOST, h, &whole);
+    if (!ierr) ierr = pds_mm_write_vec(whole, path);
+    if (ierr && host && pds_ctx_get_error_code(host)) ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(host));
+  }
+  ierr = pds_comm_agree(ctx, ierr);
+done:
+  if (mine) pds_vec_restore_array_read(v, &mine);
+  pds_vec_destroy(&whole);
+  pds_ctx_destroy(&host);
+  pds_free(ctx, PDS_MEM_HOST, &h);
+  pds_free(ctx, PDS_MEM_HOST, &all);
+  return ierr;
+}

@@ -128,13 +128,15 @@ int pds_comm_bcast(pds_ctx ctx, void *buf, size_t bytes, int root) {
   return PDS_OK;
 }
 
-int pds_comm_scatterv(pds_ctx ctx, const void *send, const pds_size *counts, const pds_size *displs, size_t elsize,
-                      void *recv, pds_size rcount, int root) {
+/* root's side of a scatter (gather = 0) or a gather (gather = 1) of contiguous parts, counted in elements of elsize */
+static int comm_parts(pds_ctx ctx, int gather, const void *send, const pds_size *counts, const pds_size *displs,
+                      size_t elsize, void *recv, pds_size mine, int root) {
   MPI_Datatype t;
   int         *c = NULL, *d = NULL, ierr = PDS_OK;
 
   if (!pds_comm_parallel(ctx)) {
-    if (rcount) memcpy(recv, (const char *)send + displs[0] * elsize, (size_t)rcount * elsize);
+    if (mine && gather) memcpy((char *)recv + displs[0] * elsize, send, (size_t)mine * elsize);
+    else if (mine) memcpy(recv, (const char *)send + displs[0] * elsize, (size_t)mine * elsize);
     return PDS_OK;
   }
   /* elements of elsize bytes as one MPI type: counts stay far below 2^31 for any matrix with 32-bit local indices */
@@ -157,14 +159,26 @@ int pds_comm_scatterv(pds_ctx ctx, const void *send, const pds_size *counts, con
   }
   if (!ierr) {
     double t0 = pds_wtime();
-    int    e  = MPI_Scatterv(send, c, d, t, recv, (int)rcount, t, root, COMM(ctx));
+    int    e  = gather ? MPI_Gatherv(send, (int)mine, t, recv, c, d, t, root, COMM(ctx))
+                       : MPI_Scatterv(send, c, d, t, recv, (int)mine, t, root, COMM(ctx));
 
     ctx->comm_time += pds_wtime() - t0;
-    if (e != MPI_SUCCESS) ierr = PDS_ERROR(ctx, PDS_ERR_MPI, "MPI_Scatterv failed on rank %d", ctx->rank);
+    if (e != MPI_SUCCESS)
+      ierr = PDS_ERROR(ctx, PDS_ERR_MPI, "%s failed on rank %d", gather ? "MPI_Gatherv" : "MPI_Scatterv", ctx->rank);
   }
   free(c);
   MPI_Type_free(&t);
   return ierr;
+}
+
+int pds_comm_scatterv(pds_ctx ctx, const void *send, const pds_size *counts, const pds_size *displs, size_t elsize,
+                      void *recv, pds_size rcount, int root) {
+  return comm_parts(ctx, 0, send, counts, displs, elsize, recv, rcount, root);
+}
+
+int pds_comm_gatherv(pds_ctx ctx, const void *send, pds_size scount, size_t elsize, void *recv, const pds_size *counts,
+                     const pds_size *displs, int root) {
+  return comm_parts(ctx, 1, send, counts, displs, elsize, recv, scount, root);
 }
 
 int pds_comm_alltoall_counts(pds_ctx ctx, const int *sendcounts, int *recvcounts) {
@@ -314,6 +328,12 @@ int pds_comm_scatterv(pds_ctx ctx, const void *send, const pds_size *counts, con
                       void *recv, pds_size rcount, int root) {
   (void)ctx, (void)counts, (void)root;
   if (rcount) memcpy(recv, (const char *)send + displs[0] * elsize, (size_t)rcount * elsize);
+  return PDS_OK;
+}
+int pds_comm_gatherv(pds_ctx ctx, const void *send, pds_size scount, size_t elsize, void *recv, const pds_size *counts,
+                     const pds_size *displs, int root) {
+  (void)ctx, (void)counts, (void)root;
+  if (scount) memcpy((char *)recv + displs[0] * elsize, send, (size_t)scount * elsize);
   return PDS_OK;
 }
 int pds_comm_alltoall_counts(pds_ctx ctx, const int *sendcounts, int *recvcounts) {

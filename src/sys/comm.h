@@ -35,6 +35,10 @@ PDS_INTERN int pds_comm_bcast(pds_ctx ctx, void *buf, size_t bytes, int root);
    (counts, displs: significant on root) */
 PDS_INTERN int pds_comm_scatterv(pds_ctx ctx, const void *send, const pds_size *counts, const pds_size *displs,
                                  size_t elsize, void *recv, pds_size rcount, int root);
+/* the reverse: every rank's scount elements to root, into recv + displs[r] elements (counts, displs: significant on
+   root) */
+PDS_INTERN int pds_comm_gatherv(pds_ctx ctx, const void *send, pds_size scount, size_t elsize, void *recv,
+                                const pds_size *counts, const pds_size *displs, int root);
 /* every rank sends sendcounts[r] pds_int values to rank r (send + sdispls[r]) and receives recvcounts[r] from it
    (recvcounts: computed here with an all-to-all of the counts when recv is NULL) */
 PDS_INTERN int pds_comm_alltoall_counts(pds_ctx ctx, const int *sendcounts, int *recvcounts);

@@ -42,6 +42,17 @@ echo "ok: gmres + bjacobi(ilu0) on 3 ranks: $(its "$TMP/bj") iterations"
 run 3 "$TMP/as" -A "$MTX" -solver gmres -pc asm -sub_pc ilu0 -view || fail "asm: $(tail -3 "$TMP/as")"
 grep -q "additive Schwarz over 3 ranks, overlap 1" "$TMP/as" || fail "asm: -view does not describe it"
 echo "ok: gmres + asm(ilu0) on 3 ranks: $(its "$TMP/as") iterations"
+# -o gathers the solution on rank 0: the file of 3 ranks against the one of 1 rank; -history prints every iteration
+args="-problem poisson7 -n 12 10 9 -solver cg -pc jacobi -rtol 1e-12 -history"
+# shellcheck disable=SC2086
+run 1 "$TMP/o1" $args -o "$TMP/x1.mtx" || fail "-o on one rank: $(tail -3 "$TMP/o1")"
+# shellcheck disable=SC2086
+run 3 "$TMP/o3" $args -o "$TMP/x3.mtx" || fail "-o on 3 ranks: $(tail -3 "$TMP/o3")"
+[ "$(grep -c 'history residual norm' "$TMP/o3")" = "$(($(its "$TMP/o3") + 1))" ] || fail "-history: not one line an iteration"
+paste "$TMP/x1.mtx" "$TMP/x3.mtx" | awk 'NR > 3 { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; n++ }
+  END { if (n != 1080 || m > 1e-9) { print "x differs: " n " rows, max diff " m; exit 1 } }' ||
+  fail "-o: the solution of 3 ranks differs from one rank's"
+echo "ok: -o gathers the solution of 3 ranks (equal to one rank's), -history"
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
 rc=$?
 [ $rc = 1 ] || fail "a missing file: exit status $rc, expected 1"
