@@ -64,6 +64,8 @@ OPTIONS = {
         "prolong": lambda pc, v: lib.pds_precond_gmg_set_prolongation(pc, v.encode()),
     },
     "semjacobi": {"variant": lambda pc, v: lib.pds_precond_semjacobi_set_variant(pc, v.encode())},
+    "bjacobi": {"sub": lambda pc, v: lib.pds_precond_set_sub_type(pc, v.encode())},
+    "asm": {"sub": lambda pc, v: lib.pds_precond_set_sub_type(pc, v.encode())},
 }
 GMG_SMOOTHER = ("smoother", "block", "omega", "pre", "post")
 GMG_COARSE = ("coarse", "coarse_max")
@@ -72,10 +74,11 @@ GMG_COARSE = ("coarse", "coarse_max")
 class Precond(CObject):
     """Precond(A=None, type="jacobi", ctx=None, **options): a preconditioner of matrix A (set up at once when A is
     given; a Solver sets up one without A when it solves). type: "none", "jacobi", "pbjacobi", "ilu0", "bilu0",
-    "relax", "gmg", "semjacobi". Options (the driver's flags without their prefix):
+    "relax", "gmg", "semjacobi", "bjacobi", "asm" (over the ranks of a distributed matrix, docs/mpi.md; on one rank's
+    matrix the local preconditioner of the whole). Options (the driver's flags without their prefix):
       pbjacobi: block_size;  ilu0: shift, variant, ordering, sweeps, factor_sweeps;  bilu0: variant, factors
       ("double" or "float");  relax: relax_type, block, omega, sweeps, symmetric, variant;  gmg: cycle, levels, prolong,
-      smoother, block, omega, pre, post, coarse, coarse_max;  semjacobi: variant.
+      smoother, block, omega, pre, post, coarse, coarse_max;  semjacobi: variant;  bjacobi, asm: sub (the local type).
     A Python function as preconditioner: Precond.shell(fn)."""
     _destroy = "pds_precond_destroy"
     _rank = 2

@@ -113,6 +113,9 @@ def test_precond_apply(ctx):
     y = ilu.apply(x)
     assert np.linalg.norm(A @ y - x) < 0.5 * np.linalg.norm(x)  # a useful approximation of A^-1
     assert "ilu0" in repr(ilu)
+    for t in ("bjacobi", "asm"):  # on one rank's matrix: the local preconditioner of the whole matrix
+        assert np.array_equal(pds.Precond(M, t, sub="ilu0").apply(x), y)
+        assert np.array_equal(pds.Precond(M, t, sub="jacobi").apply(x), pc.apply(x))
 
 
 def test_solve_options_and_result(ctx):
