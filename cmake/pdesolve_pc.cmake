@@ -33,6 +33,9 @@ endif()
 
 # Libs.private: what a static link (pkg-config --static) adds to -lpdesolve. The shared library carries these itself.
 set(PDS_PC_LIBS_PRIVATE "-lm")
+if(PDS_HAVE_METIS)
+  string(APPEND PDS_PC_LIBS_PRIVATE " -lmetis")
+endif()
 if(PDS_HAVE_OPENMP)
   string(APPEND PDS_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
 endif()

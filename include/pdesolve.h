@@ -203,6 +203,13 @@ PDS_EXTERN int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, con
 /* A Matrix Market file read by rank 0 and scattered by contiguous block rows of bs (rank r: block rows nb r / P ..
    nb (r + 1) / P - 1, rounded down); bs > 1 stores it as mpibsr. */
 PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A);
+/* The same with a partitioner: "contiguous" (the above) or "metis" (a build with METIS, else PDS_ERR_UNSUPPORTED): rank
+   0 cuts the graph of A + A^T into P parts with few edges between them (the halo's volume) and the matrix is renumbered
+   part after part (P A P^T: rank r holds part r). The vectors of pds_mat_create_vecs carry the renumbering, so that
+   pds_vec_load_dist and pds_vec_write_dist read and write files in the file's numbering; -view reports the edge cut
+   and the halo's volume. */
+PDS_EXTERN int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const char *partitioner,
+                                             pds_mat *A);
 /* A Matrix Market vector into v's rows (read by rank 0 and scattered by v's layout); v not distributed: the whole file */
 PDS_EXTERN int pds_vec_load_dist(pds_vec v, const char *path);
 /* v gathered on rank 0 and written there as one Matrix Market array file (collective) */

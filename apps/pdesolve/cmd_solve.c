@@ -14,6 +14,8 @@ static const char *const semjacobi_variants[] = {"extended", "natural", "shared"
 static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
 static const char *const bilu0_factors[] = {"double", "float"};
 
+static const char *const partitioners[] = {"contiguous", "metis"};
+
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
          "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
@@ -219,6 +221,10 @@ int cmd_solve(pds_options o) {
                                 "(stencil7), relax, gmg (patches), semjacobi (sem), bjacobi and asm (block Jacobi and "
                                 "additive Schwarz with overlap 1 over the ranks under mpirun, -sub_pc on each rank's "
                                 "part)", &st.pc, NULL));
+  OPT(o, pds_options_get_choice(o, "-partition", "contiguous", partitioners, NELEM(partitioners),
+                                "under mpirun with -A: how the rows are cut among the ranks: contiguous, or metis (a "
+                                "build with METIS: few edges between the ranks, the matrix renumbered, files read and "
+                                "written in their own numbering)", &st.partition, NULL));
   OPT(o, pds_options_get_string(o, "-sub_pc", "ilu0", "<name> -pc bjacobi, asm: the local preconditioner of each "
                                 "rank's part (its own flags, -pc_ilu0_* say, then set it)", &st.sub_pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),

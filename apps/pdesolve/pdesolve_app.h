@@ -170,7 +170,8 @@ typedef struct {
   bool        ilu0_sweeps_set, ilu0_fsweeps_set;
   const relax_gmg_flags *rg;                 /* -pc relax, gmg: their flags (NULL: the library's defaults) */
   const char *semjacobi_variant;             /* -pc semjacobi: NULL (not given) or a kernel name */
-  const char *sub_pc;                        /* -pc bjacobi: the local preconditioner (-sub_pc) */
+  const char *sub_pc;                        /* -pc bjacobi, asm: the local preconditioner (-sub_pc) */
+  const char *partition;                     /* under mpirun with -A: contiguous or metis (-partition) */
 } solve_settings;
 
 typedef struct {

@@ -26,6 +26,7 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
   if (!strcmp(st->pc, "bjacobi")) pds_json_string(&j, "sub_pc", st->sub_pc);
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "ranks", P);
+  pds_json_string(&j, "partition", st->partition ? st->partition : "contiguous");
   pds_json_int(&j, "n", in->n);
   pds_json_int(&j, "nnz", (long long)in->nnz);
   pds_json_int(&j, "iterations", in->res.iterations);
@@ -65,7 +66,7 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
   if (Apath) {
     const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
 
-    TRY("flag -A", pds_mat_load_dist(ctx, Apath, bs, &A));
+    TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
   } else {
     pds_int d[3];

@@ -209,6 +209,7 @@ FUNCTIONS = {
     "pds_mat_create_csr_dist": (c_int, [c_void_p, c_int32, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_create_bsr_dist": (c_int, [c_void_p, c_int32, c_int, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_load_dist": (c_int, [c_void_p, c_char_p, c_int, c_void_p]),
+    "pds_mat_load_dist_partitioned": (c_int, [c_void_p, c_char_p, c_int, c_char_p, c_void_p]),
     "pds_vec_load_dist": (c_int, [c_void_p, c_char_p]),
     "pds_vec_write_dist": (c_int, [c_void_p, c_char_p]),
     "pds_mat_get_global_size": (c_int, [c_void_p, c_void_p]),

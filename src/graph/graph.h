@@ -19,4 +19,9 @@ PDS_INTERN int pds_graph_rcm(pds_ctx ctx, pds_int n, const pds_size *ptr, const 
 PDS_INTERN int pds_graph_color(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, pds_int *color,
                                pds_int *ncolors);
 
+/* the nodes cut into nparts parts (part[i] in [0, nparts)) with few edges between parts, by METIS (k-way, a fixed
+   seed: the same parts in every run); *edgecut: the edges cut. PDS_ERR_UNSUPPORTED in a build without METIS. */
+PDS_INTERN int pds_graph_partition(pds_ctx ctx, pds_int n, const pds_size *ptr, const pds_int *adj, int nparts,
+                                   pds_int *part, long *edgecut);
+
 #endif

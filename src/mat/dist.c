@@ -61,8 +61,15 @@ static int dist_view(pds_mat A, FILE *f) {
   t[5 * ctx->rank + 4] = D->halo.nrecv + D->halo.nsend;
   ierr = pds_comm_sum(ctx, 5 * P, t);
   if (!ierr && ctx->rank == 0) {
+    double ghosts = 0;
+
+    for (int r = 0; r < P; r++) ghosts += t[5 * r + 3];
     fprintf(f, "  distributed over %d rank%s: %" PDS_INT_FMT " x %" PDS_INT_FMT " global, block size %d; halo: %s\n",
             P, P == 1 ? "" : "s", A->N, A->N, D->bs, pds_dist_halo_mode(A));
+    fprintf(f, "  rows: %s; halo volume %.0f values a product (all ranks' ghosts)", D->partition ? D->partition :
+            "as given by each rank", ghosts);
+    if (D->edgecut >= 0 && D->partition) fprintf(f, ", edge cut %ld", D->edgecut);
+    fprintf(f, "\n");
     fprintf(f, "  %6s %12s %12s %12s %10s %10s\n", "rank", "rows", "nnz(diag)", "nnz(off)", "ghosts", "neighbours");
     for (int r = 0; r < P; r++)
       fprintf(f, "  %6d %12.0f %12.0f %12.0f %10.0f %10.0f\n", r, t[5 * r], t[5 * r + 1], t[5 * r + 2], t[5 * r + 3],
@@ -84,6 +91,7 @@ static int dist_destroy(pds_mat A) {
   pds_vec_destroy(&D->t);
   pds_vec_destroy(&D->ysub);
   pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->ranges);
+  pds_order_release(MAT_CTX(A), &A->order);
   free(D);
   A->data = NULL;
   return PDS_OK;
@@ -211,7 +219,7 @@ static int dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size
 
   if (!ierr) ierr = pds_mat_alloc(ctx, bs == 1 ? "mpicsr" : "mpibsr", 0, 0, &M);
   if (!ierr) ierr = PDS_NEW(ctx, 1, &D);
-  if (!ierr) M->data = D, M->ops.destroy = dist_destroy;
+  if (!ierr) M->data = D, M->ops.destroy = dist_destroy, D->edgecut = -1;
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)ctx->size + 1, &all);
   ierr = pds_comm_allgather_size(ctx, ierr, nb, all ? all : &(pds_size){0});
   if (!ierr) {
@@ -297,19 +305,28 @@ int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao) {
   return PDS_OK;
 }
 
+void pds_mat_dist_set_partition(pds_mat A, const char *name, long edgecut, struct pds_order *order) {
+  DIST(A)->partition = name;
+  DIST(A)->edgecut   = edgecut;
+  A->order           = order;
+}
+
 int pds_mat_row_vec(pds_mat A, pds_vec *v) {
   PDS_CALL(pds_vec_create(MAT_CTX(A), A->nrows, v));
   if (A->dist) (*v)->dist = 1, (*v)->N = A->N, (*v)->lo = A->lo;
+  if (((*v)->order = A->order)) A->order->refct++;
   return PDS_OK;
 }
 
 int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b) {
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
   if (x) PDS_CALL(A->dist ? pds_vec_create_dist(MAT_CTX(A), A->ncols, x) : pds_vec_create(MAT_CTX(A), A->ncols, x));
+  if (x && ((*x)->order = A->order)) A->order->refct++;
   if (b) {
     int ierr = A->dist ? pds_vec_create_dist(MAT_CTX(A), A->nrows, b) : pds_vec_create(MAT_CTX(A), A->nrows, b);
 
     if (ierr && x) pds_vec_destroy(x);
+    if (!ierr && ((*b)->order = A->order)) A->order->refct++;
     return ierr;
   }
   return PDS_OK;

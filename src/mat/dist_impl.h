@@ -13,6 +13,8 @@ struct mat_dist {
   pds_int        *orow_h;   /* the same on the host */
   pds_vec         t, ysub;  /* [nrows_o bs]: Ao g, and y's values on those rows */
   int             bs;
+  const char     *partition; /* how the rows were cut (mmio_dist.c: "contiguous", "metis"); NULL: by the caller */
+  long            edgecut;   /* the partitioner's edge cut (-1: not known) */
   pds_size       *ranges;   /* [size + 1]: rank r owns the block rows ranges[r] .. ranges[r+1]-1 */
   pds_int        *ghost;    /* [nghost]: the global block column of each ghost, ascending (host) */
   pds_int         nghost;

@@ -32,6 +32,7 @@ struct pds_mat_s {
   void              *data;  /* private to the format */
   int                dist;  /* 1: a distributed matrix (dist.c): nrows, ncols and nnz are this rank's */
   pds_int            N, lo; /* distributed: global rows (= columns) and this rank's first row */
+  struct pds_order  *order; /* distributed and renumbered by a partitioner: the renumbering (vec_impl.h), else NULL */
 };
 
 /* CSR and BSR keep the arrays on the host (h) and in backend memory (d); on CPU backends these are the same
@@ -99,6 +100,9 @@ PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);
    ascending, the Dirichlet extrapolation on the diagonal */
 PDS_INTERN int pds_mat_patches_to_csr(pds_mat A, pds_mat *B);
 PDS_INTERN const struct pds_csr *pds_mat_host_csr(pds_mat A);
+/* a distributed matrix read from a file (src/io/mmio_dist.c): how its rows were cut (a static name), the
+   partitioner's edge cut (-1: none) and its renumbering (taken; NULL: the file's numbering) */
+PDS_INTERN void pds_mat_dist_set_partition(pds_mat A, const char *name, long edgecut, struct pds_order *order);
 /* a new vector of A's rows: distributed like A when A is (dist.c; no communication) */
 PDS_INTERN int pds_mat_row_vec(pds_mat A, pds_vec *v);
 /* additive Schwarz's view of a distributed matrix (dist_overlap.c; collective): the rank's rows extended by overlap 1

@@ -82,6 +82,7 @@ int pds_vec_duplicate(pds_vec v, pds_vec *w) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   PDS_CALL(pds_vec_create(VEC_CTX(v), v->n, w));
   (*w)->dist = v->dist, (*w)->N = v->N, (*w)->lo = v->lo; /* the same layout: no communication */
+  if (((*w)->order = v->order)) v->order->refct++;
   return PDS_OK;
 }
 
@@ -101,6 +102,7 @@ int pds_vec_destroy(pds_vec *v) {
   }
   if (!w->unified && !(w->borrowed & PDS_VALID_HOST)) pds_free(ctx, PDS_MEM_HOST, &w->h);
   if (!(w->borrowed & PDS_VALID_DEVICE)) pds_free(ctx, PDS_MEM_DEVICE, &w->d);
+  pds_order_release(ctx, &w->order);
   w->hdr.classid = PDS_CLASSID_FREED;
   free(w);
   *v = NULL;

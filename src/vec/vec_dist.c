@@ -33,6 +33,15 @@ int pds_vec_create_dist(pds_ctx ctx, pds_size nlocal, pds_vec *v) {
   return PDS_OK;
 }
 
+void pds_order_release(pds_ctx ctx, struct pds_order **o) {
+  if (!*o) return;
+  if (--(*o)->refct <= 0) {
+    pds_free(ctx, PDS_MEM_HOST, &(*o)->old_of_new);
+    pds_free(ctx, PDS_MEM_HOST, o);
+  }
+  *o = NULL;
+}
+
 int pds_vec_get_ownership_range(pds_vec v, pds_size *lo, pds_size *hi) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   if (lo) *lo = v->lo;

@@ -7,6 +7,17 @@
 
 enum { PDS_VALID_HOST = 1, PDS_VALID_DEVICE = 2 };
 
+/* A renumbering of a distributed matrix's block rows (a partitioner's, src/io/mmio_dist.c), shared by the matrix and
+   the vectors made from it (reference counted): rank 0, which reads and writes the files, holds old_of_new (block
+   row i of the matrix is block row old_of_new[i] of the file; NULL on the other ranks), so that vector files, in the
+   file's numbering, are scattered and gathered in the matrix's. */
+struct pds_order {
+  int       refct, bs;
+  pds_size  nb;
+  pds_int  *old_of_new;
+};
+PDS_INTERN void pds_order_release(pds_ctx ctx, struct pds_order **o);
+
 struct pds_vec_s {
   struct pds_header hdr;
   pds_size          n;
@@ -20,6 +31,7 @@ struct pds_vec_s {
   int               borrowed; /* PDS_VALID_* mask of the arrays the caller owns (pds_vec_create_with_array) */
   int               dist;     /* 1: the rank's rows of a distributed vector (vec_dist.c): reductions span the ranks */
   pds_size          N, lo;    /* distributed: the global length and this rank's first row (else n and 0) */
+  struct pds_order *order;    /* distributed, made from a renumbered matrix: its renumbering (else NULL) */
 };
 
 /* argument checks shared by the vector operations and the fused products (src/mat/mat_fused.c): vectors share a

@@ -53,6 +53,17 @@ paste "$TMP/x1.mtx" "$TMP/x3.mtx" | awk 'NR > 3 { d = $1 - $2; if (d < 0) d = -d
   END { if (n != 1080 || m > 1e-9) { print "x differs: " n " rows, max diff " m; exit 1 } }' ||
   fail "-o: the solution of 3 ranks differs from one rank's"
 echo "ok: -o gathers the solution of 3 ranks (equal to one rank's), -history"
+# -partition metis (where the build has METIS): the same solution, the edge cut in -view, b read in the file's numbering
+if run 3 "$TMP/pm" -A "$MTX" -solver gmres -pc jacobi -partition metis -view -o "$TMP/xm.mtx"; then
+  grep -q "METIS" "$TMP/pm" || fail "-partition metis: -view does not say so"
+  run 1 "$TMP/p1" -A "$MTX" -solver gmres -pc jacobi -o "$TMP/xp1.mtx" || fail "one rank: $(tail -3 "$TMP/p1")"
+  paste "$TMP/xp1.mtx" "$TMP/xm.mtx" | awk 'NR > 3 { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
+    END { if (m > 1e-6) { print "max diff " m; exit 1 } }' || fail "-partition metis: another solution"
+  echo "ok: -partition metis: $(its "$TMP/pm") iterations, the solution of one rank"
+else
+  grep -q "without METIS" "$TMP/pm" || fail "-partition metis failed: $(tail -3 "$TMP/pm")"
+  echo "ok: -partition metis: this build has no METIS, and says so"
+fi
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
 rc=$?
 [ $rc = 1 ] || fail "a missing file: exit status $rc, expected 1"
