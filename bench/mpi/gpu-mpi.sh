@@ -9,8 +9,9 @@
 #      (128^3 in all);
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
-# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (tm01_dist, bench_mpi
-# and pdesolve of a CUDA + MPI build), .data/mpi/orsirr_1.mtx. Logs and JSON lines go to $OUT.
+# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist, bench_mpi
+# and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
+# go to $OUT.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-mpi-out}
@@ -20,7 +21,7 @@ T=$(mktemp -d)
 tar -C "$T" -xJf "$DATA/openmpi.tar.xz" && tar -C "$T" -xJf "$DATA/bin.tar.xz" || { echo "gpu-mpi.sh: cannot unpack"; exit 1; }
 P=$T/openmpi
 export OPAL_PREFIX=$P PATH=$P/bin:$PATH
-export LD_LIBRARY_PATH=$P/lib/dep:$P/lib/x86_64-linux-gnu/openmpi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+export LD_LIBRARY_PATH=$T/bin:$P/lib/dep:$P/lib/x86_64-linux-gnu/openmpi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun --oversubscribe --bind-to none)   # the GPU runs: a rank a GPU, the host's cores free
