@@ -8,6 +8,9 @@ MPIEXEC=$1 FLAGS=$2 PDS=$3 BE=$4 MTX=$5
 TMP=${TMPDIR:-/tmp}/pds_driver_mpi.$$
 mkdir -p "$TMP" && trap 'rm -rf "$TMP"' EXIT
 fail() { echo "driver_mpi: FAILED: $*" >&2; exit 1; }
+# PDS_TEST_SMALL (the sanitizer run, where every start of a rank costs seconds): against one rank on 3 ranks only
+NPS="2 3"
+[ -n "${PDS_TEST_SMALL:-}" ] && NPS=3
 its() { sed -n 's/^result:.* iterations=\([0-9]*\) .*/\1/p' "$1"; }
 
 run() { # run NP OUT ARGS...: pdesolve solve on NP ranks (1: without mpirun)
@@ -23,7 +26,7 @@ for args in "-A $MTX -solver gmres -pc jacobi" "-problem poisson7 -n 12 10 9 -so
             "-problem poisson7 -n 12 10 9 -solver cg -pc jacobi"; do
   # shellcheck disable=SC2086
   run 1 "$TMP/np1" $args || fail "one rank: $args: $(tail -3 "$TMP/np1")"
-  for np in 2 3; do
+  for np in $NPS; do
     # shellcheck disable=SC2086
     run $np "$TMP/np$np" $args || fail "$np ranks: $args: $(tail -3 "$TMP/np$np")"
     [ "$(its "$TMP/np1")" = "$(its "$TMP/np$np")" ] ||
