@@ -51,11 +51,12 @@ test-build: test-env
 test: test-build
 	cd $(BUILD) && $(TEST_ENV) $(CTEST) --output-on-failure -j 2
 
-# The benchmarks are no part of the suite (no test runs them): the sanitizer build leaves them out (PDS_BUILD_BENCH=OFF;
-# `make test`'s Release build compiles them, the GPU ones included).
+# The sanitizer build compiles what its tests run: not the benchmarks (no test runs them) and not /gpu/cuda (its tests
+# need a GPU, and the sanitizers here are the host's; `make test`'s Release build compiles both with -Werror, and
+# bench/gpu-check.sh runs /gpu/cuda's tests under compute-sanitizer on a GPU machine).
 sanitize-build: test-env
 	$(CMAKE) -C $(TESTENV) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPDS_SANITIZE=ON -DPDS_WERROR=ON \
-	  -DPDS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	  -DPDS_BUILD_BENCH=OFF -DPDS_ENABLE_CUDA=OFF $(CMAKE_ARGS)
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
 # PDS_TEST_SMALL=1: the tests that take it (t302, t303, td12, td13) run their smaller sizes, as under
