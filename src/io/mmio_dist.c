@@ -188,6 +188,19 @@ done:
 
 /* A vector file into v's rows (v distributed, or not: then the whole file), read by rank 0 and scattered by v's
    layout; the file's length must be v's global length. */
+/* every rank's length all[r] and first row all[size + r] of the distributed v (*all: new; one all-gather, which also
+   agrees on an allocation failure) */
+static int vec_parts(pds_vec v, pds_size **all) {
+  pds_ctx  ctx = VEC_CTX(v);
+  pds_size n   = 0;
+  int      ierr;
+
+  ierr = PDS_NEW(ctx, 2 * (size_t)ctx->size, all);
+  ierr = pds_comm_allgather_size(ctx, ierr, v->n, *all ? *all : &n);
+  for (int r = 1; !ierr && r < ctx->size; r++) (*all)[ctx->size + r] = (*all)[ctx->size + r - 1] + (*all)[r - 1];
+  return ierr;
+}
+
 /* rank 0, a vector made from a renumbered matrix: dst = src permuted between the file's numbering and the matrix's
    (to_matrix: dst[i] = src[old_of_new[i]], by blocks of bs; else the inverse); else NULL (src is used as it is) */
 static int order_copy(pds_ctx ctx, const struct pds_order *o, const pds_real *src, int to_matrix, pds_real **dst) {
@@ -228,11 +241,8 @@ int pds_vec_load_dist(pds_vec v, const char *path) {
     pds_vec_destroy(&whole);
     return ierr;
   }
-  ierr = PDS_NEW(ctx, 2 * (size_t)ctx->size, &all);
-  if (!ierr) dsp = all + ctx->size;
-  ierr = pds_comm_allgather_size(ctx, ierr, v->n, all ? all : &n);
-  if (ierr) goto done;
-  for (int r = 1; r < ctx->size; r++) dsp[r] = dsp[r - 1] + all[r - 1];
+  PDS_CALL_GOTO(ierr, done, vec_parts(v, &all));
+  dsp = all + ctx->size;
   if (ctx->rank == 0) {
     ierr = pds_ctx_create("/cpu/ref", &host);
     if (!ierr) ierr = pds_mm_read_vec(host, path, &whole);
@@ -265,7 +275,7 @@ done:
 int pds_vec_write_dist(pds_vec v, const char *path) {
   pds_ctx         ctx, host = NULL;
   pds_vec         whole = NULL;
-  pds_size       *all = NULL, *dsp = NULL, n = 0, N = 0;
+  pds_size       *all = NULL, *dsp = NULL, N = 0;
   pds_real       *h   = NULL, *perm = NULL;
   const pds_real *mine = NULL;
   int             ierr = PDS_OK;
@@ -275,12 +285,9 @@ int pds_vec_write_dist(pds_vec v, const char *path) {
   PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
   pds_comm_begin(ctx);
   if (!v->dist) return pds_comm_agree(ctx, ctx->rank == 0 ? pds_mm_write_vec(v, path) : PDS_OK);
-  ierr = PDS_NEW(ctx, 2 * (size_t)ctx->size, &all);
-  if (!ierr) dsp = all + ctx->size;
-  ierr = pds_comm_allgather_size(ctx, ierr, v->n, all ? all : &n);
-  if (ierr) goto done;
-  for (int r = 1; r < ctx->size; r++) dsp[r] = dsp[r - 1] + all[r - 1];
-  N = dsp[ctx->size - 1] + all[ctx->size - 1];
+  PDS_CALL_GOTO(ierr, done, vec_parts(v, &all));
+  dsp = all + ctx->size;
+  N = v->N;
   if (ctx->rank == 0) ierr = PDS_NEW(ctx, N + 2, &h); /* + 2: aligned and never empty */
   if (!ierr) ierr = pds_vec_get_array_read(v, PDS_MEM_HOST, &mine);
   ierr = pds_comm_agree(ctx, ierr);

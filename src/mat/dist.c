@@ -313,21 +313,21 @@ void pds_mat_dist_set_partition(pds_mat A, const char *name, long edgecut, struc
 
 int pds_mat_row_vec(pds_mat A, pds_vec *v) {
   PDS_CALL(pds_vec_create(MAT_CTX(A), A->nrows, v));
-  if (A->dist) (*v)->dist = 1, (*v)->N = A->N, (*v)->lo = A->lo;
-  if (((*v)->order = A->order)) A->order->refct++;
+  if (A->dist) pds_vec_set_layout(*v, 1, A->N, A->lo, A->order);
   return PDS_OK;
 }
 
+/* A's layout is known: the vectors need no all-gather, only (distributed) the agreement on an allocation failure */
 int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b) {
-  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
-  if (x) PDS_CALL(A->dist ? pds_vec_create_dist(MAT_CTX(A), A->ncols, x) : pds_vec_create(MAT_CTX(A), A->ncols, x));
-  if (x && ((*x)->order = A->order)) A->order->refct++;
-  if (b) {
-    int ierr = A->dist ? pds_vec_create_dist(MAT_CTX(A), A->nrows, b) : pds_vec_create(MAT_CTX(A), A->nrows, b);
+  int ierr = PDS_OK;
 
-    if (ierr && x) pds_vec_destroy(x);
-    if (!ierr && ((*b)->order = A->order)) A->order->refct++;
-    return ierr;
-  }
-  return PDS_OK;
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  if (A->dist) pds_comm_begin(MAT_CTX(A));
+  if (x) ierr = A->dist ? pds_mat_row_vec(A, x) /* square: the columns' layout is the rows' */
+                        : pds_vec_create(MAT_CTX(A), A->ncols, x);
+  if (!ierr && b) ierr = pds_mat_row_vec(A, b);
+  if (A->dist) ierr = pds_comm_agree(MAT_CTX(A), ierr);
+  if (ierr && x) pds_vec_destroy(x);
+  if (ierr && b) pds_vec_destroy(b);
+  return ierr;
 }

@@ -54,5 +54,6 @@ int pds_precond_create_jacobi(pds_precond pc) {
   pc->ops.apply   = jacobi_apply;
   pc->ops.view    = jacobi_view;
   pc->ops.destroy = jacobi_destroy;
+  pc->distributed = 1; /* the rank's diagonal */
   return PDS_OK;
 }

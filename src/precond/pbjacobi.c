@@ -79,5 +79,6 @@ int pds_precond_create_pbjacobi(pds_precond pc) {
   pc->ops.apply   = pbjacobi_apply;
   pc->ops.view    = pbjacobi_view;
   pc->ops.destroy = pbjacobi_destroy;
+  pc->distributed = 1; /* the rank's diagonal blocks */
   return PDS_OK;
 }

@@ -23,6 +23,8 @@ struct pds_precond_s {
   int                    host_sync;  /* its apply runs on or waits for the host (shell's callback, gmg's coarse CG, which
                                         reads norms): no device loop records it */
   int                    same_pattern; /* set while pds_precond_update_values runs the setup */
+  int                    distributed; /* the type works on a distributed operator (its rank's rows, or over the
+                                          ranks); set by its create hook */
   unsigned long          state;      /* new at every setup (never reused): what a recorded device loop keys on */
   void                  *user;       /* shell */
   pds_shell_pc_setup     user_setup;

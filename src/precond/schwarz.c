@@ -158,6 +158,7 @@ static int schwarz_create(pds_precond pc, int overlap) {
   pc->ops.apply   = schwarz_apply;
   pc->ops.view    = schwarz_view;
   pc->ops.destroy = schwarz_destroy;
+  pc->distributed = 1;
   return pds_precond_create(pc->hdr.ctx, "ilu0", &S->sub);
 }
 

@@ -30,5 +30,6 @@ int pds_precond_create_shell(pds_precond pc) {
   pc->host_sync = 1; /* the callback runs on the host: it may read or copy vectors, which a device loop cannot record */
   pc->ops.setup = shell_setup;
   pc->ops.apply = shell_apply;
+  pc->distributed = 1; /* the callback sees the rank's rows */
   return PDS_OK;
 }

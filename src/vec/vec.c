@@ -81,8 +81,7 @@ int pds_vec_create_with_array(pds_ctx ctx, pds_size n, pds_memtype mt, pds_real 
 int pds_vec_duplicate(pds_vec v, pds_vec *w) {
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   PDS_CALL(pds_vec_create(VEC_CTX(v), v->n, w));
-  (*w)->dist = v->dist, (*w)->N = v->N, (*w)->lo = v->lo; /* the same layout: no communication */
-  if (((*w)->order = v->order)) v->order->refct++;
+  pds_vec_set_layout(*w, v->dist, v->N, v->lo, v->order); /* the same layout: no communication */
   return PDS_OK;
 }
 

@@ -56,6 +56,11 @@ int pds_vec_get_global_size(pds_vec v, pds_size *N) {
   return PDS_OK;
 }
 
+void pds_vec_set_layout(pds_vec v, int dist, pds_size N, pds_size lo, struct pds_order *order) {
+  v->dist = dist, v->N = N, v->lo = lo;
+  if ((v->order = order)) order->refct++;
+}
+
 int pds_vec_is_distributed(pds_vec v) { return v && v->hdr.classid == PDS_CLASSID_VEC && v->dist; }
 
 int pds_vec_spans_ranks(pds_vec v) { return v->dist && pds_comm_parallel(VEC_CTX(v)); }

@@ -62,6 +62,9 @@ struct pds_vec_s {
 /* Distribution (vec_dist.c): a reduction's k values of a distributed vector summed over the ranks, on the host (d)
    or in backend memory (s[i .. i+k)); nothing to do for a vector of one rank. */
 PDS_INTERN int pds_vec_allsum(pds_vec v, int k, pds_real *d);
+/* give v (just created, of the rank's length) a layout known without communication: distributed or not, the global
+   length, the first row, and a renumbering (referenced; NULL: none) */
+PDS_INTERN void pds_vec_set_layout(pds_vec v, int dist, pds_size N, pds_size lo, struct pds_order *order);
 PDS_INTERN int pds_vec_allsum_dev(pds_vec v, pds_vec s, int i, int k);
 /* 1 when v's reductions need the other ranks (a distributed vector on more than one rank) */
 PDS_INTERN int pds_vec_spans_ranks(pds_vec v);
