@@ -199,6 +199,7 @@ int cmd_solve(pds_options o) {
   patches_flags  pf;
   relax_gmg_flags rg;
   pds_mesh       mesh   = NULL;
+  char           fem_errs[64] = "";
   pds_fem2d      fem    = NULL;
 
   memset(&p, 0, sizeof p);
@@ -384,20 +385,13 @@ int cmd_solve(pds_options o) {
     fr.have_err = fr.have_err && u_exact; /* errors vs the problem's solution mean nothing with another b (-b) */
   }
   if (sem_on && fo.vtk && (rc = sem_write_vtk(ctx, &sf, fo.vtk, x, u_exact))) goto done;
-  if (st.history && !json) {
-    const pds_real *h;
-    int             len;
-
-    TRY("history", pds_solver_get_history(s, &len, &h));
-    for (int i = 0; i < len; i++) printf("%5d history residual norm %.12e\n", i, h[i]);
-  }
+  if (st.history && !json) TRY("history", print_history(s));
   /* the true residual, and the errors against what is known (x_exact, or ones for b = A*ones; u for a PDE) */
-  printf("solution: rnorm_true=%.6e", info.rnorm_true);
-  if (info.have_x) printf(" err_inf=%.6e err_rel2=%.6e", info.err_inf, info.err_rel2);
-  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
-  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
-  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
-  printf("\n");
+  if (fr.have_err && fr.err_pct >= 0) /* fem2d's errors, on both lines */
+    snprintf(fem_errs, sizeof fem_errs, " err_l2=%.6e err_pct=%.6e", fr.err_l2, fr.err_pct);
+  else if (fr.have_err)
+    snprintf(fem_errs, sizeof fem_errs, " err_l2=%.6e", fr.err_l2);
+  print_solution(&info, fem_errs);
   if (out) {
     char what[300];
 
@@ -410,16 +404,7 @@ int cmd_solve(pds_options o) {
     snprintf(what, sizeof what, "flag -json: cannot write '%s'", json);
     TRY(what, write_report(ctx, json, source, format, &st, &info, s, pc, &fr, pa_on ? &pf : NULL));
   }
-  printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
-         "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e",
-         st.solver, st.pc, pds_ctx_get_backend(ctx), info.n, info.nnz, info.res.iterations,
-         pds_reason_name(info.res.reason), info.res.rnorm0, info.res.rnorm, ratio(info.res.rnorm, info.res.rnorm0),
-         info.t_setup, info.t_solve);
-  if (info.have_x) printf(" err_inf=%.6e", info.err_inf);
-  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
-  if (fr.have_err) printf(" err_l2=%.6e", fr.err_l2);
-  if (fr.have_err && fr.err_pct >= 0) printf(" err_pct=%.6e", fr.err_pct);
-  printf("\n");
+  print_result(&st, pds_ctx_get_backend(ctx), &info, "", fem_errs);
   rc = info.res.reason > 0 ? EXIT_DONE : EXIT_NOT_CONVERGED;
 done:
   pds_vec_destroy(&b);

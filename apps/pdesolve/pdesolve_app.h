@@ -191,6 +191,10 @@ int    make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_pre
 int    run_solver(pds_ctx ctx, pds_solver s, pds_mat A, pds_vec b, pds_vec x, pds_vec x_exact, pds_vec u_exact,
                   const solve_settings *st, solve_info *info);
 double ratio(double a, double b);
+void   print_solution(const solve_info *in, const char *extra);
+void   print_result(const solve_settings *st, const char *backend, const solve_info *in, const char *mid,
+                    const char *tail);
+int    print_history(pds_solver s);
 /* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows) or -problem
    poisson7 (each rank its rows), -b and -x0 files; the result line and the JSON report with the ranks and the
    communication time */

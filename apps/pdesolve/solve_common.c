@@ -162,4 +162,35 @@ done:
   return rc;
 }
 
+/* The output contract's last lines (main.c), one definition for solve on one rank and under mpirun. extra: what the
+   caller adds ("" for nothing): print_solution's after the errors, print_result's mid after t_solve and tail after
+   the errors. */
+void print_solution(const solve_info *in, const char *extra) {
+  printf("solution: rnorm_true=%.6e", in->rnorm_true);
+  if (in->have_x) printf(" err_inf=%.6e err_rel2=%.6e", in->err_inf, in->err_rel2);
+  if (in->have_u) printf(" disc_err=%.6e", in->disc_err);
+  printf("%s\n", extra);
+}
+
+void print_result(const solve_settings *st, const char *backend, const solve_info *in, const char *mid,
+                  const char *tail) {
+  printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
+         "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e%s",
+         st->solver, st->pc, backend, in->n, in->nnz, in->res.iterations, pds_reason_name(in->res.reason),
+         in->res.rnorm0, in->res.rnorm, ratio(in->res.rnorm, in->res.rnorm0), in->t_setup, in->t_solve, mid);
+  if (in->have_x) printf(" err_inf=%.6e", in->err_inf);
+  if (in->have_u) printf(" disc_err=%.6e", in->disc_err);
+  printf("%s\n", tail);
+}
+
+/* -history: every iteration's residual norm */
+int print_history(pds_solver s) {
+  const pds_real *h;
+  int             len;
+
+  PDS_CALL(pds_solver_get_history(s, &len, &h));
+  for (int i = 0; i < len; i++) printf("%5d history residual norm %.12e\n", i, h[i]);
+  return PDS_OK;
+}
+
 double ratio(double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 0.0); }

@@ -121,37 +121,26 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
     info.nnz = (pds_size)nnz;
     info.n   = N;
   }
-  if (st->history) { /* the same on every rank; rank 0 prints */
-    const pds_real *h;
-    int             len;
-
-    TRY("history", pds_solver_get_history(s, &len, &h));
-    for (int i = 0; i < len; i++) printf("%5d history residual norm %.12e\n", i, h[i]);
-  }
+  if (st->history) TRY("history", print_history(s)); /* the same on every rank; rank 0 prints */
   if (out) {
     char what[300];
 
     snprintf(what, sizeof what, "flag -o: cannot write '%s'", out);
     TRY(what, pds_vec_write_dist(x, out)); /* gathered on rank 0 */
   }
-  printf("solution: rnorm_true=%.6e", info.rnorm_true);
-  if (info.have_x) printf(" err_inf=%.6e err_rel2=%.6e", info.err_inf, info.err_rel2);
-  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
-  printf("\n");
+  print_solution(&info, "");
   if (json) {
     char what[300];
 
     snprintf(what, sizeof what, "flag -json: cannot write '%s'", json);
     if (pds_ctx_get_rank(ctx) == 0) TRY(what, write_dist_report(ctx, json, source, st, &info, ts, tc));
   }
-  printf("result: solver=%s pc=%s backend=%s n=%" PDS_INT_FMT " nnz=%" PDS_SIZE_FMT " iterations=%d reason=%s "
-         "rnorm0=%.6e rnorm=%.6e rel=%.6e t_setup=%.6e t_solve=%.6e ranks=%d t_comm=%.6e",
-         st->solver, st->pc, pds_ctx_get_backend(ctx), info.n, info.nnz, info.res.iterations,
-         pds_reason_name(info.res.reason), info.res.rnorm0, info.res.rnorm, ratio(info.res.rnorm, info.res.rnorm0),
-         info.t_setup, info.t_solve, P, t_comm);
-  if (info.have_x) printf(" err_inf=%.6e", info.err_inf);
-  if (info.have_u) printf(" disc_err=%.6e", info.disc_err);
-  printf("\n");
+  {
+    char mid[64];
+
+    snprintf(mid, sizeof mid, " ranks=%d t_comm=%.6e", P, t_comm);
+    print_result(st, pds_ctx_get_backend(ctx), &info, mid, "");
+  }
   rc = info.res.reason > 0 ? EXIT_DONE : EXIT_NOT_CONVERGED;
 done:
   free(ts);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "pdesolve_mpi.h"
+#include "../bench_common.h"
 #include "../bench_poisson.h"
 #include "../peers/peer_util.h"
 
@@ -45,16 +46,6 @@ static int rank_, size_;
     int e_ = (x);                                                                                 \
     if (e_) DIE("%s: %s (%s)", #x, pds_error_name(e_), (ctx) ? pds_ctx_get_error(ctx) : "");      \
   } while (0)
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 /* the box nx x ny x nz, x fastest; this rank's rows r0 .. r1-1 (whole z-planes) */
 typedef struct {
@@ -153,8 +144,8 @@ static void timeit(pds_ctx ctx, op_fn f, void *user, pds_vec sync, int calls, in
     cs[r] = (pds_ctx_get_comm_time(ctx) - c0) / calls;
     MPI_Allreduce(MPI_IN_PLACE, &ts[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   }
-  *t    = median(ts, reps);
-  *comm = median(cs, reps);
+  *t    = bench_median(ts, reps);
+  *comm = bench_median(cs, reps);
   free(ts), free(cs);
 }
 

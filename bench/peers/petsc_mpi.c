@@ -22,6 +22,7 @@
 /* pdesolve before PETSc: PETSc includes <complex.h>, whose macro I would meet the field names I, J, K of
    pds_channel_opts */
 #include "pdesolve_mpi.h"
+#include "../bench_common.h"
 #include "../bench_poisson.h"
 #include "peer_util.h"
 
@@ -41,15 +42,6 @@ static int rank_, size_;
 
 static pds_ctx pctx;
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, cmp_d);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 static double slowest(double t) {
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD);
   return t;
@@ -185,7 +177,7 @@ int main(int argc, char **argv) {
       for (PetscInt c = 0; c < calls; c++) PDS_DIE(pds_mat_apply(B, px, py));
       if (r >= 0) tq[r] = slowest((MPI_Wtime() - t0) / calls);
     }
-    med[0] = median(tp, (int)reps), med[1] = median(tq, (int)reps);
+    med[0] = bench_median(tp, (int)reps), med[1] = bench_median(tq, (int)reps);
     if (!rank_)
       printf("{\"bench\":\"petsc_mpi\",\"cpu\":\"%s\",\"ranks\":%d,\"backend\":\"%s\",\"n\":%d,\"case\":\"matmult\","
              "\"t_petsc_us\":%.2f,\"t_pds_us\":%.2f,\"ratio\":%.3f}\n",
@@ -230,7 +222,7 @@ int main(int argc, char **argv) {
     PDS_DIE(pds_solver_get_result(s, &res));
     PetscCheck(res.iterations == its && res.rnorm < res.rnorm0 && rp_ < bn, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
                "validation: the solves did not run %d iterations reducing the residual", (int)its);
-    med[0] = median(tp, (int)reps), med[1] = median(tq, (int)reps);
+    med[0] = bench_median(tp, (int)reps), med[1] = bench_median(tq, (int)reps);
     if (!rank_)
       printf("{\"bench\":\"petsc_mpi\",\"cpu\":\"%s\",\"ranks\":%d,\"backend\":\"%s\",\"n\":%d,\"case\":\"%s\","
              "\"its\":%d,\"t_iter_petsc_us\":%.2f,\"t_iter_pds_us\":%.2f,\"ratio\":%.3f,\"rel_petsc\":%.3e,"
