@@ -146,6 +146,16 @@ static inline double test_true_relres(pds_mat A, pds_vec b, pds_vec x) {
     if (getenv("PDS_TEST_VERBOSE")) printf("%s: %ld allocations\n", what, k);                                       \
   }
 
+/* A as a new csr matrix, through its bsr form (stencil7 and bsr matrices; the entries of every block) */
+static inline pds_mat test_mat_csr_copy(pds_mat A) {
+  pds_mat B, C;
+
+  TEST_CALL(pds_mat_convert_to_bsr(A, 0, &B));
+  TEST_CALL(pds_mat_convert_to_csr(B, &C));
+  TEST_CALL(pds_mat_destroy(&B));
+  return C;
+}
+
 /* a malloc'd host copy of all of v's values (free it) */
 static inline double *test_vec_values(pds_vec v) {
   pds_size n;

@@ -24,16 +24,6 @@ static pds_channel_opts opts(int n, pds_int N, double cfl) {
   return o;
 }
 
-/* Host CSR copy of a stencil7 matrix (through BSR). */
-static pds_mat to_csr(pds_mat A) {
-  pds_mat B, C;
-
-  TEST_CALL(pds_mat_convert_to_bsr(A, 0, &B));
-  TEST_CALL(pds_mat_convert_to_csr(B, &C));
-  TEST_CALL(pds_mat_destroy(&B));
-  return C;
-}
-
 static double entry(const pds_size *rp, const pds_int *ci, const pds_real *v, pds_int r, pds_int c) {
   for (pds_size q = rp[r]; q < rp[r + 1]; q++)
     if (ci[q] == c) return v[q];
@@ -101,7 +91,7 @@ static void check_structure(pds_ctx ctx) {
 
   o.stretch = 0, o.beta = 2.5;
   TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
-  C = to_csr(A);
+  C = test_mat_csr_copy(A);
   TEST_CALL(pds_mat_csr_get_arrays(C, &rp, &ci, &v));
   TEST_CALL(pds_mat_get_size(C, &nr, NULL));
   {
@@ -211,7 +201,7 @@ static host_sys host_of(pds_mat A, pds_vec b) {
   host_sys        h;
   const pds_real *bv;
 
-  h.C = to_csr(A);
+  h.C = test_mat_csr_copy(A);
   TEST_CALL(pds_mat_csr_get_arrays(h.C, &h.rp, &h.ci, &h.v));
   TEST_CALL(pds_mat_get_size(h.C, &h.nr, NULL));
   h.b = malloc(sizeof *h.b * (size_t)h.nr);
@@ -369,7 +359,7 @@ static void check_random(pds_ctx ctx) {
   pds_vec         x, y;
 
   TEST_CALL(pds_stencil7_random(ctx, 3, 4, 2, 3, 1.5, 7, &A));
-  C = to_csr(A);
+  C = test_mat_csr_copy(A);
   TEST_CALL(pds_mat_csr_get_arrays(C, &rp, &ci, &v));
   TEST_CALL(pds_mat_get_size(C, &nr, NULL));
   for (pds_int r = 0; r < nr; r++) {

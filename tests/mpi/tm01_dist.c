@@ -15,8 +15,7 @@
 
 #include "pdesolve_mpi.h"
 #include "test.h"
-
-static int rank_, size_;
+#include "mpi_test.h"
 
 #define N2 20 /* the grid of the generated matrices: N2 x N2 */
 #define NG (N2 * N2)
@@ -61,29 +60,6 @@ static pds_int part(pds_int n, int r) {
   for (int q = 0; q < size_; q++) tot += size_ >= 3 ? w[q % 6] : q + 2;
   for (int q = 0; q < r; q++) acc += size_ >= 3 ? w[q % 6] : q + 2;
   return (pds_int)(n * acc / tot);
-}
-
-/* every rank must have failed with an error; none may hang (a hang is ctest's timeout) */
-static void expect_all_fail(int ierr, const char *what) {
-  int bad = ierr == PDS_OK, any = 0;
-
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) TEST_FAIL("%s: some rank did not return an error (this rank: %s)", what, pds_error_name(ierr));
-}
-
-static double maxdiff(pds_vec xd, pds_vec xs) { /* distributed xd against the rows lo..hi of the serial xs */
-  const pds_real *a, *b;
-  pds_size        lo, hi;
-  double          m = 0;
-
-  TEST_CALL(pds_vec_get_ownership_range(xd, &lo, &hi));
-  TEST_CALL(pds_vec_get_array_read(xd, PDS_MEM_HOST, &a));
-  TEST_CALL(pds_vec_get_array_read(xs, PDS_MEM_HOST, &b));
-  for (pds_size i = lo; i < hi; i++) m = fmax(m, fabs(a[i - lo] - b[i]));
-  TEST_CALL(pds_vec_restore_array_read(xd, &a));
-  TEST_CALL(pds_vec_restore_array_read(xs, &b));
-  MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
 }
 
 /* the distributed matrix of rank's rows of (rp, cj, v) */
@@ -253,21 +229,6 @@ static void test_products(pds_ctx ctx, pds_ctx serial, const char *file) {
   pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
   pds_mat_destroy(&A), pds_mat_destroy(&As);
   free(rp), free(cj), free(v);
-}
-
-static int same_bits(pds_vec a, pds_vec b) {
-  const pds_real *x, *y;
-  pds_size        n;
-  int             same, all;
-
-  TEST_CALL(pds_vec_get_size(a, &n));
-  TEST_CALL(pds_vec_get_array_read(a, PDS_MEM_HOST, &x));
-  TEST_CALL(pds_vec_get_array_read(b, PDS_MEM_HOST, &y));
-  same = !n || !memcmp(x, y, (size_t)n * sizeof *x);
-  TEST_CALL(pds_vec_restore_array_read(a, &x));
-  TEST_CALL(pds_vec_restore_array_read(b, &y));
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all;
 }
 
 static void test_solves(pds_ctx ctx, pds_ctx serial) {
