@@ -136,8 +136,8 @@ PDS_EXTERN int pds_mat_create_bsr(pds_ctx ctx, pds_int nbrows, pds_int nbcols, i
    unknowns per point (1 <= n <= PDS_STENCIL7_MAXN; unknown u of point p is row p n + u), and for each point seven
    n x n row-major blocks, vals[((p 7) + a) n^2 ..]: a = 0 alpha (couples to (i, j, k-1)), 1 beta (j-1), 2 gamma
    (i-1), 3 delta (the point itself), 4 epsilon (i+1), 5 zeta (j+1), 6 eta (k+1) (paper 000's names). Blocks that
-   point out of the grid must be zero (a coupling to another block of a multi-block grid belongs in the
-   right-hand side). The values are copied (mt: where vals lives). */
+   point out of the grid must be zero (a coupling to another grid of a multi-block grid is given to
+   pds_mat_create_stencil7_coupled). The values are copied (mt: where vals lives). */
 #define PDS_STENCIL7_MAXN 8
 PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int ni, pds_int nj, pds_int nk, int n, const pds_real *vals,
                                        pds_memtype mt, pds_mat *A);
@@ -146,6 +146,15 @@ PDS_EXTERN int pds_mat_create_stencil7(pds_ctx ctx, pds_int ni, pds_int nj, pds_
    (rows and vals in that order); products and bilu0 run over all grids at once. */
 PDS_EXTERN int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
                                               pds_memtype mt, pds_mat *A);
+/* Grids cut from one domain (a multi-block grid whose blocks touch): the grids as pds_mat_create_stencil7_blocks and m
+   coupling blocks across the cuts, block k coupling point row[k] to point col[k] (points numbered over all grids,
+   row != col; repeats summed) with the n x n row-major values blocks[k n^2 ..] (host memory). A = grids + couplings in
+   products and conversions; bilu0 factors each grid alone and leaves the couplings to the residual (paper 000's
+   multi-block coupling, Eq. 4: Richardson with bilu0 is its defect correction). pds_channel_generate_decomposed makes
+   one; pds_mat_create_stencil7_dist spreads the grids over ranks. */
+PDS_EXTERN int pds_mat_create_stencil7_coupled(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                               pds_memtype mt, pds_size m, const pds_int *row, const pds_int *col,
+                                               const pds_real *blocks, pds_mat *A);
 PDS_EXTERN int pds_mat_stencil7_get_grid(pds_mat A, pds_int *ni, pds_int *nj, pds_int *nk, int *n); /* one grid */
 PDS_EXTERN int pds_mat_stencil7_get_blocks(pds_mat A, int *nb);                                      /* grids */
 PDS_EXTERN int pds_mat_stencil7_get_block(pds_mat A, int b, pds_int *ni, pds_int *nj, pds_int *nk, int *n);
@@ -200,6 +209,15 @@ PDS_EXTERN int pds_mat_create_csr_dist(pds_ctx ctx, pds_int nlocal, const pds_si
                                        const pds_real *vals, pds_mat *A);
 PDS_EXTERN int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, const pds_size *browptr,
                                        const pds_int *bcolidx, const pds_real *vals, pds_mat *A);
+/* A multi-block structured grid spread over the ranks ("mpistencil7"): each rank gives its nb >= 0 grids (dims, vals as
+   pds_mat_create_stencil7_blocks; the ranks' grids follow each other in rank order) and the m couplings of their
+   points to points of any grid: block k couples this rank's point row[k] (local numbering) to point col[k] (GLOBAL
+   numbering over all ranks' grids) with the n x n values blocks[k n^2 ..] (host memory; repeats summed). Products
+   exchange the halo of the coupled points; bjacobi with -sub_pc bilu0 factors each grid alone (paper 000's multi-block
+   BILU: Richardson with it is the residual exchange of its Eq. 4); pds_channel_generate_decomposed_dist makes one. */
+PDS_EXTERN int pds_mat_create_stencil7_dist(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                            pds_size m, const pds_int *row, const pds_int *col,
+                                            const pds_real *blocks, pds_mat *A);
 /* A Matrix Market file read by rank 0 and scattered by contiguous block rows of bs (rank r: block rows nb r / P ..
    nb (r + 1) / P - 1, rounded down); bs > 1 stores it as mpibsr. */
 PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A);
@@ -802,6 +820,19 @@ PDS_EXTERN int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_
 #define PDS_CHANNEL_PHASE_STEP 2.399963229728653 /* pi (3 - sqrt 5) */
 PDS_EXTERN int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims,
                                            pds_mat *A, pds_vec *b);
+/* One channel of o->I x o->J x o->K cells cut into split[0] x split[1] x split[2] touching blocks (a multi-block grid;
+   block (a, b, c) is grid q = (a split[1] + b) split[2] + c and holds the a-th of split[0] near-equal ranges of the
+   I cells, i from I a / split[0], and so on): the pds_channel_generate system renumbered block after block (each
+   block's cells k fastest), as pds_mat_create_stencil7_coupled: the arms inside a block on its grid, the arms across
+   a cut as couplings. The unknowns and values are the one grid's, so its solution is the one grid's renumbered.
+   PDS_ERR_ARG: a split < 1 or larger than its dimension, or a bad option. */
+PDS_EXTERN int pds_channel_generate_decomposed(pds_ctx ctx, const pds_channel_opts *o, const int *split, pds_mat *A,
+                                               pds_vec *b);
+/* The same spread over the context's ranks (collective; whole blocks per rank, as paper 000's code): rank r
+   makes blocks nblocks r / P .. nblocks (r + 1) / P - 1 (rounded down; a rank may have none), A is mpistencil7
+   (pds_mat_create_stencil7_dist) and b distributed. On one rank: the serial system's values. */
+PDS_EXTERN int pds_channel_generate_decomposed_dist(pds_ctx ctx, const pds_channel_opts *o, const int *split,
+                                                    pds_mat *A, pds_vec *b);
 /* A random stencil7 matrix for tests: every in-grid block entry uniform in [-1, 1) (splitmix64 from seed, point
    by point, blocks alpha..eta), then each diagonal entry set to +-dominance times the sum of |entries| of the
    rest of its row (dominance > 1: strictly row diagonally dominant). */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../gen/gen_impl.h"
+#include "../sys/comm.h"
 #include "disc_impl.h"
 
 #define CH_MAXN 6
@@ -196,49 +197,79 @@ static int ch_check_opts(pds_ctx ctx, const pds_channel_opts *o) {
   return PDS_OK;
 }
 
-/* The rows of one grid (o->I x o->J x o->K, options checked) into its zeroed slice: vals[7 I J K n^2] (the
-   stencil7 blocks) and rhs[I J K n] (b = -R(q0)). */
-static int ch_fill(pds_ctx ctx, const pds_channel_opts *o, double *vals, double *rhs) {
-  ch_grid   g;
-  pds_int   I = o->I, J = o->J, K = o->K;
-  int       n = o->n, ierr = PDS_OK;
-  pds_size  np = (pds_size)I * J * K;
-  double   *q0 = NULL, *geo = NULL;
+/* The grid's geometry (o->I x o->J x o->K cells): centres and widths per direction, into g (free with ch_grid_free). */
+static int ch_grid_init(pds_ctx ctx, const pds_channel_opts *o, ch_grid *g) {
+  pds_int I = o->I, J = o->J, K = o->K;
+  double *geo = NULL;
 
-  g.o = o, g.N[0] = I, g.N[1] = J, g.N[2] = K;
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 2 * ((size_t)I + J + K), &geo));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, np * (size_t)n, &q0));
-  g.xc[0] = geo, g.xc[1] = geo + I, g.xc[2] = geo + I + J;
-  g.h[0] = geo + I + J + K, g.h[1] = g.h[0] + I, g.h[2] = g.h[1] + J;
-  for (pds_int i = 0; i < I; i++) g.h[0][i] = o->lx / I, g.xc[0][i] = (i + 0.5) * o->lx / I;
-  for (pds_int k = 0; k < K; k++) g.h[2][k] = o->lz / K, g.xc[2][k] = (k + 0.5) * o->lz / K;
+  g->o = o, g->N[0] = I, g->N[1] = J, g->N[2] = K;
+  PDS_CALL(PDS_NEW(ctx, 2 * ((size_t)I + J + K), &geo));
+  g->xc[0] = geo, g->xc[1] = geo + I, g->xc[2] = geo + I + J;
+  g->h[0] = geo + I + J + K, g->h[1] = g->h[0] + I, g->h[2] = g->h[1] + J;
+  for (pds_int i = 0; i < I; i++) g->h[0][i] = o->lx / I, g->xc[0][i] = (i + 0.5) * o->lx / I;
+  for (pds_int k = 0; k < K; k++) g->h[2][k] = o->lz / K, g->xc[2][k] = (k + 0.5) * o->lz / K;
   for (pds_int j = 0; j < J; j++) { /* y faces 1 + tanh(s (2t - 1)) / tanh(s), t = j / J; centres midway */
     double t0 = (double)j / J, t1 = (double)(j + 1) / J, s = o->stretch, y0, y1;
 
     y0 = s > 0 ? 1 + tanh(s * (2 * t0 - 1)) / tanh(s) : 2 * t0;
     y1 = s > 0 ? 1 + tanh(s * (2 * t1 - 1)) / tanh(s) : 2 * t1;
-    g.h[1][j] = y1 - y0, g.xc[1][j] = 0.5 * (y0 + y1);
+    g->h[1][j] = y1 - y0, g->xc[1][j] = 0.5 * (y0 + y1);
   }
-  for (pds_int i = 0; i < I; i++)
-    for (pds_int j = 0; j < J; j++)
-      for (pds_int k = 0; k < K; k++)
-        ch_base(o, g.xc[0][i], g.xc[1][j], g.xc[2][k], q0 + (((size_t)i * J + j) * K + k) * n);
-  for (pds_int i = 0; i < I; i++)
-    for (pds_int j = 0; j < J; j++)
-      for (pds_int k = 0; k < K; k++) {
-        pds_int ijk[3] = {i, j, k};
-        size_t  p = ((size_t)i * J + j) * K + k;
-        double *qn[7];
+  return PDS_OK;
+}
 
-        qn[0] = k > 0 ? q0 + (p - 1) * n : NULL, qn[6] = k < K - 1 ? q0 + (p + 1) * n : NULL;
-        qn[1] = j > 0 ? q0 + (p - K) * n : NULL, qn[5] = j < J - 1 ? q0 + (p + K) * n : NULL;
-        qn[2] = i > 0 ? q0 + (p - (size_t)J * K) * n : NULL, qn[4] = i < I - 1 ? q0 + (p + (size_t)J * K) * n : NULL;
-        qn[3] = q0 + p * n;
-        ch_cell(&g, ijk, qn, vals + 7 * p * n * n, rhs + p * n);
+static void ch_grid_free(pds_ctx ctx, ch_grid *g) { pds_free(ctx, PDS_MEM_HOST, &g->xc[0]); }
+
+/* The rows of the cells of the box lo[d] .. lo[d] + sz[d] - 1 of the grid g (options checked) into zeroed arrays in the
+   box's own order (i, j, k; k fastest): vals[7 cells n^2] (every arm, the ones reaching out of the box included; arms
+   out of the grid are zero) and rhs[cells n] (b = -R(q0)), from the base states of the box and its one-cell rim. */
+static int ch_fill_box(pds_ctx ctx, const ch_grid *g, const pds_int lo[3], const pds_int sz[3], double *vals,
+                       double *rhs) {
+  const int    n = g->o->n;
+  pds_int      e0[3], en[3]; /* the box with its rim, clipped to the grid */
+  double      *q0    = NULL;
+  const size_t cells = (size_t)sz[0] * sz[1] * sz[2];
+
+  for (int d = 0; d < 3; d++) {
+    e0[d] = lo[d] > 0 ? lo[d] - 1 : 0;
+    en[d] = (lo[d] + sz[d] < g->N[d] ? lo[d] + sz[d] + 1 : g->N[d]) - e0[d];
+  }
+  PDS_CALL(PDS_NEW(ctx, (size_t)en[0] * en[1] * en[2] * (size_t)n, &q0));
+  for (pds_int i = 0; i < en[0]; i++)
+    for (pds_int j = 0; j < en[1]; j++)
+      for (pds_int k = 0; k < en[2]; k++)
+        ch_base(g->o, g->xc[0][e0[0] + i], g->xc[1][e0[1] + j], g->xc[2][e0[2] + k],
+                q0 + (((size_t)i * en[1] + j) * en[2] + k) * n);
+  for (pds_int i = 0; i < sz[0]; i++)
+    for (pds_int j = 0; j < sz[1]; j++)
+      for (pds_int k = 0; k < sz[2]; k++) {
+        const pds_int gi = lo[0] + i, gj = lo[1] + j, gk = lo[2] + k, ijk[3] = {gi, gj, gk};
+        const size_t  sk = (size_t)n, sj = (size_t)en[2] * n, si = (size_t)en[1] * en[2] * n;
+        const size_t  p  = ((size_t)i * sz[1] + j) * sz[2] + k;
+        double       *c  = q0 + (size_t)(gi - e0[0]) * si + (size_t)(gj - e0[1]) * sj + (size_t)(gk - e0[2]) * sk;
+        double       *qn[7];
+
+        qn[0] = gk > 0 ? c - sk : NULL, qn[6] = gk < g->N[2] - 1 ? c + sk : NULL;
+        qn[1] = gj > 0 ? c - sj : NULL, qn[5] = gj < g->N[1] - 1 ? c + sj : NULL;
+        qn[2] = gi > 0 ? c - si : NULL, qn[4] = gi < g->N[0] - 1 ? c + si : NULL;
+        qn[3] = c;
+        ch_cell(g, ijk, qn, vals + 7 * p * n * n, rhs + p * n);
       }
-  for (size_t r = 0; r < (size_t)np * (size_t)n; r++) rhs[r] = -rhs[r];
-done:
-  pds_free(ctx, PDS_MEM_HOST, &geo), pds_free(ctx, PDS_MEM_HOST, &q0);
+  for (size_t r = 0; r < cells * (size_t)n; r++) rhs[r] = -rhs[r];
+  pds_free(ctx, PDS_MEM_HOST, &q0);
+  return PDS_OK;
+}
+
+/* The rows of one grid (o->I x o->J x o->K, options checked) into its zeroed slice: vals[7 I J K n^2] (the stencil7
+   blocks) and rhs[I J K n] (b = -R(q0)). */
+static int ch_fill(pds_ctx ctx, const pds_channel_opts *o, double *vals, double *rhs) {
+  ch_grid       g;
+  const pds_int lo[3] = {0, 0, 0}, sz[3] = {o->I, o->J, o->K};
+  int           ierr;
+
+  PDS_CALL(ch_grid_init(ctx, o, &g));
+  ierr = ch_fill_box(ctx, &g, lo, sz, vals, rhs);
+  ch_grid_free(ctx, &g);
   return ierr;
 }
 
@@ -300,6 +331,200 @@ int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, 
   CH_OPT(nb >= 1, "channel blocks: nb = %d grids (at least 1)", nb);
   PDS_CALL(ch_check_opts(ctx, o));
   return ch_generate(ctx, o, nb, dims, A, b);
+}
+
+/* ---- one channel cut into touching blocks (pds_channel_generate_decomposed) ------------------------------------- */
+
+typedef struct {
+  int       split[3], nblk;
+  pds_int  *start[3]; /* [split[d] + 1]: block t along d covers cells start[d][t] .. start[d][t + 1] - 1 */
+  pds_int  *blk[3];   /* [N[d]]: the block along d of each cell */
+  pds_size *first;    /* [nblk + 1]: the global point of each block's first cell, block after block */
+} ch_decomp;
+
+static void ch_decomp_free(pds_ctx ctx, ch_decomp *dc) {
+  for (int d = 0; d < 3; d++) pds_free(ctx, PDS_MEM_HOST, &dc->start[d]), pds_free(ctx, PDS_MEM_HOST, &dc->blk[d]);
+  pds_free(ctx, PDS_MEM_HOST, &dc->first);
+}
+
+/* the block q's box (first cell and sizes) */
+static void ch_decomp_box(const ch_decomp *dc, int q, pds_int lo[3], pds_int sz[3]) {
+  const int t[3] = {q / (dc->split[1] * dc->split[2]), q / dc->split[2] % dc->split[1], q % dc->split[2]};
+
+  for (int d = 0; d < 3; d++) lo[d] = dc->start[d][t[d]], sz[d] = dc->start[d][t[d] + 1] - lo[d];
+}
+
+/* the global point (block numbering) of cell (i, j, k) */
+static pds_size ch_decomp_point(const ch_decomp *dc, const pds_int c[3]) {
+  const int q = (dc->blk[0][c[0]] * dc->split[1] + dc->blk[1][c[1]]) * dc->split[2] + dc->blk[2][c[2]];
+  pds_int   lo[3], sz[3];
+
+  ch_decomp_box(dc, q, lo, sz);
+  return dc->first[q] + ((pds_size)(c[0] - lo[0]) * sz[1] + (pds_size)(c[1] - lo[1])) * sz[2] + (c[2] - lo[2]);
+}
+
+static int ch_decomp_init(pds_ctx ctx, const pds_channel_opts *o, const int *split, ch_decomp *dc) {
+  const pds_int N[3] = {o->I, o->J, o->K};
+  int           ierr = PDS_OK;
+
+  memset(dc, 0, sizeof *dc);
+  CH_OPT(split, "split is NULL");
+  for (int d = 0; d < 3; d++)
+    CH_OPT(split[d] >= 1 && split[d] <= N[d], "split %d x %d x %d: each direction needs 1 .. its cells (%" PDS_INT_FMT
+           " x %" PDS_INT_FMT " x %" PDS_INT_FMT ") blocks", split[0], split[1], split[2], N[0], N[1], N[2]);
+  CH_OPT((long long)split[0] * split[1] * split[2] <= (1 << 24), "split %d x %d x %d: more than %d blocks", split[0],
+         split[1], split[2], 1 << 24);
+  dc->nblk = split[0] * split[1] * split[2];
+  for (int d = 0; d < 3; d++) dc->split[d] = split[d];
+  for (int d = 0; d < 3 && !ierr; d++) {
+    ierr = PDS_NEW(ctx, (size_t)split[d] + 1, &dc->start[d]);
+    if (!ierr) ierr = PDS_NEW(ctx, (size_t)N[d], &dc->blk[d]);
+    for (int t = 0; t <= split[d] && !ierr; t++) dc->start[d][t] = (pds_int)((long long)N[d] * t / split[d]);
+    for (int t = 0; t < split[d] && !ierr; t++)
+      for (pds_int c = dc->start[d][t]; c < dc->start[d][t + 1]; c++) dc->blk[d][c] = t;
+  }
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)dc->nblk + 1, &dc->first);
+  for (int q = 0; q < dc->nblk && !ierr; q++) {
+    pds_int lo[3], sz[3];
+
+    ch_decomp_box(dc, q, lo, sz);
+    dc->first[q + 1] = dc->first[q] + (pds_size)sz[0] * sz[1] * sz[2];
+  }
+  if (ierr) ch_decomp_free(ctx, dc);
+  return ierr;
+}
+
+/* what blocks q0 .. q1-1 hold: their grids' sizes and arms, the right-hand side, and the couplings of their points
+   (rows: the points of these blocks from 0; columns: global points) */
+typedef struct {
+  pds_int  *dims;
+  double   *vals, *rhs, *cval;
+  pds_int  *crow, *ccol;
+  pds_size  np, m;
+} ch_part;
+
+static void ch_part_free(pds_ctx ctx, ch_part *pt) {
+  pds_free(ctx, PDS_MEM_HOST, &pt->dims), pds_free(ctx, PDS_MEM_HOST, &pt->vals);
+  pds_free(ctx, PDS_MEM_HOST, &pt->rhs), pds_free(ctx, PDS_MEM_HOST, &pt->cval);
+  pds_free(ctx, PDS_MEM_HOST, &pt->crow), pds_free(ctx, PDS_MEM_HOST, &pt->ccol);
+}
+
+static int ch_part_make(pds_ctx ctx, const pds_channel_opts *o, const ch_decomp *dc, int q0, int q1, ch_part *pt) {
+  static const int arm_dir[7] = {2, 1, 0, -1, 0, 1, 2}, arm_step[7] = {-1, -1, -1, 0, 1, 1, 1};
+  const int        n = o->n;
+  const size_t     nn = (size_t)n * n;
+  const pds_int    N[3] = {o->I, o->J, o->K};
+  pds_size         cap = 0;
+  ch_grid          g;
+  int              ierr;
+
+  memset(pt, 0, sizeof *pt);
+  pt->np = dc->first[q1] - dc->first[q0];
+  for (int q = q0; q < q1; q++) { /* at most one coupling a face on the block's surface */
+    pds_int lo[3], sz[3];
+
+    ch_decomp_box(dc, q, lo, sz);
+    cap += 2 * ((pds_size)sz[1] * sz[2] + (pds_size)sz[0] * sz[2] + (pds_size)sz[0] * sz[1]);
+  }
+  PDS_CALL(ch_grid_init(ctx, o, &g));
+  ierr = PDS_NEW(ctx, 3 * (size_t)(q1 > q0 ? q1 - q0 : 1), &pt->dims);
+  if (!ierr) ierr = PDS_NEW(ctx, 7 * (size_t)pt->np * nn + 1, &pt->vals);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)pt->np * n + 1, &pt->rhs);
+  if (!ierr) ierr = PDS_NEW(ctx, cap * nn + 1, &pt->cval);
+  if (!ierr) ierr = PDS_NEW(ctx, cap + 1, &pt->crow);
+  if (!ierr) ierr = PDS_NEW(ctx, cap + 1, &pt->ccol);
+  for (int q = q0; q < q1 && !ierr; q++) {
+    const pds_size off = dc->first[q] - dc->first[q0];
+    double        *v   = pt->vals + 7 * (size_t)off * nn;
+    pds_int        lo[3], sz[3];
+
+    ch_decomp_box(dc, q, lo, sz);
+    for (int d = 0; d < 3; d++) pt->dims[3 * (q - q0) + d] = sz[d];
+    ierr = ch_fill_box(ctx, &g, lo, sz, v, pt->rhs + (size_t)off * n);
+    for (pds_int i = 0; i < sz[0] && !ierr; i++) /* the arms across the block's faces become couplings */
+      for (pds_int j = 0; j < sz[1]; j++)
+        for (pds_int k = 0; k < sz[2]; k++) {
+          const pds_int c[3] = {lo[0] + i, lo[1] + j, lo[2] + k}, l[3] = {i, j, k};
+          const size_t  p    = ((size_t)i * sz[1] + j) * sz[2] + k;
+
+          for (int a = 0; a < 7; a++) {
+            const int d = arm_dir[a];
+            pds_int   nc[3] = {c[0], c[1], c[2]};
+
+            if (d < 0 || (l[d] + arm_step[a] >= 0 && l[d] + arm_step[a] < sz[d])) continue; /* centre, in the block */
+            nc[d] += arm_step[a];
+            if (nc[d] < 0 || nc[d] >= N[d]) continue; /* out of the channel: the arm is zero */
+            pt->crow[pt->m] = (pds_int)(off + p), pt->ccol[pt->m] = (pds_int)ch_decomp_point(dc, nc);
+            memcpy(pt->cval + pt->m * nn, v + (7 * p + (size_t)a) * nn, nn * sizeof *v);
+            memset(v + (7 * p + (size_t)a) * nn, 0, nn * sizeof *v);
+            pt->m++;
+          }
+        }
+  }
+  ch_grid_free(ctx, &g);
+  if (ierr) ch_part_free(ctx, pt);
+  return ierr;
+}
+
+/* options, sizes and split checked; the decomposition made */
+static int ch_decomposed_begin(pds_ctx ctx, const pds_channel_opts *o, const int *split, ch_decomp *dc) {
+  PDS_CALL(ch_check_opts(ctx, o));
+  CH_OPT(o->I >= 1 && o->J >= 1 && o->K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
+         ": grid sizes must be positive", o->I, o->J, o->K);
+  PDS_CHECK((pds_size)o->I * o->J * o->K * o->n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %"
+            PDS_INT_FMT " x %" PDS_INT_FMT " x %d has more rows than 32-bit indices allow", o->I, o->J, o->K, o->n);
+  return ch_decomp_init(ctx, o, split, dc);
+}
+
+int pds_channel_generate_decomposed(pds_ctx ctx, const pds_channel_opts *o, const int *split, pds_mat *A,
+                                    pds_vec *b) {
+  ch_decomp dc;
+  ch_part   pt;
+  int       ierr;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  CH_OPT(o && A && b, "options, A or b is NULL");
+  *A = NULL, *b = NULL;
+  PDS_CALL(ch_decomposed_begin(ctx, o, split, &dc));
+  ierr = ch_part_make(ctx, o, &dc, 0, dc.nblk, &pt);
+  if (!ierr) {
+    ierr = pds_mat_create_stencil7_coupled(ctx, dc.nblk, pt.dims, o->n, pt.vals, PDS_MEM_HOST, pt.m, pt.crow, pt.ccol,
+                                           pt.cval, A);
+    if (!ierr) ierr = pds_vec_create(ctx, (pds_size)pt.np * o->n, b);
+    if (!ierr) ierr = pds_vec_set_values(*b, pt.rhs, PDS_MEM_HOST);
+    ch_part_free(ctx, &pt);
+  }
+  ch_decomp_free(ctx, &dc);
+  if (ierr) pds_mat_destroy(A), pds_vec_destroy(b);
+  return ierr;
+}
+
+int pds_channel_generate_decomposed_dist(pds_ctx ctx, const pds_channel_opts *o, const int *split, pds_mat *A,
+                                         pds_vec *b) {
+  ch_decomp dc;
+  ch_part   pt;
+  int       ierr, q0 = 0, q1 = 0;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  memset(&pt, 0, sizeof pt);
+  ierr = o && A && b ? PDS_OK : PDS_ERROR(ctx, PDS_ERR_ARG, "options, A or b is NULL");
+  if (!ierr) *A = NULL, *b = NULL, ierr = ch_decomposed_begin(ctx, o, split, &dc);
+  if (!ierr) { /* this rank's blocks */
+    const int P = pds_ctx_get_size(ctx), r = pds_ctx_get_rank(ctx);
+
+    q0   = (int)((long long)dc.nblk * r / P), q1 = (int)((long long)dc.nblk * (r + 1) / P);
+    ierr = ch_part_make(ctx, o, &dc, q0, q1, &pt);
+    ch_decomp_free(ctx, &dc);
+  }
+  pds_comm_begin(ctx);
+  ierr = pds_comm_agree(ctx, ierr); /* collective from here: every rank knows whether one failed */
+  if (!ierr) ierr = pds_mat_create_stencil7_dist(ctx, q1 - q0, pt.dims, o->n, pt.vals, pt.m, pt.crow, pt.ccol,
+                                                 pt.cval, A);
+  if (!ierr) ierr = pds_mat_create_vecs(*A, NULL, b);
+  if (!ierr) ierr = pds_vec_set_values(*b, pt.rhs, PDS_MEM_HOST);
+  ch_part_free(ctx, &pt);
+  if (ierr && A && b) pds_mat_destroy(A), pds_vec_destroy(b);
+  return ierr;
 }
 
 /* splitmix64: the random blocks' generator (the same values on every machine). */

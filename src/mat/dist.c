@@ -209,10 +209,8 @@ fail:
   return ierr;
 }
 
-/* The header, the layout (an all-gather of the local sizes, which also agrees on earlier failures), the split and the
-   halo plan. Every rank returns the same success or failure. */
-static int dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
-                       const pds_real *v, pds_mat *A) {
+int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
+                    const pds_real *v, pds_mat *A) {
   pds_mat          M = NULL;
   struct mat_dist *D = NULL;
   pds_size        *all = NULL;
@@ -268,14 +266,14 @@ int pds_mat_create_csr_dist(pds_ctx ctx, pds_int nlocal, const pds_size *rowptr,
                             const pds_real *vals, pds_mat *A) {
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   pds_comm_begin(ctx);
-  return dist_create(ctx, dist_args(ctx, nlocal, 1, rowptr, colidx, vals, A), nlocal, 1, rowptr, colidx, vals, A);
+  return pds_dist_create(ctx, dist_args(ctx, nlocal, 1, rowptr, colidx, vals, A), nlocal, 1, rowptr, colidx, vals, A);
 }
 
 int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, const pds_size *browptr, const pds_int *bcolidx,
                             const pds_real *vals, pds_mat *A) {
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   pds_comm_begin(ctx);
-  return dist_create(ctx, dist_args(ctx, nblocal, bs, browptr, bcolidx, vals, A), nblocal, bs, browptr, bcolidx, vals,
+  return pds_dist_create(ctx, dist_args(ctx, nblocal, bs, browptr, bcolidx, vals, A), nblocal, bs, browptr, bcolidx, vals,
                      A);
 }
 

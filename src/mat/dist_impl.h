@@ -30,6 +30,11 @@ struct mat_dist {
 #define DIST(A) ((struct mat_dist *)(A)->data)
 #define MAT_CTX(A) ((A)->hdr.ctx)
 
+/* A distributed matrix from the rank's nb block rows of bs (global block columns; ierr: an earlier local failure, agreed
+   here): the header, the layout (an all-gather of the local sizes, which also agrees on earlier failures), the split
+   and the halo plan. Every rank returns the same success or failure. */
+PDS_INTERN int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
+                               const pds_real *v, pds_mat *A);
 /* the exchange plan from the ghosts (collective; every rank returns the same success or failure) */
 PDS_INTERN int pds_dist_halo_setup(pds_mat A);
 /* start the exchange of x's values that the other ranks need; end: wait, the ghosts in D->g. On a device backend with

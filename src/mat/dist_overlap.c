@@ -14,8 +14,9 @@ struct rows { /* a matrix's host block rows, csr or bsr alike */
   const pds_real *v;
 };
 
-static int host_rows(pds_mat M, int bs, struct rows *r) {
-  return bs == 1 ? pds_mat_csr_get_arrays(M, &r->rp, &r->cj, &r->v) : pds_mat_bsr_get_arrays(M, &r->rp, &r->cj, &r->v);
+static int host_rows(pds_mat M, struct rows *r) {
+  return strcmp(M->type, "bsr") ? pds_mat_csr_get_arrays(M, &r->rp, &r->cj, &r->v)
+                                 : pds_mat_bsr_get_arrays(M, &r->rp, &r->cj, &r->v);
 }
 
 /* the extended index of global block column c (own: c - lo; a ghost: n + its place; else -1) */
@@ -57,6 +58,7 @@ int pds_mat_dist_overlap(pds_mat A, pds_mat *Aext) {
   pds_real        *slen = NULL, *rlen = NULL, *scol = NULL, *rcol = NULL, *sval = NULL, *rval = NULL, *v = NULL;
   pds_size         ns_e = 0, nr_e = 0, *rp = NULL, nnz = 0;
   struct pds_halo  h2;
+  pds_mat          Ab = NULL; /* Ad, or its bsr copy when it is stencil7 */
   int              ierr;
 
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
@@ -65,8 +67,10 @@ int pds_mat_dist_overlap(pds_mat A, pds_mat *Aext) {
   nb = A->nrows / D->bs, ng = D->nghost, lo = A->lo / D->bs;
   memset(&h2, 0, sizeof h2);
   /* the local rows on the host; which of Ao's compressed rows each local row is */
-  ierr = host_rows(D->Ad, D->bs, &d);
-  if (!ierr) ierr = host_rows(D->Ao, D->bs, &o);
+  if (!strcmp(D->Ad->type, "stencil7")) ierr = pds_mat_stencil7_to_bsr(D->Ad, &Ab); /* its rows, as bsr */
+  else ierr = pds_mat_reference(Ab = D->Ad);
+  if (!ierr) ierr = host_rows(Ab, &d);
+  if (!ierr) ierr = host_rows(D->Ao, &o);
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)nb + 1, &aorow);
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)D->nsend + 1, &slen);
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)ng + 1, &rlen);
@@ -167,6 +171,7 @@ done:
   pds_free(ctx, PDS_MEM_HOST, &h2.send_off);
   pds_free(ctx, PDS_MEM_HOST, &h2.recv_off);
   pds_free(ctx, PDS_MEM_HOST, &aorow);
+  pds_mat_destroy(&Ab);
   pds_free(ctx, PDS_MEM_HOST, &slen);
   pds_free(ctx, PDS_MEM_HOST, &rlen);
   pds_free(ctx, PDS_MEM_HOST, &scol);

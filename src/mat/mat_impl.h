@@ -90,6 +90,14 @@ PDS_INTERN int pds_mat_fused_bicgstab_iteration(pds_mat A, pds_vec x, pds_vec r,
    copy (bs = n) */
 PDS_INTERN const struct pds_stencil7 *pds_mat_stencil7_grids(pds_mat A, int *nb);
 PDS_INTERN int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B);
+/* a stencil7 matrix of nb >= 0 grids (vals: their arms) and the couplings C between them (bsr of bs = n on all the
+   grids' points; taken, also on failure; NULL: none) */
+PDS_INTERN int pds_mat_stencil7_create_local(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                             pds_memtype mt, pds_mat C, pds_mat *A);
+/* blocks given one by one (block row, block column, bs x bs values) as sorted, merged block rows (bsr.c) */
+PDS_INTERN int pds_bsr_rows_from_blocks(pds_ctx ctx, pds_int nbrows, int bs, pds_size m, const pds_int *row,
+                                        const pds_int *col, const pds_real *blocks, pds_size **rp, pds_int **cj,
+                                        pds_real **v);
 /* patches (patches.c): the set as kernels see it (NULL for another type), and the set coarsened by 2 (every patch's
    size and origin halved, the stencil rediscretized: off-diagonals kept, c0 + sum c_d times 4; PDS_ERR_UNSUPPORTED
    when a size or an origin is odd or a size is 1) as a new patches matrix */

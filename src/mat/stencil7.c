@@ -1,10 +1,11 @@
-/* src/mat/stencil7.c: structured 7-point block matrices ("stencil7"): one I x J x K grid, or several independent
- * grids (the blocks of a multi-block structured code, coupled only through the right-hand side: a block-diagonal
- * matrix whose blocks are grids), with n x n coefficient blocks for each point and its six neighbours (paper 000's
- * alpha .. eta; the layout is struct pds_stencil7's, src/mat/mat_kernels.h): the system of an implicit n-equation
- * solver. The product runs through the stencil7 kernel group over all grids at once; conversion to BSR (bs = n,
- * the in-grid blocks in column order) gives every CSR/BSR path; block ILU(0) (src/precond/bilu0.c) reads the blocks
- * directly. */
+/* src/mat/stencil7.c: structured 7-point block matrices ("stencil7"): one I x J x K grid, or several grids (the
+ * blocks of a multi-block structured code), with n x n coefficient blocks for each point and its six neighbours
+ * (paper 000's alpha .. eta; the layout is struct pds_stencil7's, src/mat/mat_kernels.h): the system of an implicit
+ * n-equation solver. The grids are either independent (a block-diagonal matrix) or coupled where one domain was cut
+ * into blocks: the couplings across the cuts are a separate bsr matrix C (bs = n) beside the grids' arms, so
+ * A = G + C. The product runs through the stencil7 kernel group over all grids at once, then adds C x; conversion
+ * to BSR (bs = n, each row's blocks in column order) gives every CSR/BSR path; block ILU(0) (src/precond/bilu0.c)
+ * factors G alone, grid by grid: C is left to the residual, paper 000's multi-block coupling (Eq. 4). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -18,6 +19,7 @@ struct pds_mat_stencil7 {
   struct pds_stencil7 *h, *d;   /* [nb] grid views (host memory) of the host and the backend values */
   pds_real            *hv, *dv; /* the values, [points][7][n][n]: the same array on CPU backends */
   pds_size             np;      /* points */
+  pds_mat              C;       /* the couplings between grids (bsr, np x np blocks of n x n), or NULL */
 };
 
 static const char *const arm_names[7] = {"alpha (k-1)", "beta (j-1)", "gamma (i-1)", "delta (centre)",
@@ -29,9 +31,11 @@ static int s7_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec
   pds_real       *ya;
 
   PDS_KERNEL(ctx, stencil7.spmv);
+  if (!S7(A)->np) return PDS_OK;
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->stencil7.spmv(ctx, S7(A)->d, S7(A)->nb, alpha, xa, beta, ya);
+  PDS_CALL(ctx->k->stencil7.spmv(ctx, S7(A)->d, S7(A)->nb, alpha, xa, beta, ya));
+  return S7(A)->C ? pds_mat_apply_add(S7(A)->C, alpha, x, 1.0, y) : PDS_OK;
 }
 
 /* the centre blocks, n x n each, host memory */
@@ -64,6 +68,9 @@ static int s7_view(pds_mat A, FILE *f) {
             s->h[0].I, s->h[0].J, s->h[0].K, A->bs);
   else
     fprintf(f, "  stencil7: %d grids, %" PDS_SIZE_FMT " points, %d unknowns per point\n", s->nb, s->np, A->bs);
+  if (s->C)
+    fprintf(f, "  coupled across the grids' cuts by %" PDS_SIZE_FMT " blocks (block ILU(0) factors each grid alone)\n",
+            s->C->nnz / ((pds_size)A->bs * A->bs));
   return PDS_OK;
 }
 
@@ -72,6 +79,7 @@ static int s7_destroy(pds_mat A) {
   pds_ctx                  ctx = A->hdr.ctx;
 
   if (!s) return PDS_OK;
+  pds_mat_destroy(&s->C);
   if (s->dv != s->hv) pds_free(ctx, PDS_MEM_DEVICE, &s->dv);
   pds_free(ctx, PDS_MEM_HOST, &s->hv);
   pds_free(ctx, PDS_MEM_HOST, &s->h);
@@ -93,7 +101,7 @@ static int s7_check_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n) {
 
 /* every value finite, every block pointing out of its grid zero; the in-grid blocks counted */
 static int s7_check_values(pds_ctx ctx, const struct pds_stencil7 *g, int nb, pds_size *nblk) {
-  const size_t nn = (size_t)g[0].n * g[0].n;
+  const size_t nn = nb ? (size_t)g[0].n * g[0].n : 0;
 
   *nblk = 0;
   for (int q = 0; q < nb; q++) {
@@ -122,31 +130,46 @@ static int s7_check_values(pds_ctx ctx, const struct pds_stencil7 *g, int nb, pd
   return PDS_OK;
 }
 
-int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
-                                   pds_memtype mt, pds_mat *A) {
+/* The grids (nb >= 0: a rank of a distributed matrix may hold none) and their couplings C (taken, also on failure; NULL:
+   none), checked. */
+int pds_mat_stencil7_create_local(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals, pds_memtype mt,
+                                  pds_mat C, pds_mat *A) {
   struct pds_mat_stencil7 *s = NULL;
   pds_mat                  M = NULL;
-  pds_size                 np = 0, nblk;
+  pds_size                 np = 0, nblk = 0;
   size_t                   nn, bytes;
-  int                      ierr;
+  int                      ierr = PDS_OK;
 
-  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
-  PDS_CHECK(nb >= 1, ctx, PDS_ERR_ARG, "stencil7: %d grids (at least 1)", nb);
-  PDS_CHECK(dims && vals, ctx, PDS_ERR_ARG, "stencil7: dims or vals is NULL");
-  for (int q = 0; q < nb; q++) {
-    PDS_CALL(s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n));
+  if (nb > 0 && (!dims || !vals)) ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: dims or vals is NULL");
+  if (!ierr && (n < 1 || n > PDS_STENCIL7_MAXN))
+    ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n, PDS_STENCIL7_MAXN);
+  for (int q = 0; q < nb && !ierr; q++) {
+    ierr = s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n);
     np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
   }
-  PDS_CHECK(np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
-            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range", np, n);
+  if (!ierr && np * n > PDS_INT_MAX)
+    ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local "
+                     "index range", np, n);
+  if (!ierr && C && (C->nrows != (pds_int)(np * n) || C->ncols != C->nrows || C->bs != n ||
+                     (strcmp(C->type, "bsr") && (n > 1 || strcmp(C->type, "csr")))))
+    ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "stencil7: the couplings are a %s matrix of %" PDS_INT_FMT " x %" PDS_INT_FMT
+                     " (block size %d), not bsr of %" PDS_SIZE_FMT " x %" PDS_SIZE_FMT " (block size %d)", C->type,
+                     C->nrows, C->ncols, C->bs, np * n, np * n, n);
+  if (ierr) {
+    pds_mat_destroy(&C);
+    return ierr;
+  }
   nn    = (size_t)n * n;
   bytes = (size_t)np * 7 * nn * sizeof(pds_real);
-  PDS_CALL(PDS_NEW(ctx, 1, &s));
+  ierr = PDS_NEW(ctx, 1, &s);
+  if (ierr) {
+    pds_mat_destroy(&C);
+    return ierr;
+  }
   s->nb = nb, s->np = np;
-  ierr = PDS_NEW(ctx, nb, &s->h);
-  if (!ierr) ierr = PDS_NEW(ctx, nb, &s->d);
+  ierr = PDS_NEW(ctx, nb ? nb : 1, &s->h);
+  if (!ierr) ierr = PDS_NEW(ctx, nb ? nb : 1, &s->d);
   if (!ierr) ierr = pds_dup_array(ctx, PDS_MEM_HOST, vals, mt, bytes, &s->hv);
   if (!ierr) {
     pds_size first = 0;
@@ -167,6 +190,7 @@ int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int
     ierr = pds_mat_alloc(ctx, "stencil7", (pds_int)(np * n), (pds_int)(np * n), &M);
   }
   if (ierr) {
+    pds_mat_destroy(&C);
     if (s->dv && s->dv != s->hv) pds_free(ctx, PDS_MEM_DEVICE, &s->dv);
     pds_free(ctx, PDS_MEM_HOST, &s->hv);
     pds_free(ctx, PDS_MEM_HOST, &s->h);
@@ -174,9 +198,10 @@ int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int
     pds_free(ctx, PDS_MEM_HOST, &s);
     return ierr;
   }
+  s->C                      = C;
   M->data                   = s;
   M->bs                     = n;
-  M->nnz                    = nblk * (pds_size)nn;
+  M->nnz                    = nblk * (pds_size)nn + (C ? C->nnz : 0);
   M->ops.apply              = s7_apply;
   M->ops.get_diagonal       = s7_get_diagonal;
   M->ops.get_block_diagonal = s7_get_block_diagonal;
@@ -184,6 +209,51 @@ int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int
   M->ops.destroy            = s7_destroy;
   *A                        = M;
   return PDS_OK;
+}
+
+int pds_mat_create_stencil7_blocks(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                   pds_memtype mt, pds_mat *A) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  PDS_CHECK(nb >= 1, ctx, PDS_ERR_ARG, "stencil7: %d grids (at least 1)", nb);
+  return pds_mat_stencil7_create_local(ctx, nb, dims, n, vals, mt, NULL, A);
+}
+
+int pds_mat_create_stencil7_coupled(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
+                                    pds_memtype mt, pds_size m, const pds_int *row, const pds_int *col,
+                                    const pds_real *blocks, pds_mat *A) {
+  pds_mat   C  = NULL;
+  pds_size *rp = NULL, np = 0;
+  pds_int  *cj = NULL;
+  pds_real *v  = NULL;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  PDS_CHECK(nb >= 1, ctx, PDS_ERR_ARG, "stencil7: %d grids (at least 1)", nb);
+  PDS_CHECK(dims && (m == 0 || (row && col && blocks)), ctx, PDS_ERR_ARG, "stencil7: dims, row, col or blocks is NULL");
+  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
+            PDS_STENCIL7_MAXN);
+  for (int q = 0; q < nb; q++) {
+    PDS_CALL(s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n));
+    np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
+  }
+  PDS_CHECK(np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
+            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range", np, n);
+  for (pds_size k = 0; k < m; k++) {
+    PDS_CHECK(col[k] >= 0 && (pds_size)col[k] < np && row[k] >= 0 && (pds_size)row[k] < np, ctx, PDS_ERR_ARG,
+              "stencil7 coupling %" PDS_SIZE_FMT ": point %" PDS_INT_FMT " to point %" PDS_INT_FMT " (the grids have "
+              "points 0 .. %" PDS_SIZE_FMT ")", k, row[k], col[k], np - 1);
+    PDS_CHECK(row[k] != col[k], ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT " couples point %" PDS_INT_FMT
+              " to itself: its diagonal block is the grid's (delta)", k, row[k]);
+    for (size_t e = 0; e < (size_t)n * n; e++)
+      PDS_CHECK(isfinite(blocks[k * n * n + e]), ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT
+                " holds a non-finite value", k);
+  }
+  PDS_CALL(pds_bsr_rows_from_blocks(ctx, (pds_int)np, n, m, row, col, blocks, &rp, &cj, &v));
+  PDS_CALL(pds_mat_bsr_from_host_owned(ctx, (pds_int)np, (pds_int)np, n, rp, cj, v, &C));
+  return pds_mat_stencil7_create_local(ctx, nb, dims, n, vals, mt, C, A);
 }
 
 int pds_mat_create_stencil7(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, const pds_real *vals,
@@ -237,10 +307,17 @@ int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B) {
   pds_int                       *ci = NULL;
   pds_real                      *v  = NULL;
   int                            ierr;
+  const pds_size                *crp = NULL; /* the couplings' block rows */
+  const pds_int                 *ccj = NULL;
+  const pds_real                *cv  = NULL;
+  const pds_size                 nc  = s->C ? s->C->nnz / nn : 0;
 
+  if (s->C) /* bsr, or csr when n = 1 (a distributed matrix's split): the same arrays */
+    PDS_CALL(strcmp(s->C->type, "bsr") ? pds_mat_csr_get_arrays(s->C, &crp, &ccj, &cv)
+                                       : pds_mat_bsr_get_arrays(s->C, &crp, &ccj, &cv));
   PDS_CALL(PDS_NEW(ctx, s->np + 1, &rp));
-  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)s->np * 7, &ci));
-  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, (size_t)s->np * 7 * nn * sizeof *v, &v));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, (size_t)s->np * 7 + nc, &ci));
+  PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, PDS_MEM_HOST, ((size_t)s->np * 7 + nc) * nn * sizeof *v, &v));
   for (int q = 0; q < s->nb; q++) {
     const struct pds_stencil7 *G = &s->h[q];
     pds_size                   p = G->first;
@@ -248,12 +325,28 @@ int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B) {
     for (pds_int i = 0; i < G->I; i++)
       for (pds_int j = 0; j < G->J; j++)
         for (pds_int k = 0; k < G->K; k++, p++) {
+          const pds_size row0 = nb;
+
           for (int o = 0; o < 7; o++) {
             const int a = order[o];
 
             if (!s7_inside(G, i, j, k, a)) continue;
             ci[nb] = (pds_int)(p + s7_offset(G, a));
             memcpy(v + nb * nn, s7_block(G, p, a), nn * sizeof *v);
+            nb++;
+          }
+          for (pds_size c = crp ? crp[p] : 0; crp && c < crp[p + 1]; c++) { /* the couplings, into column order */
+            pds_size t = nb;
+
+            while (t > row0 && ci[t - 1] > ccj[c]) t--;
+            if (t > row0 && ci[t - 1] == ccj[c]) { /* a coupling on an arm's column adds to it */
+              for (size_t e = 0; e < nn; e++) v[(t - 1) * nn + e] += cv[c * nn + e];
+              continue;
+            }
+            memmove(ci + t + 1, ci + t, (size_t)(nb - t) * sizeof *ci);
+            memmove(v + (t + 1) * nn, v + t * nn, (size_t)(nb - t) * nn * sizeof *v);
+            ci[t] = ccj[c];
+            memcpy(v + t * nn, cv + c * nn, nn * sizeof *v);
             nb++;
           }
           rp[p + 1] = nb;

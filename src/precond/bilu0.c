@@ -86,8 +86,12 @@ static int bilu0_setup(pds_precond pc) {
   PDS_KERNEL(ctx, bilu0.factor);
   PDS_KERNEL(ctx, bilu0.solve);
   PDS_KERNEL(ctx, bilu0.plan_create);
+  np = pc->A->nrows / pc->A->bs; /* the points of all grids */
+  if (!np) { /* no grids (a rank of a distributed matrix): nothing to factor or solve */
+    P->npts = 0, P->n = pc->A->bs;
+    return PDS_OK;
+  }
   PDS_CALL(bilu0_plan(pc, g, nb));
-  np = pc->A->nrows / g[0].n; /* the points of all grids */
   if (P->dinv && (P->npts != np || P->n != g[0].n)) PDS_CALL(pds_free(ctx, PDS_MEM_DEVICE, &P->dinv));
   P->npts = np, P->n = g[0].n;
   bytes   = (size_t)np * P->n * P->n * sizeof(pds_real);
@@ -118,6 +122,7 @@ static int bilu0_apply(pds_precond pc, pds_vec x, pds_vec y) {
   const pds_real            *xa;
   pds_real                  *ya;
 
+  if (!P->npts) return PDS_OK;
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
   return ctx->k->bilu0.solve(ctx, P->plan, g, nb, P->dinv, xa, ya); /* y = M^-1 x */
