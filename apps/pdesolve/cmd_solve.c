@@ -18,7 +18,7 @@ static const char *const partitioners[] = {"contiguous", "metis"};
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
-         "                       | -problem channel (-n I [J K] [-blocks NB] | -grids LIST)\n"
+         "                       | -problem channel (-n I [J K] [-blocks NB | -decomp BX [BY BZ]] | -grids LIST)\n"
          "                       | -problem patches -n N [NY NZ] [-patch LIST]\n"
          "                       | -problem sem (-elements EX [EY EZ] [-deform D] | -mesh F.msh) [-order N]) [flags]\n"
          "  Solve A x = b with a Krylov method and a preconditioner. Prints a last line 'result: ...';\n"
@@ -324,10 +324,10 @@ int cmd_solve(pds_options o) {
 
   if (app_make_ctx(backend, &ctx)) return EXIT_ERROR;
   if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
-    rc = (fem_on || ch_on || pa_on || sem_on)
-             ? fail("under mpirun with %d ranks, solve takes -A FILE or -problem poisson7 (the other problem families "
-                    "run on one rank for now)", pds_ctx_get_size(ctx))
-             : solve_dist(ctx, &st, Apath, problem, dims, ndims, format, bpath, x0path, json, out);
+    rc = (fem_on || pa_on || sem_on)
+             ? fail("under mpirun with %d ranks, solve takes -A FILE, -problem poisson7 or -problem channel (fem2d, "
+                    "patches and sem run on one rank for now)", pds_ctx_get_size(ctx))
+             : solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL, format, bpath, x0path, json, out);
     goto done;
   }
   if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;

@@ -88,12 +88,15 @@ typedef struct {
   pds_channel_opts o;      /* -cfl, -re, -stretch, -beta; I, J, K from -n, n from -bs */
   int              blocks; /* -blocks NB: NB grids of the -n size */
   const char      *grids;  /* -grids LIST (NULL: -n) */
+  int              decomp[3], ndecomp; /* -decomp BX [BY BZ]: one channel cut into touching blocks (ndecomp 0: no) */
 } channel_flags;
 
 int read_channel_flags(pds_options o, const char *cmdname, channel_flags *cf);
 int check_channel_flags(pds_options o, const char *problem, const int *dims, int ndims, int bs, channel_flags *cf,
                         bool *on);
 int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p);
+/* under mpirun: the channel of -n cut by -decomp (default: one slab along the flow per rank), blocks over the ranks */
+int channel_build_dist(pds_ctx ctx, const channel_flags *cf, pds_problem *p);
 
 /* ---- sem: spectral-element Poisson on hexahedra (problem_sem.c) ------------------------------------------- */
 
@@ -195,12 +198,12 @@ void   print_solution(const solve_info *in, const char *extra);
 void   print_result(const solve_settings *st, const char *backend, const solve_info *in, const char *mid,
                     const char *tail);
 int    print_history(pds_solver s);
-/* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows) or -problem
-   poisson7 (each rank its rows), -b and -x0 files; the result line and the JSON report with the ranks and the
-   communication time */
+/* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows), -problem
+   poisson7 (each rank its rows) or the channel of ch (not NULL: -problem channel, blocks over the ranks), -b and -x0
+   files; the result line and the JSON report with the ranks and the communication time */
 int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-                  int ndims, const char *format, const char *bpath, const char *x0path, const char *json,
-                  const char *out);
+                  int ndims, const channel_flags *ch, const char *format, const char *bpath, const char *x0path,
+                  const char *json, const char *out);
 /* app_mpi.c: every rank's v into all[0 .. ranks) (rank 0's copy only is needed) */
 void   app_gather(double v, double *all);
 

@@ -1,9 +1,10 @@
 /* apps/pdesolve/problem_channel.c: the channel problem family of the driver (-problem channel -n I [J K] -bs N):
  * one implicit pseudo-time step of artificial-compressibility Navier-Stokes in a channel (pds_channel_generate,
  * docs/channel.md) as a stencil7 matrix with N = 4..6 unknowns per cell, on one grid, on -blocks NB grids of the
- * -n size or on the mixed grids of -grids LIST (pds_channel_generate_blocks: one block-diagonal stencil7 matrix).
- * Its flags (-cfl, -re, -stretch, -beta, -blocks, -grids; the grid is -n, the unknowns per cell -bs, 0 meaning 6),
- * the -grids parser and the build of A and b. */
+ * -n size or on the mixed grids of -grids LIST (pds_channel_generate_blocks: one block-diagonal stencil7 matrix), or
+ * one channel of -n cut into -decomp BX [BY BZ] touching blocks (pds_channel_generate_decomposed: coupled across the
+ * cuts; under mpirun the blocks are spread over the ranks). Its flags (-cfl, -re, -stretch, -beta, -blocks, -grids,
+ * -decomp; the grid is -n, the unknowns per cell -bs, 0 meaning 6), the -grids parser and the build of A and b. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,10 @@ int read_channel_flags(pds_options o, const char *cmdname, channel_flags *cf) {
   OPT(o, pds_options_get_int(o, "-blocks", 1, 1, CH_MAX_GRIDS,
                              "NB grids of the -n size in one block-diagonal matrix (multi-block; grid q's perturbation "
                              "phase advanced by q golden angles, docs/channel.md)", &cf->blocks, NULL));
+  OPT(o, pds_options_get_int_list(o, "-decomp", 0, (const int[1]){1}, 3, 1, CH_MAX_SIZE,
+                                  "BX [BY BZ]: cut the -n channel into BX x BY x BZ touching blocks, coupled across the "
+                                  "cuts (bilu0 factors each block alone; under mpirun the blocks go to the ranks, "
+                                  "default one slab per rank); missing counts are 1", cf->decomp, &cf->ndecomp, NULL));
   OPT(o, pds_options_get_string(o, "-grids", NULL,
                                 "<LIST> grids of mixed sizes instead of -n: comma-separated IxJxK or N (N^3), each with "
                                 "an optional *COUNT, e.g. '15x15x15*16,25*16,35x35x35*16' (quote it: * is a shell "
@@ -90,7 +95,7 @@ static int parse_grids(const char *list, int *nb, pds_int *dims) {
    -bs the unknowns per cell. */
 int check_channel_flags(pds_options o, const char *problem, const int *dims, int ndims, int bs, channel_flags *cf,
                         bool *on) {
-  static const char *const only[] = {"-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids"};
+  static const char *const only[] = {"-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids", "-decomp"};
   int                      nb;
 
   *on = problem && !strcmp(problem, "channel");
@@ -99,6 +104,9 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
       if (pds_options_has(o, only[i])) return fail("flag %s is only used with -problem channel", only[i]);
     return EXIT_DONE;
   }
+  for (int d = cf->ndecomp; d < 3; d++) cf->decomp[d] = 1;
+  if (cf->ndecomp && (cf->grids || pds_options_has(o, "-blocks")))
+    return fail("flag -decomp cuts the one channel of -n into blocks; it excludes -%s", cf->grids ? "grids" : "blocks");
   if (cf->grids) {
     if (ndims > 0) return fail("flags -n and -grids exclude each other (-grids gives every grid's size)");
     if (pds_options_has(o, "-blocks"))
@@ -112,12 +120,41 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
   return EXIT_DONE;
 }
 
+/* the description of the channel cut by -decomp (where: " over N ranks" or "") */
+static int channel_describe(const channel_flags *cf, pds_problem *p, const char *where) {
+  snprintf(p->description, sizeof p->description, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " in %dx%dx%d"
+           " blocks%s n=%d CFL %g Re %g stretch %g beta %g (stencil7)", cf->o.I, cf->o.J, cf->o.K, cf->decomp[0],
+           cf->decomp[1], cf->decomp[2], where, cf->o.n, cf->o.cfl, cf->o.re, cf->o.stretch, cf->o.beta);
+  return EXIT_DONE;
+}
+
+int channel_build_dist(pds_ctx ctx, const channel_flags *cf, pds_problem *p) {
+  channel_flags c = *cf;
+  char          where[32];
+  int           rc = EXIT_DONE;
+
+  if (cf->grids || cf->blocks > 1)
+    return fail("under mpirun, -problem channel is one channel of -n cut into blocks over the ranks (-decomp BX [BY BZ], "
+                "default one slab per rank); -blocks and -grids (separate channels) run on one rank");
+  if (!c.ndecomp) /* one slab along the flow per rank, as long as the channel has the cells */
+    c.decomp[0] = pds_ctx_get_size(ctx) < c.o.I ? pds_ctx_get_size(ctx) : (int)c.o.I, c.ndecomp = 1;
+  TRY("flag -decomp", pds_channel_generate_decomposed_dist(ctx, &c.o, c.decomp, &p->A, &p->b));
+  snprintf(where, sizeof where, " over %d ranks", pds_ctx_get_size(ctx));
+  return channel_describe(&c, p, where);
+done:
+  return rc;
+}
+
 int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p) {
   pds_int *dims = NULL;
   int      nb    = cf->blocks, rc = EXIT_DONE;
   pds_size cells = 0;
   char     head[96];
 
+  if (cf->ndecomp) {
+    TRY("flag -decomp", pds_channel_generate_decomposed(ctx, &cf->o, cf->decomp, &p->A, &p->b));
+    return channel_describe(cf, p, "");
+  }
   if (cf->grids && (rc = parse_grids(cf->grids, &nb, NULL))) goto done;
   if (!(dims = malloc(sizeof *dims * 3 * (size_t)nb))) {
     rc = fail("flag -problem channel: out of memory for the sizes of %d grids", nb);

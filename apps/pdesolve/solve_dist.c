@@ -1,6 +1,7 @@
 /* apps/pdesolve/solve_dist.c: `pdesolve solve` under mpirun with more than one rank (cmd_solve.c calls it): the
- * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N) or from
- * -problem poisson7 -n NX NY NZ (each rank makes its rows), b from -b FILE (else the problem's, else A * ones), x0
+ * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N), from
+ * -problem poisson7 -n NX NY NZ (each rank makes its rows) or from -problem channel -n I J K [-decomp BX BY BZ] (one
+ * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), b from -b FILE (else the problem's, else A * ones), x0
  * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi and asm with -sub_pc
  * across ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls),
  * the history (-history), writes the solution gathered on rank 0 (-o) and -json with "ranks" and per-rank times. */
@@ -45,8 +46,8 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
 }
 
 int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-               int ndims, const char *format, const char *bpath, const char *x0path, const char *json,
-               const char *out) {
+               int ndims, const channel_flags *ch, const char *format, const char *bpath, const char *x0path,
+               const char *json, const char *out) {
   const int   P  = pds_ctx_get_size(ctx);
   pds_solver  s  = NULL;
   pds_precond pc = NULL;
@@ -60,19 +61,25 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
   int         rc = EXIT_DONE;
 
   memset(&p, 0, sizeof p);
-  if (strcmp(format, "csr") && strcmp(format, "bsr"))
-    return fail("under mpirun, -format is csr or bsr (the distributed formats), not %s", format);
+  if (ch ? strcmp(format, "csr") && strcmp(format, "stencil7") : strcmp(format, "csr") && strcmp(format, "bsr"))
+    return fail("under mpirun, -format is csr or bsr (the distributed formats; -problem channel: stencil7), not %s",
+                format);
   if ((rc = make_solver(ctx, st, &s, &pc))) goto done;
   if (Apath) {
     const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
 
     TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
+  } else if (ch) {
+    if ((rc = channel_build_dist(ctx, ch, &p))) goto done;
+    A = p.A;
+    TRY("problem", pds_mat_reference(A));
+    snprintf(source, sizeof source, "%s", p.description);
   } else {
     pds_int d[3];
 
     if (strcmp(problem, "poisson7") || ndims < 1)
-      return fail("under mpirun, -problem is poisson7 -n NX [NY NZ] (or give -A FILE)");
+      return fail("under mpirun, -problem is poisson7 -n NX [NY NZ] or channel -n I [J K] (or give -A FILE)");
     for (int i = 0; i < 3; i++) d[i] = dims[i < ndims ? i : ndims - 1];
     TRY("problem", pds_problem_create_poisson7_dist(ctx, d, &p));
     A = p.A;

@@ -72,7 +72,8 @@ int pds_mat_create_stencil7_dist(pds_ctx ctx, int nb, const pds_int *dims, int n
       return ierr;
     }
     D->Ad   = S;
-    M->type = "mpistencil7";
+    M->type       = "mpistencil7";
+    D->partition  = "whole grids per rank";
     M->nnz  = S->nnz + D->Ao->nnz;
   }
   *A = M;

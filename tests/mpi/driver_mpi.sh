@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/mpi/driver_mpi.sh MPIEXEC "FLAGS" PDESOLVE BACKEND MATRIX: the driver under mpirun against itself on one rank.
 #   - -A FILE with gmres + jacobi, -problem poisson7 with cg + jacobi and gmres: the iteration count of 1 rank on 2
-#     and 3 ranks, one result line (rank 0's) with ranks=; bicgstab, bjacobi and asm converge; -pc bjacobi -sub_pc ilu0 converges; -json has "ranks" and per-rank times;
+#     and 3 ranks, one result line (rank 0's) with ranks=; bicgstab, bjacobi and asm converge; -pc bjacobi -sub_pc
+#     ilu0 converges; -json has "ranks" and per-rank times;
+#   - -problem channel -decomp: bjacobi(bilu0) on 2 and 3 ranks takes the iterations of bilu0 on one rank (gmres,
+#     richardson); -blocks under mpirun is a clear error;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
 MPIEXEC=$1 FLAGS=$2 PDS=$3 BE=$4 MTX=$5
@@ -72,6 +75,23 @@ else
   grep -q "without METIS" "$TMP/pm" || fail "-partition metis failed: $(tail -3 "$TMP/pm")"
   echo "ok: -partition metis: this build has no METIS, and says so"
 fi
+# the channel cut into blocks over the ranks (paper 000's multi-block layout): bjacobi(bilu0) on 2 and 3 ranks is
+# bilu0 of the same blocks on one rank (the iteration counts of gmres and of richardson, the defect correction)
+for solver in gmres richardson; do
+  args="-problem channel -n 12 8 6 -bs 5 -cfl 1 -decomp 3 2 1 -solver $solver"
+  # shellcheck disable=SC2086
+  run 1 "$TMP/c1" $args -pc bilu0 || fail "channel, one rank: $(tail -3 "$TMP/c1")"
+  for np in $NPS; do
+    # shellcheck disable=SC2086
+    run $np "$TMP/c$np" $args -pc bjacobi -sub_pc bilu0 -view || fail "channel, $np ranks: $(tail -3 "$TMP/c$np")"
+    [ "$(its "$TMP/c1")" = "$(its "$TMP/c$np")" ] ||
+      fail "channel $solver: $(its "$TMP/c1") iterations on one rank, $(its "$TMP/c$np") on $np"
+    grep -q "mpistencil7" "$TMP/c$np" || fail "channel: -view does not show mpistencil7"
+  done
+  echo "ok: channel in 6 blocks, $solver + bilu0: $(its "$TMP/c1") iterations on 1 rank and with bjacobi on $NPS"
+done
+run 2 "$TMP/cb" -problem channel -n 8 -blocks 2 -solver gmres -pc bjacobi -sub_pc bilu0
+[ $? = 1 ] && grep -q "decomp" "$TMP/cb" || fail "channel -blocks under mpirun: no clear error"
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
 rc=$?
 [ $rc = 1 ] || fail "a missing file: exit status $rc, expected 1"
