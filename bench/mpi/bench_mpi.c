@@ -3,6 +3,7 @@
  * cut into slabs along z, one slab a rank.
  *
  *   mpirun -n P bench_mpi [-backend /gpu/cuda] [-n 256] [-strong 0] [-its 50] [-reps 5] [-cases spmv,cg,gmres]
+ *                         [-c 64] (-cases channel: the multi-block channel instead)
  *
  * Weak scaling (default): every rank holds an n^3 slab (the box n x n x nP); -strong 1: the box n x n x n cut into P
  * slabs. Validation first: y = A x for x_i = 1 + (i mod 7) (global i) against the exact integers 6 x_c - sum x_nb,
@@ -20,8 +21,18 @@
  *   gmres: `its` iterations of GMRES(30) + bjacobi with ILU(0) on each rank's block;
  *   cg_serial (one rank): CG + Jacobi on the same matrix as an ordinary csr matrix, the library's one-rank path (the
  *          device loop on /gpu/cuda): what the distributed path costs on one rank.
+ * -cases channel (issue 16's multi-block system, paper 000's layout): the channel of docs/channel.md with 6 unknowns a
+ * cell, cut into blocks, whole blocks a rank (mpistencil7). Weak: (c P) x c x c cells (-c, default 64) in 2P x 2 x 1
+ * blocks (four c/2 x c/2 x c blocks a rank); -strong 1: c x c x c in 16 x 2 x 1 blocks whatever P (the same
+ * preconditioner on 1 to 16 ranks). Validated first on a small channel of the same cut: every rank's rows of A x
+ * against the serial coupled matrix of /cpu/ref. Cases: ch_spmv (byte model: 8 * 7 * 36 bytes of values a cell plus
+ * x and y, 16 * 6, per product; the couplings across cuts are extra), ch_richardson (Richardson + bjacobi(bilu0):
+ * paper 000's defect correction, the residual exchanged between the block faces before each correction, Eq. 4) and
+ * ch_gmres (GMRES(30) + bjacobi(bilu0)), `its` iterations each; ch_serial (one rank): GMRES + bilu0 on the serial
+ * coupled stencil7 matrix, the one-rank path.
  * One JSON line per case ("bench":"mpi") from rank 0; bench/mpi/gpu-mpi.sh runs it for several rank counts on a GPU
  * machine, bench/mpi/table.py makes the scaling tables. */
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,9 +174,132 @@ static int op_solve(void *u) {
   return e ? e : pds_solver_solve(o->s, o->x, o->y);
 }
 
+/* the channel of c_x x c_y x c_z cells with 6 unknowns, cut as the case says */
+static void channel_opts(pds_channel_opts *o, long cx, long cy, long cz) {
+  pds_channel_opts_default(o);
+  o->n = 6, o->I = (pds_int)cx, o->J = (pds_int)cy, o->K = (pds_int)cz;
+}
+
+/* every rank's rows of A x (x_i = xval(i)) of the distributed channel against the serial coupled matrix on /cpu/ref;
+   the wrong rows over all ranks */
+static long channel_validate(pds_ctx ctx, const int *split, long cx, long cy, long cz) {
+  pds_channel_opts o;
+  pds_ctx          ref;
+  pds_mat          A, As;
+  pds_vec          b, bs, x, y, xs, ys;
+  pds_real        *xa;
+  const pds_real  *ya, *yr;
+  pds_int          lo, hi, N;
+  long             bad = 0;
+
+  channel_opts(&o, cx, cy, cz);
+  CALL(ctx, pds_channel_generate_decomposed_dist(ctx, &o, split, &A, &b));
+  CALL(NULL, pds_ctx_create("/cpu/ref", &ref));
+  CALL(ref, pds_channel_generate_decomposed(ref, &o, split, &As, &bs));
+  CALL(ctx, pds_mat_get_ownership_range(A, &lo, &hi));
+  CALL(ctx, pds_mat_get_global_size(A, &N));
+  CALL(ctx, pds_mat_create_vecs(A, &x, &y));
+  CALL(ref, pds_mat_create_vecs(As, &xs, &ys));
+  CALL(ctx, pds_vec_get_array_write(x, PDS_MEM_HOST, &xa));
+  for (pds_int r = lo; r < hi; r++) xa[r - lo] = xval(r);
+  CALL(ctx, pds_vec_restore_array_write(x, &xa));
+  CALL(ref, pds_vec_get_array_write(xs, PDS_MEM_HOST, &xa));
+  for (pds_int r = 0; r < N; r++) xa[r] = xval(r);
+  CALL(ref, pds_vec_restore_array_write(xs, &xa));
+  CALL(ctx, pds_mat_apply(A, x, y));
+  CALL(ref, pds_mat_apply(As, xs, ys));
+  CALL(ctx, pds_vec_get_array_read(y, PDS_MEM_HOST, &ya));
+  CALL(ref, pds_vec_get_array_read(ys, PDS_MEM_HOST, &yr));
+  for (pds_int r = lo; r < hi; r++) bad += !(fabs(ya[r - lo] - yr[r]) <= 1e-12 * (1 + fabs(yr[r])));
+  CALL(ctx, pds_vec_restore_array_read(y, &ya));
+  CALL(ref, pds_vec_restore_array_read(ys, &yr));
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&b), pds_mat_destroy(&A);
+  pds_vec_destroy(&xs), pds_vec_destroy(&ys), pds_vec_destroy(&bs), pds_mat_destroy(&As);
+  CALL(NULL, pds_ctx_destroy(&ref));
+  return bad;
+}
+
+/* -cases channel: validation, the product, Richardson and GMRES with bjacobi(bilu0), and on one rank the serial path */
+static void channel_cases(pds_ctx ctx, const char *host, long c, int strong, int its, int reps) {
+  const int        split[3] = {strong ? 16 : 2 * size_, 2, 1};
+  const long       cx = strong ? c : c * size_;
+  pds_channel_opts o;
+  opdata           od;
+  pds_vec          b;
+  double           t_copy, c_copy, t, cm, nl, bw, cells;
+  char             head[512];
+
+  if (c < 4 || (strong && c < 16)) DIE("-c %ld: the channel needs at least 4 cells a direction (16 with -strong 1)", c);
+  {
+    const long bad = channel_validate(ctx, split, strong ? 16 : 4 * size_, 6, 5);
+
+    if (bad) DIE("channel validation: %ld rows of A x differ from the serial coupled matrix's", bad);
+  }
+  channel_opts(&o, cx, c, c);
+  memset(&od, 0, sizeof od);
+  CALL(ctx, pds_channel_generate_decomposed_dist(ctx, &o, split, &od.A, &b));
+  CALL(ctx, pds_mat_create_vecs(od.A, &od.x, &od.y));
+  CALL(ctx, pds_vec_set(od.x, 1.0));
+  CALL(ctx, pds_vec_set(od.y, 0.0));
+  timeit(ctx, op_copy, &od, od.y, 20, reps, &t_copy, &c_copy);
+  {
+    pds_int n;
+
+    CALL(ctx, pds_mat_get_size(od.A, &n, NULL));
+    nl = n, bw = 16.0 * nl / t_copy, cells = (double)cx * c * c;
+  }
+  snprintf(head, sizeof head,
+           "\"bench\":\"mpi\",\"backend\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\",\"grid\":[%ld,%ld,%ld],"
+           "\"blocks\":[%d,%d,%d],\"rows_rank\":%.0f,\"copy_GBs_rank\":%.2f", pds_ctx_get_backend(ctx), host, size_,
+           strong ? "strong" : "weak", cx, c, c, split[0], split[1], split[2], nl, bw * 1e-9);
+  timeit(ctx, op_apply, &od, od.y, 10, reps, &t, &cm);
+  if (rank_ == 0) /* bytes: the blocks' values (7 x 36 doubles a cell) and x, y (6 doubles a cell each) */
+    printf("{%s,\"case\":\"ch_spmv\",\"t_us\":%.2f,\"t_comm_us\":%.2f,\"frac_bw\":%.3f}\n", head, t * 1e6, cm * 1e6,
+           (8.0 * 7 * 36 + 16.0 * 6) * cells / size_ / t / bw);
+  for (int m = 0; m < 3; m++) {
+    const char *name = m == 0 ? "richardson" : "gmres";
+    pds_precond P;
+    pds_mat     As = NULL;
+    pds_vec     bs = NULL;
+    opdata      os = od;
+
+    if (m == 2) { /* one rank: the serial coupled stencil7 matrix and bilu0, the one-GPU path */
+      if (size_ > 1) continue;
+      CALL(ctx, pds_channel_generate_decomposed(ctx, &o, split, &As, &bs));
+      os.A = As;
+      CALL(ctx, pds_vec_duplicate(bs, &os.x));
+      CALL(ctx, pds_vec_duplicate(bs, &os.y));
+    }
+    CALL(ctx, pds_solver_create(ctx, name, &os.s));
+    CALL(ctx, pds_precond_create(ctx, m == 2 ? "bilu0" : "bjacobi", &P));
+    if (m < 2) CALL(ctx, pds_precond_set_sub_type(P, "bilu0"));
+    CALL(ctx, pds_solver_set_operator(os.s, os.A));
+    CALL(ctx, pds_solver_set_precond(os.s, P));
+    CALL(ctx, pds_solver_set_tolerances(os.s, 0.0, 0.0, its)); /* exactly `its` iterations */
+    CALL(ctx, pds_solver_setup(os.s));
+    CALL(ctx, pds_vec_copy(m == 2 ? bs : b, os.x));
+    timeit(ctx, op_solve, &os, os.y, 1, reps, &t, &cm);
+    {
+      pds_solver_result r;
+
+      CALL(ctx, pds_solver_get_result(os.s, &r));
+      if (r.iterations != its) DIE("%s ran %d iterations, not %d", name, r.iterations, its);
+      if (!(r.rnorm < r.rnorm0)) DIE("channel %s + bilu0: the residual did not fall (%g -> %g)", name, r.rnorm0, r.rnorm);
+      if (rank_ == 0)
+        printf("{%s,\"case\":\"%s\",\"pc\":\"%s\",\"its\":%d,\"t_iter_us\":%.2f,\"t_comm_iter_us\":%.2f,"
+               "\"rel_residual\":%.3e}\n", head, m == 2 ? "ch_serial" : m ? "ch_gmres" : "ch_richardson",
+               m == 2 ? "bilu0" : "bjacobi(bilu0)", its, t / its * 1e6, cm / its * 1e6, r.rnorm / r.rnorm0);
+    }
+    pds_solver_destroy(&os.s), pds_precond_destroy(&P);
+    if (m == 2) pds_vec_destroy(&os.x), pds_vec_destroy(&os.y), pds_vec_destroy(&bs), pds_mat_destroy(&As);
+  }
+  pds_vec_destroy(&od.x), pds_vec_destroy(&od.y), pds_vec_destroy(&b), pds_mat_destroy(&od.A);
+}
+
 int main(int argc, char **argv) {
   const char *backend = "auto", *cases = "spmv,cg,gmres";
-  long        n = 64;
+  long        n = 64, cells_c = 64;
   int         strong = 0, its = 50, reps = 5;
   pds_ctx     ctx;
   box         b;
@@ -184,7 +318,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "-its")) its = atoi(argv[a + 1]);
     else if (!strcmp(argv[a], "-reps")) reps = atoi(argv[a + 1]);
     else if (!strcmp(argv[a], "-cases")) cases = argv[a + 1];
-    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases)", argv[a]);
+    else if (!strcmp(argv[a], "-c")) cells_c = atol(argv[a + 1]);
+    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases -c)", argv[a]);
+  }
+  if (!strcmp(cases, "channel")) { /* the multi-block channel alone */
+    CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
+    cpu_name(host, sizeof host);
+    if (its < 1 || reps < 1) DIE("need its >= 1, reps >= 1");
+    channel_cases(ctx, host, cells_c, strong, its, reps);
+    CALL(ctx, pds_ctx_destroy(&ctx));
+    MPI_Finalize();
+    return 0;
   }
   if (n < 2 || its < 1 || reps < 1) DIE("need n >= 2, its >= 1, reps >= 1");
   b.nx = b.ny = n, b.nz = strong ? n : n * size_;

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # bench/mpi/gpu-mpi.sh: the distributed library on a machine with 2 GPUs and no MPI of its own (the device tool's
 # nvidia-h100-x2 / nvidia-h200-x2), in one call:
-#   1. tests: tm01_dist on /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0 under
-#      compute-sanitizer (memcheck); the driver on 2 GPUs;
+#   1. tests: tm01_dist and tm02_stencil7 on /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0
+#      under compute-sanitizer (memcheck); the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks);
 #   2. bench_mpi: weak scaling (256^3 a GPU) and strong scaling (256^3 in all) on 1 and 2 GPUs: the product with its
-#      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0);
+#      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0); the multi-block channel (n = 6,
+#      bjacobi(bilu0)): weak 96^3 cells a GPU in four blocks, strong 128^3 in 16 x 2 x 1 blocks;
 #   3. bench_mpi on 1, 2, 4, 8, 16 ranks of the host's cores (/cpu/omp, a thread a rank): weak (64^3 a rank) and strong
-#      (128^3 in all);
+#      (128^3 in all); the channel weak (24^3 a rank) and strong (48^3);
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
-# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist, bench_mpi
+# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist, tm02_stencil7, bench_mpi
 # and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
 # go to $OUT.
 set -uo pipefail
@@ -43,6 +44,14 @@ for np in 1 2; do
   if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_cuda_np$np.log" 2>&1
   then note "tm01_dist /gpu/cuda np $np" "passed"; else note "tm01_dist /gpu/cuda np $np" "FAILED (tm01_cuda_np$np.log)"; fi
 done
+for np in 1 2; do
+  if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm02_stencil7" /gpu/cuda > "$OUT/tm02_cuda_np$np.log" 2>&1
+  then note "tm02_stencil7 /gpu/cuda np $np" "passed"; else note "tm02_stencil7 /gpu/cuda np $np" "FAILED (tm02_cuda_np$np.log)"; fi
+done
+if timeout 300 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tm02_stencil7" /gpu/cuda \
+     : -n 1 "$B/tm02_stencil7" /gpu/cuda > "$OUT/tm02_memcheck.log" 2>&1
+then note "tm02_stencil7 np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm02_memcheck.log")"
+else note "tm02_stencil7 np 2, rank 0 under memcheck" "FAILED (tm02_memcheck.log)"; fi
 if timeout 400 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tm01_dist" /gpu/cuda \
      "$DATA/orsirr_1.mtx" : -n 1 "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_memcheck.log" 2>&1
 then note "tm01_dist np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm01_memcheck.log")"
@@ -57,12 +66,24 @@ if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -A "$DATA/orsirr_1.mtx" -
 then note "pdesolve solve orsirr_1 gmres + asm, 2 GPUs" "$(grep '^result:' "$OUT/driver_asm.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
 else note "pdesolve solve orsirr_1 gmres + asm, 2 GPUs" "FAILED (driver_asm.log)"; fi
 
+if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem channel -n 64 64 64 -decomp 4 2 1 -backend /gpu/cuda \
+     -solver gmres -pc bjacobi -sub_pc bilu0 -view > "$OUT/driver_channel.log" 2>&1
+then note "pdesolve solve channel 64^3 in 8 blocks, 2 GPUs" "$(grep '^result:' "$OUT/driver_channel.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+else note "pdesolve solve channel 64^3 in 8 blocks, 2 GPUs" "FAILED (driver_channel.log)"; fi
+
 # ---- 2. GPUs ----
 : > "$OUT/mpi.jsonl"
 for sc in 0 1; do
   for np in 1 2; do
     timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -n 256 -strong $sc -its 100 -reps 5 \
       >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi gpu np $np strong $sc" "FAILED (bench_gpu.err)"
+  done
+done
+for sc in 0 1; do
+  c=96; [ $sc = 1 ] && c=128
+  for np in 1 2; do
+    timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -cases channel -c $c -strong $sc -its 50 -reps 5 \
+      >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi channel gpu np $np strong $sc" "FAILED (bench_gpu.err)"
   done
 done
 # ---- 3. CPU ranks ----
@@ -73,6 +94,14 @@ for np in 1 2 4 8 16; do
     n=64; [ $sc = 1 ] && n=128
     OMP_NUM_THREADS=1 timeout 150 "${MPIRUN_CPU[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -n $n -strong $sc -its 30 \
       -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_cpu.err" || note "bench_mpi cpu np $np strong $sc" "FAILED"
+  done
+done
+for np in 1 2 4 8 16; do
+  [ "$np" -gt "$ncpu" ] && continue
+  for sc in 0 1; do
+    c=24; [ $sc = 1 ] && c=48
+    OMP_NUM_THREADS=1 timeout 150 "${MPIRUN_CPU[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -cases channel -c $c \
+      -strong $sc -its 10 -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_cpu.err" || note "bench_mpi channel cpu np $np strong $sc" "FAILED"
   done
 done
 python3 "$ROOT/bench/mpi/table.py" "$OUT/mpi.jsonl" > "$OUT/mpi.txt" 2>&1

@@ -4,7 +4,7 @@
 Weak scaling: efficiency = t(1 rank) / t(P ranks) (the same work per rank: 1 is perfect). Strong scaling: speedup =
 t(1) / t(P) and efficiency = speedup / P. spmv lines also give the exchange's time inside MPI calls and the overlap
 (the share of it hidden behind the diagonal block's product); solver lines the time per iteration and its part in
-MPI calls (reductions and halo waits). The last column is the rank's copy bandwidth measured in the same run: where it
+MPI calls (reductions and halo waits). ch_* lines: the multi-block channel (mpistencil7, bjacobi(bilu0)). The last column is the rank's copy bandwidth measured in the same run: where it
 falls as ranks are added (CPU ranks sharing a socket's memory), so does a memory-bound kernel's time per rank."""
 import json
 import sys
@@ -20,12 +20,13 @@ def main(path):
         print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s | copy GB/s a rank |" %
               ("efficiency" if sc == "weak" else "speedup (efficiency)"))
         print("|---|---|---|---|---|---|---|---|")
-        for case in ("spmv", "cg", "gmres", "cg_serial"):
+        for case in ("spmv", "cg", "gmres", "cg_serial", "ch_spmv", "ch_richardson", "ch_gmres", "ch_serial"):
             cs = sorted((r for r in rs if r["case"] == case), key=lambda r: r["ranks"])
             base = None
             for r in cs:
-                t = r["t_us"] if case == "spmv" else r["t_iter_us"]
-                c = r["t_comm_us"] if case == "spmv" else r["t_comm_iter_us"]
+                prod = case in ("spmv", "ch_spmv")
+                t = r["t_us"] if prod else r["t_iter_us"]
+                c = r["t_comm_us"] if prod else r["t_comm_iter_us"]
                 if r["ranks"] == 1:
                     base = t
                 if base is None:
@@ -34,9 +35,13 @@ def main(path):
                     scale = f"{base / t:.2f}"
                 else:
                     scale = f"{base / t:.2f}x ({base / t / r['ranks']:.2f})"
-                name = case if case == "spmv" else f"{case} + {r['pc']} (per iteration)"
+                name = case if prod else f"{case} + {r['pc']} (per iteration)"
                 if case == "cg_serial":
                     name = "cg + jacobi, csr not distributed (per iteration)"
+                if case == "ch_serial":
+                    name = "channel gmres + bilu0, stencil7 not distributed (per iteration)"
+                if "blocks" in r:
+                    name += f", {'x'.join(map(str, r['blocks']))} blocks"
                 ovl = f"{r['t_exposed_us']:.1f}, {r['overlap']:.2f}" if case == "spmv" and r["ranks"] > 1 else ""
                 print(f"| {name} | {r['ranks']} | {'x'.join(map(str, r['grid']))} | {t:.1f} | {c:.1f} | {ovl} | {scale} "
                       f"| {r['copy_GBs_rank']:.0f} |")
