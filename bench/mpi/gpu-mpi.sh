@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/mpi/gpu-mpi.sh: the distributed library on a machine with 2 GPUs and no MPI of its own (the device tool's
 # nvidia-h100-x2 / nvidia-h200-x2), in one call:
-#   1. tests: tm01_dist and tm02_stencil7 on /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0
-#      under compute-sanitizer (memcheck); the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks);
+#   1. tests: td18_channel_decomposed (the coupled stencil7 matrix) on /gpu/cuda; tm01_dist and tm02_stencil7 on
+#      /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0 under compute-sanitizer (memcheck);
+#      the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks);
 #   2. bench_mpi: weak scaling (256^3 a GPU) and strong scaling (256^3 in all) on 1 and 2 GPUs: the product with its
 #      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0); the multi-block channel (n = 6,
 #      bjacobi(bilu0)): weak 96^3 cells a GPU in four blocks, strong 128^3 in 16 x 2 x 1 blocks;
@@ -10,8 +11,9 @@
 #      (128^3 in all); the channel weak (24^3 a rank) and strong (48^3);
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
-# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist, tm02_stencil7, bench_mpi
-# and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
+# its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist,
+# tm02_stencil7, td18_channel_decomposed, bench_mpi and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has
+# METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
 # go to $OUT.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +46,8 @@ for np in 1 2; do
   if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_cuda_np$np.log" 2>&1
   then note "tm01_dist /gpu/cuda np $np" "passed"; else note "tm01_dist /gpu/cuda np $np" "FAILED (tm01_cuda_np$np.log)"; fi
 done
+if timeout 120 "$B/td18_channel_decomposed" /gpu/cuda > "$OUT/td18_cuda.log" 2>&1
+then note "td18_channel_decomposed /gpu/cuda" "passed"; else note "td18_channel_decomposed /gpu/cuda" "FAILED (td18_cuda.log)"; fi
 for np in 1 2; do
   if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm02_stencil7" /gpu/cuda > "$OUT/tm02_cuda_np$np.log" 2>&1
   then note "tm02_stencil7 /gpu/cuda np $np" "passed"; else note "tm02_stencil7 /gpu/cuda np $np" "FAILED (tm02_cuda_np$np.log)"; fi
