@@ -798,7 +798,8 @@ PDS_EXTERN int pds_fem2d_view(pds_fem2d fem, FILE *f);
    A is stencil7 (n x n blocks) and b = -R(q0), both new on ctx; larger cfl gives a stiffer matrix. */
 typedef struct {
   int     n;       /* unknowns per cell, 4..6 (default 6) */
-  pds_int I, J, K; /* cells in x (streamwise), y (wall-normal), z (spanwise) (default 16 each) */
+  pds_int ni, nj, nk; /* cells in x (streamwise), y (wall-normal), z (spanwise) (default 16 each); named so that
+                         <complex.h>'s I macro cannot clash with them */
   double  cfl;     /* pseudo-time CFL number (> 0, default 10) */
   double  re;      /* Reynolds number on the bulk velocity and half height (> 0, default 100) */
   double  stretch; /* tanh clustering towards the y walls, 0 = uniform (default 1.5, at most 10) */
@@ -811,7 +812,7 @@ typedef struct {
 PDS_EXTERN void pds_channel_opts_default(pds_channel_opts *o);
 /* PDS_ERR_ARG names a bad option ("option cfl = ..."); PDS_ERR_SIZE when I J K n exceeds 32-bit indices. */
 PDS_EXTERN int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds_vec *b);
-/* Multi-block: nb grids, grid q of dims[3 q] x dims[3 q + 1] x dims[3 q + 2] cells (o->I, J, K are not used), in
+/* Multi-block: nb grids, grid q of dims[3 q] x dims[3 q + 1] x dims[3 q + 2] cells (o->ni, nj, nk are not used), in
    one block-diagonal stencil7 matrix (pds_mat_create_stencil7_blocks: grid q's rows follow grid q-1's) and b
    their concatenation. Grid q is exactly the pds_channel_generate system of its size with the options o and
    phase = o->phase + q PDS_CHANNEL_PHASE_STEP (the golden angle), so grids of equal size have their own
@@ -820,7 +821,7 @@ PDS_EXTERN int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_
 #define PDS_CHANNEL_PHASE_STEP 2.399963229728653 /* pi (3 - sqrt 5) */
 PDS_EXTERN int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims,
                                            pds_mat *A, pds_vec *b);
-/* One channel of o->I x o->J x o->K cells cut into split[0] x split[1] x split[2] touching blocks (a multi-block grid;
+/* One channel of o->ni x o->nj x o->nk cells cut into split[0] x split[1] x split[2] touching blocks (a multi-block grid;
    block (a, b, c) is grid q = (a split[1] + b) split[2] + c and holds the a-th of split[0] near-equal ranges of the
    I cells, i from I a / split[0], and so on): the pds_channel_generate system renumbered block after block (each
    block's cells k fastest), as pds_mat_create_stencil7_coupled: the arms inside a block on its grid, the arms across

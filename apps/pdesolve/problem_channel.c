@@ -114,7 +114,7 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
     if (parse_grids(cf->grids, &nb, NULL)) return EXIT_ERROR;
   } else {
     if (ndims == 0) return fail("flag -problem channel needs -n I [J K] (one grid, or -blocks NB of them) or -grids LIST");
-    cf->o.I = dims[0], cf->o.J = dims[ndims > 1 ? 1 : 0], cf->o.K = dims[ndims - 1];
+    cf->o.ni = dims[0], cf->o.nj = dims[ndims > 1 ? 1 : 0], cf->o.nk = dims[ndims - 1];
   }
   if (bs) cf->o.n = bs;
   return EXIT_DONE;
@@ -123,7 +123,7 @@ int check_channel_flags(pds_options o, const char *problem, const int *dims, int
 /* the description of the channel cut by -decomp (where: " over N ranks" or "") */
 static int channel_describe(const channel_flags *cf, pds_problem *p, const char *where) {
   snprintf(p->description, sizeof p->description, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " in %dx%dx%d"
-           " blocks%s n=%d CFL %g Re %g stretch %g beta %g (stencil7)", cf->o.I, cf->o.J, cf->o.K, cf->decomp[0],
+           " blocks%s n=%d CFL %g Re %g stretch %g beta %g (stencil7)", cf->o.ni, cf->o.nj, cf->o.nk, cf->decomp[0],
            cf->decomp[1], cf->decomp[2], where, cf->o.n, cf->o.cfl, cf->o.re, cf->o.stretch, cf->o.beta);
   return EXIT_DONE;
 }
@@ -137,7 +137,7 @@ int channel_build_dist(pds_ctx ctx, const channel_flags *cf, pds_problem *p) {
     return fail("under mpirun, -problem channel is one channel of -n cut into blocks over the ranks (-decomp BX [BY BZ], "
                 "default one slab per rank); -blocks and -grids (separate channels) run on one rank");
   if (!c.ndecomp) /* one slab along the flow per rank, as long as the channel has the cells */
-    c.decomp[0] = pds_ctx_get_size(ctx) < c.o.I ? pds_ctx_get_size(ctx) : (int)c.o.I, c.ndecomp = 1;
+    c.decomp[0] = pds_ctx_get_size(ctx) < c.o.ni ? pds_ctx_get_size(ctx) : (int)c.o.ni, c.ndecomp = 1;
   TRY("flag -decomp", pds_channel_generate_decomposed_dist(ctx, &c.o, c.decomp, &p->A, &p->b));
   snprintf(where, sizeof where, " over %d ranks", pds_ctx_get_size(ctx));
   return channel_describe(&c, p, where);
@@ -163,15 +163,15 @@ int channel_build(pds_ctx ctx, const channel_flags *cf, pds_problem *p) {
   if (cf->grids) {
     if ((rc = parse_grids(cf->grids, &nb, dims))) goto done;
   } else
-    for (int q = 0; q < nb; q++) dims[3 * q] = cf->o.I, dims[3 * q + 1] = cf->o.J, dims[3 * q + 2] = cf->o.K;
+    for (int q = 0; q < nb; q++) dims[3 * q] = cf->o.ni, dims[3 * q + 1] = cf->o.nj, dims[3 * q + 2] = cf->o.nk;
   TRY(cf->grids ? "flag -grids" : nb > 1 ? "flag -blocks" : "flag -problem channel",
       pds_channel_generate_blocks(ctx, &cf->o, nb, dims, &p->A, &p->b));
   for (int q = 0; q < nb; q++) cells += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
   if (cf->grids) snprintf(head, sizeof head, "channel %d grids, %" PDS_SIZE_FMT " cells", nb, cells);
   else if (nb > 1)
-    snprintf(head, sizeof head, "channel %d grids of %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT, nb, cf->o.I,
-             cf->o.J, cf->o.K);
-  else snprintf(head, sizeof head, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT, cf->o.I, cf->o.J, cf->o.K);
+    snprintf(head, sizeof head, "channel %d grids of %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT, nb, cf->o.ni,
+             cf->o.nj, cf->o.nk);
+  else snprintf(head, sizeof head, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT, cf->o.ni, cf->o.nj, cf->o.nk);
   snprintf(p->description, sizeof p->description, "%.52s n=%d CFL %g Re %g stretch %g beta %g (stencil7)", head,
            cf->o.n, cf->o.cfl, cf->o.re, cf->o.stretch, cf->o.beta);
 done:

@@ -177,7 +177,7 @@ static int op_solve(void *u) {
 /* the channel of c_x x c_y x c_z cells with 6 unknowns, cut as the case says */
 static void channel_opts(pds_channel_opts *o, long cx, long cy, long cz) {
   pds_channel_opts_default(o);
-  o->n = 6, o->I = (pds_int)cx, o->J = (pds_int)cy, o->K = (pds_int)cz;
+  o->n = 6, o->ni = (pds_int)cx, o->nj = (pds_int)cy, o->nk = (pds_int)cz;
 }
 
 /* every rank's rows of A x (x_i = xval(i)) of the distributed channel against the serial coupled matrix on /cpu/ref;

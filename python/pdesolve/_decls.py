@@ -105,9 +105,9 @@ class pds_fem2d_info(Structure):
 class pds_channel_opts(Structure):
     _fields_ = [
         ("n", c_int),
-        ("I", c_int32),
-        ("J", c_int32),
-        ("K", c_int32),
+        ("ni", c_int32),
+        ("nj", c_int32),
+        ("nk", c_int32),
         ("cfl", c_double),
         ("re", c_double),
         ("stretch", c_double),
@@ -195,6 +195,8 @@ FUNCTIONS = {
         c_void_p, c_int32, c_int32, c_int, c_void_p, c_void_p, c_void_p, c_int, c_int, c_void_p]),
     "pds_mat_create_stencil7": (c_int, [c_void_p, c_int32, c_int32, c_int32, c_int, c_void_p, c_int, c_void_p]),
     "pds_mat_create_stencil7_blocks": (c_int, [c_void_p, c_int, c_void_p, c_int, c_void_p, c_int, c_void_p]),
+    "pds_mat_create_stencil7_coupled": (c_int, [
+        c_void_p, c_int, c_void_p, c_int, c_void_p, c_int, c_int64, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_stencil7_get_grid": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_stencil7_get_blocks": (c_int, [c_void_p, c_void_p]),
     "pds_mat_stencil7_get_block": (c_int, [c_void_p, c_int, c_void_p, c_void_p, c_void_p, c_void_p]),
@@ -208,6 +210,8 @@ FUNCTIONS = {
     "pds_mat_create_shell": (c_int, [c_void_p, c_int32, c_int32, c_void_p, c_void_p, c_void_p]),
     "pds_mat_create_csr_dist": (c_int, [c_void_p, c_int32, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_create_bsr_dist": (c_int, [c_void_p, c_int32, c_int, c_void_p, c_void_p, c_void_p, c_void_p]),
+    "pds_mat_create_stencil7_dist": (c_int, [
+        c_void_p, c_int, c_void_p, c_int, c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_load_dist": (c_int, [c_void_p, c_char_p, c_int, c_void_p]),
     "pds_mat_load_dist_partitioned": (c_int, [c_void_p, c_char_p, c_int, c_char_p, c_void_p]),
     "pds_vec_load_dist": (c_int, [c_void_p, c_char_p]),
@@ -356,6 +360,8 @@ FUNCTIONS = {
     "pds_channel_opts_default": (None, [c_void_p]),
     "pds_channel_generate": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_channel_generate_blocks": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p, c_void_p]),
+    "pds_channel_generate_decomposed": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
+    "pds_channel_generate_decomposed_dist": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_stencil7_random": (c_int, [c_void_p, c_int32, c_int32, c_int32, c_int, c_double, c_uint64, c_void_p]),
     "pds_problem_create_poisson7_dist": (c_int, [c_void_p, c_void_p, c_void_p]),
     "pds_problem_generate": (c_int, [c_void_p, c_char_p, c_void_p, c_int, c_void_p]),

@@ -103,11 +103,12 @@ def sem(elements, order, deform=0.0, ctx=None, mesh=None):
 CHANNEL_FIELDS = ("n", "cfl", "re", "stretch", "beta", "lx", "lz", "perturb", "phase")
 
 
-def channel(grid=(16, 16, 16), ctx=None, **options):
+def channel(grid=(16, 16, 16), ctx=None, decomp=None, **options):
     """Paper 000's coupled system: one implicit step of the artificial-compressibility Navier-Stokes equations on a
-    channel as a stencil7 matrix (docs/channel.md). grid: (I, J, K), or a list of them for one multi-block matrix.
-    options: n (4..6, default 6), cfl (10), re (100), stretch (1.5), beta (1), lx (4), lz (2), perturb (0.05),
-    phase (0). Returns (A, b)."""
+    channel as a stencil7 matrix (docs/channel.md). grid: (I, J, K), or a list of them for one multi-block matrix of
+    independent grids; decomp=(BX, BY, BZ): the one channel of grid cut into touching blocks, coupled across the cuts
+    (bilu0 factors each block alone). options: n (4..6, default 6), cfl (10), re (100), stretch (1.5), beta (1),
+    lx (4), lz (2), perturb (0.05), phase (0). Returns (A, b)."""
     ctx = as_context(ctx)
     o = pds_channel_opts()
     lib.pds_channel_opts_default(ctypes.byref(o))
@@ -117,8 +118,15 @@ def channel(grid=(16, 16, 16), ctx=None, **options):
         setattr(o, k, type(getattr(o, k))(v))
     A, b = ctypes.c_void_p(), ctypes.c_void_p()
     grids = np.atleast_2d(np.asarray(grid, dtype=np.int64))
-    if grids.shape[0] == 1:
-        o.I, o.J, o.K = (int(v) for v in grids[0])
+    if decomp is not None:
+        if grids.shape[0] != 1:
+            raise ArgumentError("pdesolve: decomp cuts one channel into blocks; give one grid (I, J, K)")
+        o.ni, o.nj, o.nk = (int(v) for v in grids[0])
+        s = np.ascontiguousarray(_dims(decomp), dtype=np.intc)
+        rc = lib.pds_channel_generate_decomposed(ctx._h, ctypes.byref(o), s.ctypes.data, ctypes.byref(A),
+                                                 ctypes.byref(b))
+    elif grids.shape[0] == 1:
+        o.ni, o.nj, o.nk = (int(v) for v in grids[0])
         rc = lib.pds_channel_generate(ctx._h, ctypes.byref(o), ctypes.byref(A), ctypes.byref(b))
     else:
         d = np.ascontiguousarray(grids.reshape(-1), dtype=np.int32)

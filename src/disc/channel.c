@@ -36,7 +36,7 @@ static const int ch_block[6] = {2, 4, 1, 5, 0, 6};
 void pds_channel_opts_default(pds_channel_opts *o) {
   if (!o) return;
   memset(o, 0, sizeof *o);
-  o->n = 6, o->I = 16, o->J = 16, o->K = 16;
+  o->n = 6, o->ni = 16, o->nj = 16, o->nk = 16;
   o->cfl = 10, o->re = 100, o->stretch = 1.5, o->beta = 1, o->lx = 4, o->lz = 2, o->perturb = 0.05, o->phase = 0;
 }
 
@@ -197,9 +197,9 @@ static int ch_check_opts(pds_ctx ctx, const pds_channel_opts *o) {
   return PDS_OK;
 }
 
-/* The grid's geometry (o->I x o->J x o->K cells): centres and widths per direction, into g (free with ch_grid_free). */
+/* The grid's geometry (o->ni x o->nj x o->nk cells): centres and widths per direction, into g (free with ch_grid_free). */
 static int ch_grid_init(pds_ctx ctx, const pds_channel_opts *o, ch_grid *g) {
-  pds_int I = o->I, J = o->J, K = o->K;
+  pds_int I = o->ni, J = o->nj, K = o->nk;
   double *geo = NULL;
 
   g->o = o, g->N[0] = I, g->N[1] = J, g->N[2] = K;
@@ -260,11 +260,11 @@ static int ch_fill_box(pds_ctx ctx, const ch_grid *g, const pds_int lo[3], const
   return PDS_OK;
 }
 
-/* The rows of one grid (o->I x o->J x o->K, options checked) into its zeroed slice: vals[7 I J K n^2] (the stencil7
+/* The rows of one grid (o->ni x o->nj x o->nk, options checked) into its zeroed slice: vals[7 I J K n^2] (the stencil7
    blocks) and rhs[I J K n] (b = -R(q0)). */
 static int ch_fill(pds_ctx ctx, const pds_channel_opts *o, double *vals, double *rhs) {
   ch_grid       g;
-  const pds_int lo[3] = {0, 0, 0}, sz[3] = {o->I, o->J, o->K};
+  const pds_int lo[3] = {0, 0, 0}, sz[3] = {o->ni, o->nj, o->nk};
   int           ierr;
 
   PDS_CALL(ch_grid_init(ctx, o, &g));
@@ -299,10 +299,10 @@ static int ch_generate(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)np * (size_t)n, &rhs));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 7 * (size_t)np * (size_t)(n * n), &vals));
   for (int q = 0; q < nb; q++) {
-    og.I = dims[3 * q], og.J = dims[3 * q + 1], og.K = dims[3 * q + 2];
+    og.ni = dims[3 * q], og.nj = dims[3 * q + 1], og.nk = dims[3 * q + 2];
     og.phase = o->phase + q * PDS_CHANNEL_PHASE_STEP;
     PDS_CALL_GOTO(ierr, done, ch_fill(ctx, &og, vals + 7 * (size_t)off * (size_t)(n * n), rhs + (size_t)off * n));
-    off += (pds_size)og.I * og.J * og.K;
+    off += (pds_size)og.ni * og.nj * og.nk;
   }
   PDS_CALL_GOTO(ierr, done, pds_mat_create_stencil7_blocks(ctx, nb, dims, n, vals, PDS_MEM_HOST, A));
   PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, np * (pds_size)n, b));
@@ -318,9 +318,9 @@ int pds_channel_generate(pds_ctx ctx, const pds_channel_opts *o, pds_mat *A, pds
   CH_OPT(o && A && b, "options, A or b is NULL");
   *A = NULL, *b = NULL;
   PDS_CALL(ch_check_opts(ctx, o));
-  CH_OPT(o->I >= 1 && o->J >= 1 && o->K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
-         ": grid sizes must be positive", o->I, o->J, o->K);
-  return ch_generate(ctx, o, 1, (const pds_int[3]){o->I, o->J, o->K}, A, b);
+  CH_OPT(o->ni >= 1 && o->nj >= 1 && o->nk >= 1, "option ni, nj, nk = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
+         ": grid sizes must be positive", o->ni, o->nj, o->nk);
+  return ch_generate(ctx, o, 1, (const pds_int[3]){o->ni, o->nj, o->nk}, A, b);
 }
 
 int pds_channel_generate_blocks(pds_ctx ctx, const pds_channel_opts *o, int nb, const pds_int *dims, pds_mat *A,
@@ -364,7 +364,7 @@ static pds_size ch_decomp_point(const ch_decomp *dc, const pds_int c[3]) {
 }
 
 static int ch_decomp_init(pds_ctx ctx, const pds_channel_opts *o, const int *split, ch_decomp *dc) {
-  const pds_int N[3] = {o->I, o->J, o->K};
+  const pds_int N[3] = {o->ni, o->nj, o->nk};
   int           ierr = PDS_OK;
 
   memset(dc, 0, sizeof *dc);
@@ -413,7 +413,7 @@ static int ch_part_make(pds_ctx ctx, const pds_channel_opts *o, const ch_decomp 
   static const int arm_dir[7] = {2, 1, 0, -1, 0, 1, 2}, arm_step[7] = {-1, -1, -1, 0, 1, 1, 1};
   const int        n = o->n;
   const size_t     nn = (size_t)n * n;
-  const pds_int    N[3] = {o->I, o->J, o->K};
+  const pds_int    N[3] = {o->ni, o->nj, o->nk};
   pds_size         cap = 0;
   ch_grid          g;
   int              ierr;
@@ -469,10 +469,10 @@ static int ch_part_make(pds_ctx ctx, const pds_channel_opts *o, const ch_decomp 
 /* options, sizes and split checked; the decomposition made */
 static int ch_decomposed_begin(pds_ctx ctx, const pds_channel_opts *o, const int *split, ch_decomp *dc) {
   PDS_CALL(ch_check_opts(ctx, o));
-  CH_OPT(o->I >= 1 && o->J >= 1 && o->K >= 1, "option I, J, K = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
-         ": grid sizes must be positive", o->I, o->J, o->K);
-  PDS_CHECK((pds_size)o->I * o->J * o->K * o->n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %"
-            PDS_INT_FMT " x %" PDS_INT_FMT " x %d has more rows than 32-bit indices allow", o->I, o->J, o->K, o->n);
+  CH_OPT(o->ni >= 1 && o->nj >= 1 && o->nk >= 1, "option ni, nj, nk = %" PDS_INT_FMT ", %" PDS_INT_FMT ", %" PDS_INT_FMT
+         ": grid sizes must be positive", o->ni, o->nj, o->nk);
+  PDS_CHECK((pds_size)o->ni * o->nj * o->nk * o->n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "channel %" PDS_INT_FMT " x %"
+            PDS_INT_FMT " x %" PDS_INT_FMT " x %d has more rows than 32-bit indices allow", o->ni, o->nj, o->nk, o->n);
   return ch_decomp_init(ctx, o, split, dc);
 }
 
@@ -578,10 +578,10 @@ int pds_problem_create_channel(pds_ctx ctx, const pds_int *dims, pds_problem *p)
   pds_channel_opts o;
 
   pds_channel_opts_default(&o);
-  o.I = dims[0], o.J = dims[1], o.K = dims[2];
+  o.ni = dims[0], o.nj = dims[1], o.nk = dims[2];
   PDS_CALL(pds_channel_generate(ctx, &o, &p->A, &p->b));
   snprintf(p->description, sizeof p->description, "channel %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT
-           " n=%d: artificial-compressibility Navier-Stokes step, CFL %g, Re %g, stretch %g (stencil7)", o.I, o.J,
-           o.K, o.n, o.cfl, o.re, o.stretch);
+           " n=%d: artificial-compressibility Navier-Stokes step, CFL %g, Re %g, stretch %g (stencil7)", o.ni, o.nj,
+           o.nk, o.n, o.cfl, o.re, o.stretch);
   return PDS_OK;
 }

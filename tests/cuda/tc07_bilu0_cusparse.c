@@ -69,7 +69,7 @@ static void channel(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n, double 
   char             what[96];
 
   pds_channel_opts_default(&o);
-  o.I = I, o.J = J, o.K = K, o.n = n, o.cfl = cfl;
+  o.ni = I, o.nj = J, o.nk = K, o.n = n, o.cfl = cfl;
   TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
   o.cfl = 2 * cfl, o.perturb = 0.1; /* new values on the same grid */
   TEST_CALL(pds_channel_generate(ctx, &o, &A2, &b2));

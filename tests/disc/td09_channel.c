@@ -20,7 +20,7 @@ static pds_channel_opts opts(int n, pds_int N, double cfl) {
   pds_channel_opts o;
 
   pds_channel_opts_default(&o);
-  o.n = n, o.I = o.J = o.K = N, o.cfl = cfl;
+  o.n = n, o.ni = o.nj = o.nk = N, o.cfl = cfl;
   return o;
 }
 
@@ -38,7 +38,7 @@ static void check_sizes(pds_ctx ctx) {
   pds_size         nb;
   int              n;
 
-  o.I = 3, o.J = 4, o.K = 2;
+  o.ni = 3, o.nj = 4, o.nk = 2;
   TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
   TEST_ASSERT(!strcmp(pds_mat_get_type(A), "stencil7"));
   TEST_CALL(pds_mat_stencil7_get_grid(A, &I, &J, &K, &n));
@@ -59,7 +59,7 @@ static void check_poiseuille(pds_ctx ctx) {
     pds_vec          b;
     pds_real         nrm;
 
-    o.stretch = 0, o.perturb = 0, o.I = 5, o.K = 4, o.re = 50;
+    o.stretch = 0, o.perturb = 0, o.ni = 5, o.nk = 4, o.re = 50;
     TEST_CALL(pds_channel_generate(ctx, &o, &A, &b));
     TEST_CALL(pds_vec_norm_inf(b, &nrm));
     if (n < 6) TEST_ASSERT(nrm <= 1e-13);
@@ -170,8 +170,8 @@ static void check_errors(pds_ctx ctx) {
   } while (0)
   BAD(n, 3, "option n = 3");
   BAD(n, 7, "option n = 7");
-  BAD(I, 0, "option I, J, K");
-  BAD(K, -1, "option I, J, K");
+  BAD(ni, 0, "option ni, nj, nk");
+  BAD(nk, -1, "option ni, nj, nk");
   BAD(cfl, 0, "option cfl");
   BAD(cfl, -1, "option cfl");
   BAD(re, 0, "option re");
@@ -255,7 +255,7 @@ static void check_blocks(pds_ctx ctx) {
   for (int q = 0; q < nb; q++) {
     pds_channel_opts og = o;
 
-    og.I = dims[3 * q], og.J = dims[3 * q + 1], og.K = dims[3 * q + 2];
+    og.ni = dims[3 * q], og.nj = dims[3 * q + 1], og.nk = dims[3 * q + 2];
     og.phase = o.phase + q * PDS_CHANNEL_PHASE_STEP;
     TEST_CALL(pds_channel_generate(ctx, &og, &G, &bg));
     g[q] = host_of(G, bg);
@@ -283,7 +283,7 @@ static void check_blocks(pds_ctx ctx) {
   TEST_CALL(pds_mat_destroy(&A));
   TEST_CALL(pds_vec_destroy(&b));
   /* one grid: pds_channel_generate itself */
-  o = opts(6, 3, 10), o.I = 2, o.J = 3, o.K = 4;
+  o = opts(6, 3, 10), o.ni = 2, o.nj = 3, o.nk = 4;
   TEST_CALL(pds_channel_generate_blocks(ctx, &o, 1, (const pds_int[]){2, 3, 4}, &A, &b));
   TEST_CALL(pds_channel_generate(ctx, &o, &G, &bg));
   m = host_of(A, b);
@@ -330,7 +330,7 @@ static void check_blocks_errors(pds_ctx ctx) {
   dims[0] = dims[1] = dims[2] = PDS_INT_MAX;
   BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 1, dims, &A, &b), PDS_ERR_SIZE, "32-bit");
   BAD_BLOCKS(pds_channel_generate_blocks(ctx, &o, 2, dims, &A, &b), PDS_ERR_SIZE, "32-bit");
-  o.I = o.J = o.K = PDS_INT_MAX;
+  o.ni = o.nj = o.nk = PDS_INT_MAX;
   BAD_BLOCKS(pds_channel_generate(ctx, &o, &A, &b), PDS_ERR_SIZE, "32-bit");
 #undef BAD_BLOCKS
   /* every allocation failure: PDS_ERR_MEM, nothing made (the sanitizer build checks that nothing leaks) */

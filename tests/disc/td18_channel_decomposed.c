@@ -68,7 +68,7 @@ static void check_system(pds_ctx ctx, int n, pds_int I, pds_int J, pds_int K, co
   double                err = 0, scale = 0;
 
   pds_channel_opts_default(&o);
-  o.n = n, o.I = I, o.J = J, o.K = K, o.cfl = cfl;
+  o.n = n, o.ni = I, o.nj = J, o.nk = K, o.cfl = cfl;
   TEST_CALL(pds_channel_generate(ctx, &o, &A1, &b1));
   TEST_CALL(pds_channel_generate_decomposed(ctx, &o, S, &A2, &b2));
   TEST_CALL(pds_mat_stencil7_get_blocks(A2, &blocks));
@@ -153,7 +153,7 @@ static void check_errors(pds_ctx ctx) {
   pds_int          row[1] = {3}, col[1] = {3};
 
   pds_channel_opts_default(&o);
-  o.n = 4, o.I = 4, o.J = 3, o.K = 2;
+  o.n = 4, o.ni = 4, o.nj = 3, o.nk = 2;
   TEST_ASSERT_ERR(ctx, pds_channel_generate_decomposed(ctx, &o, (const int[3]){0, 1, 1}, &A, &b), PDS_ERR_ARG, "split");
   TEST_ASSERT_ERR(ctx, pds_channel_generate_decomposed(ctx, &o, (const int[3]){1, 4, 1}, &A, &b), PDS_ERR_ARG, "split");
   TEST_ASSERT(!A && !b);

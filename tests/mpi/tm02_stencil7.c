@@ -48,7 +48,7 @@ static void check_split(pds_ctx ctx, pds_ctx serial, const int split[3], int n, 
   pds_real           scale;
 
   pds_channel_opts_default(&o);
-  o.n = n, o.I = I, o.J = J, o.K = K, o.cfl = 1;
+  o.n = n, o.ni = I, o.nj = J, o.nk = K, o.cfl = 1;
   TEST_CALL(pds_channel_generate_decomposed_dist(ctx, &o, split, &A, &b));
   TEST_CALL(pds_channel_generate_decomposed(serial, &o, split, &As, &bs));
   TEST_ASSERT(!strcmp(pds_mat_get_type(A), "mpistencil7") && pds_mat_is_distributed(A));
@@ -118,7 +118,7 @@ static void check_failures(pds_ctx ctx) {
     TEST_ASSERT(!A);
   }
   pds_channel_opts_default(&o);
-  o.n = 4, o.I = 6, o.J = 4, o.K = 3;
+  o.n = 4, o.ni = 6, o.nj = 4, o.nk = 3;
   for (long k = 1; k <= 14; k++) { /* an allocation failing on the last rank while generating and assembling */
     if (rank_ == last) pds_ctx_set_alloc_fail(ctx, k);
     ierr = pds_channel_generate_decomposed_dist(ctx, &o, split, &A, &b);

@@ -1,7 +1,10 @@
 /* tests/install/consumer/consumer.c: a program built against an installed pdesolve (tests/install): CG + Jacobi on
  * A = [4 1; 1 3], b = (1, 2), whose solution is x = (1/11, 7/11), on /cpu/ref, on /cpu/omp when the installed
  * pds_config.h says it is compiled, and on "auto". Checks x and that the header and the library are the same
- * version. Exit status 0 when all is right, 1 otherwise, with a line saying what was wrong. */
+ * version. Exit status 0 when all is right, 1 otherwise, with a line saying what was wrong. <complex.h> comes first, as
+ * in a program that computes in complex numbers (PETSc's complex builds): the public header must use no name its I
+ * macro takes (pds_channel_opts's cells are ni, nj, nk). */
+#include <complex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,5 +79,15 @@ int main(void) {
   ok &= solve_2x2("/cpu/omp");
 #endif
   ok &= solve_2x2("auto");
+  {
+    pds_channel_opts o;
+    double complex   z = 3.0 + 4.0 * I; /* <complex.h> in use beside the header */
+
+    pds_channel_opts_default(&o);
+    if (o.ni != 16 || creal(z) * creal(z) + cimag(z) * cimag(z) != 25.0) {
+      fprintf(stderr, "consumer: channel options or complex arithmetic wrong\n");
+      ok = 0;
+    }
+  }
   return ok ? 0 : 1;
 }
