@@ -38,6 +38,13 @@ PDS_EXTERN int         pds_ctx_get_num_threads(pds_ctx ctx);             /* 1 ex
 PDS_EXTERN int         pds_ctx_get_rank(pds_ctx ctx);
 PDS_EXTERN int         pds_ctx_get_size(pds_ctx ctx);
 PDS_EXTERN double      pds_ctx_get_comm_time(pds_ctx ctx);
+/* How a distributed product's halo travels (collective): "mpi" (the default; through page-locked host memory on a
+   GPU, its copies beside the local product) or "nccl" (NCCL's point-to-point calls between device buffers, queued on
+   a second stream of each GPU: no host copy and no host wait in a product; /gpu/cuda built with NCCL, libnccl.so.2
+   found at run time, else PDS_ERR_UNSUPPORTED on every rank; NVLink multicast is left off). Set it before the
+   products; reductions stay MPI's (deterministic, docs/mpi.md). */
+PDS_EXTERN int         pds_ctx_set_halo_transport(pds_ctx ctx, const char *name);
+PDS_EXTERN const char *pds_ctx_get_halo_transport(pds_ctx ctx);
 /* Names of the backends of this library, compiled or not, and whether each is compiled. */
 PDS_EXTERN int         pds_backend_count(void);
 PDS_EXTERN const char *pds_backend_name(int i);

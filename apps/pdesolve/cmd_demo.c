@@ -90,7 +90,7 @@ static bool find_matrices(char *dir, size_t len) {
 /* One demo case; *ok says whether it ended as expected (converged, true residual within reach of rtol). */
 static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rtol, bool *ok) {
   solve_settings st = {c->solver, c->pc, c->bs, rtol, 1e-50, 0, 1, 10000, c->restart, false, false, false, false,
-                       "cgs2", "double", NULL, NULL, 0, NULL, false, NULL, 0, 0, false, false, NULL, NULL, NULL, NULL};
+                       "cgs2", "double", NULL, NULL, 0, NULL, false, NULL, 0, 0, false, false, NULL, NULL, NULL, NULL, "mpi"};
   solve_info     info;
   pds_problem    p;
   pds_solver     s  = NULL;

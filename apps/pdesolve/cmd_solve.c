@@ -15,6 +15,7 @@ static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "rec
 static const char *const bilu0_factors[] = {"double", "float"};
 
 static const char *const partitioners[] = {"contiguous", "metis"};
+static const char *const transports[]   = {"mpi", "nccl"};
 
 static void usage_solve(void) {
   printf("usage: pdesolve solve (-A file.mtx | -problem NAME -n NX [NY NZ] | -problem fem2d (-nodes N | -mesh F.msh)\n"
@@ -226,6 +227,9 @@ int cmd_solve(pds_options o) {
                                 "under mpirun with -A: how the rows are cut among the ranks: contiguous, or metis (a "
                                 "build with METIS: few edges between the ranks, the matrix renumbered, files read and "
                                 "written in their own numbering)", &st.partition, NULL));
+  OPT(o, pds_options_get_choice(o, "-halo", "mpi", transports, NELEM(transports),
+                                "under mpirun: how a product's halo travels: mpi, or nccl (GPUs: NCCL between device "
+                                "buffers; /gpu/cuda built with NCCL and libnccl.so.2 at run time)", &st.halo, NULL));
   OPT(o, pds_options_get_string(o, "-sub_pc", "ilu0", "<name> -pc bjacobi, asm: the local preconditioner of each "
                                 "rank's part (its own flags, -pc_ilu0_* say, then set it)", &st.sub_pc, NULL));
   OPT(o, pds_options_get_choice(o, "-pc_bilu0_variant", "auto", bilu0_variants, NELEM(bilu0_variants),
@@ -323,6 +327,10 @@ int cmd_solve(pds_options o) {
   if (st.rtol >= 1) return fail("flag -rtol: %g must be below 1", st.rtol);
 
   if (app_make_ctx(backend, &ctx)) return EXIT_ERROR;
+  if (pds_ctx_get_size(ctx) == 1 && strcmp(st.halo, "mpi")) {
+    rc = fail("flag -halo %s is only used under mpirun with more than one rank", st.halo);
+    goto done;
+  }
   if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
     rc = (fem_on || pa_on || sem_on)
              ? fail("under mpirun with %d ranks, solve takes -A FILE, -problem poisson7 or -problem channel (fem2d, "

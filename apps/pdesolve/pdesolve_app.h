@@ -175,6 +175,7 @@ typedef struct {
   const char *semjacobi_variant;             /* -pc semjacobi: NULL (not given) or a kernel name */
   const char *sub_pc;                        /* -pc bjacobi, asm: the local preconditioner (-sub_pc) */
   const char *partition;                     /* under mpirun with -A: contiguous or metis (-partition) */
+  const char *halo;                          /* under mpirun: the halo's transport, mpi or nccl (-halo) */
 } solve_settings;
 
 typedef struct {

@@ -27,6 +27,7 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
   if (!strcmp(st->pc, "bjacobi")) pds_json_string(&j, "sub_pc", st->sub_pc);
   pds_json_string(&j, "backend", pds_ctx_get_backend(ctx));
   pds_json_int(&j, "ranks", P);
+  pds_json_string(&j, "halo", pds_ctx_get_halo_transport(ctx));
   pds_json_string(&j, "partition", st->partition ? st->partition : "contiguous");
   pds_json_int(&j, "n", in->n);
   pds_json_int(&j, "nnz", (long long)in->nnz);
@@ -65,6 +66,7 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
     return fail("under mpirun, -format is csr or bsr (the distributed formats; -problem channel: stencil7), not %s",
                 format);
   if ((rc = make_solver(ctx, st, &s, &pc))) goto done;
+  if (strcmp(st->halo, "mpi")) TRY("flag -halo", pds_ctx_set_halo_transport(ctx, st->halo));
   if (Apath) {
     const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
 

@@ -3,7 +3,7 @@
  * cut into slabs along z, one slab a rank.
  *
  *   mpirun -n P bench_mpi [-backend /gpu/cuda] [-n 256] [-strong 0] [-its 50] [-reps 5] [-cases spmv,cg,gmres]
- *                         [-c 64] (-cases channel: the multi-block channel instead)
+ *                         [-c 64] (-cases channel: the multi-block channel instead) [-halo mpi|nccl]
  *
  * Weak scaling (default): every rank holds an n^3 slab (the box n x n x nP); -strong 1: the box n x n x n cut into P
  * slabs. Validation first: y = A x for x_i = 1 + (i mod 7) (global i) against the exact integers 6 x_c - sum x_nb,
@@ -250,8 +250,9 @@ static void channel_cases(pds_ctx ctx, const char *host, long c, int strong, int
     nl = n, bw = 16.0 * nl / t_copy, cells = (double)cx * c * c;
   }
   snprintf(head, sizeof head,
-           "\"bench\":\"mpi\",\"backend\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\",\"grid\":[%ld,%ld,%ld],"
-           "\"blocks\":[%d,%d,%d],\"rows_rank\":%.0f,\"copy_GBs_rank\":%.2f", pds_ctx_get_backend(ctx), host, size_,
+           "\"bench\":\"mpi\",\"backend\":\"%s\",\"halo\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\","
+           "\"grid\":[%ld,%ld,%ld],\"blocks\":[%d,%d,%d],\"rows_rank\":%.0f,\"copy_GBs_rank\":%.2f",
+           pds_ctx_get_backend(ctx), pds_ctx_get_halo_transport(ctx), host, size_,
            strong ? "strong" : "weak", cx, c, c, split[0], split[1], split[2], nl, bw * 1e-9);
   timeit(ctx, op_apply, &od, od.y, 10, reps, &t, &cm);
   if (rank_ == 0) /* bytes: the blocks' values (7 x 36 doubles a cell) and x, y (6 doubles a cell each) */
@@ -298,7 +299,7 @@ static void channel_cases(pds_ctx ctx, const char *host, long c, int strong, int
 }
 
 int main(int argc, char **argv) {
-  const char *backend = "auto", *cases = "spmv,cg,gmres";
+  const char *backend = "auto", *cases = "spmv,cg,gmres", *halo = "mpi";
   long        n = 64, cells_c = 64;
   int         strong = 0, its = 50, reps = 5;
   pds_ctx     ctx;
@@ -319,10 +320,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "-reps")) reps = atoi(argv[a + 1]);
     else if (!strcmp(argv[a], "-cases")) cases = argv[a + 1];
     else if (!strcmp(argv[a], "-c")) cells_c = atol(argv[a + 1]);
-    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases -c)", argv[a]);
+    else if (!strcmp(argv[a], "-halo")) halo = argv[a + 1];
+    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases -c -halo)", argv[a]);
   }
   if (!strcmp(cases, "channel")) { /* the multi-block channel alone */
     CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
+    CALL(ctx, pds_ctx_set_halo_transport(ctx, halo));
     cpu_name(host, sizeof host);
     if (its < 1 || reps < 1) DIE("need its >= 1, reps >= 1");
     channel_cases(ctx, host, cells_c, strong, its, reps);
@@ -335,6 +338,7 @@ int main(int argc, char **argv) {
   b.r0 = b.nx * b.ny * (b.nz * rank_ / size_), b.r1 = b.nx * b.ny * (b.nz * (rank_ + 1) / size_);
   if (b.nx * b.ny * b.nz > 0x7fffffffL) DIE("%ld rows: beyond 32-bit global indices", b.nx * b.ny * b.nz);
   CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
+  CALL(ctx, pds_ctx_set_halo_transport(ctx, halo));
   cpu_name(host, sizeof host);
   A = build(ctx, &b);
   CALL(ctx, pds_mat_dist_get_local(A, &Ad, &Ao));
@@ -361,9 +365,9 @@ int main(int argc, char **argv) {
     char         head[512];
 
     snprintf(head, sizeof head,
-             "\"bench\":\"mpi\",\"backend\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\",\"grid\":[%ld,%ld,%ld],"
-             "\"rows_rank\":%.0f,\"nnz\":%.0f,\"copy_GBs_rank\":%.2f",
-             pds_ctx_get_backend(ctx), host, size_, strong ? "strong" : "weak", b.nx, b.ny, b.nz, nl, nnz, bw * 1e-9);
+             "\"bench\":\"mpi\",\"backend\":\"%s\",\"halo\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\","
+             "\"grid\":[%ld,%ld,%ld],\"rows_rank\":%.0f,\"nnz\":%.0f,\"copy_GBs_rank\":%.2f",
+             pds_ctx_get_backend(ctx), pds_ctx_get_halo_transport(ctx), host, size_, strong ? "strong" : "weak", b.nx, b.ny, b.nz, nl, nnz, bw * 1e-9);
     if (strstr(cases, "spmv")) {
       double   t, c, t_ad, c_ad, t_ao, c_ao, bytes = 12.0 * nnz_local + 16.0 * nl;
       opdata   od = o, oo = o;

@@ -3,10 +3,12 @@
 # nvidia-h100-x2 / nvidia-h200-x2), in one call:
 #   1. tests: td18_channel_decomposed (the coupled stencil7 matrix) on /gpu/cuda; tm01_dist and tm02_stencil7 on
 #      /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0 under compute-sanitizer (memcheck);
-#      the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks);
+#      the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks); tm01, tm02 and the channel again with
+#      the halo through NCCL (libnccl.so.2 of the image's Python wheel);
 #   2. bench_mpi: weak scaling (256^3 a GPU) and strong scaling (256^3 in all) on 1 and 2 GPUs: the product with its
 #      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0); the multi-block channel (n = 6,
-#      bjacobi(bilu0)): weak 96^3 cells a GPU in four blocks, strong 128^3 in 16 x 2 x 1 blocks;
+#      bjacobi(bilu0)): weak 96^3 cells a GPU in four blocks, strong 128^3 in 16 x 2 x 1 blocks; the 2-GPU runs again
+#      with -halo nccl;
 #   3. bench_mpi on 1, 2, 4, 8, 16 ranks of the host's cores (/cpu/omp, a thread a rank): weak (64^3 a rank) and strong
 #      (128^3 in all); the channel weak (24^3 a rank) and strong (48^3);
 #   4. a short table (bench/mpi/table.py) at the end.
@@ -27,6 +29,10 @@ export OPAL_PREFIX=$P PATH=$P/bin:$PATH
 export LD_LIBRARY_PATH=$T/bin:$P/lib/dep:$P/lib/x86_64-linux-gnu/openmpi/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none NCCL_NVLS_ENABLE=0
+# NCCL for the "nccl" halo transport (the library loads libnccl.so.2 at run time): the image's, from its Python wheel
+NCCL_DIR=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib"))' 2>/dev/null)
+[ -e "$NCCL_DIR/libnccl.so.2" ] || NCCL_DIR=$(dirname "$(find / -name libnccl.so.2 -not -path '/proc/*' 2>/dev/null | head -1)")
+export LD_LIBRARY_PATH=$NCCL_DIR:$LD_LIBRARY_PATH
 MPIRUN=(mpirun --oversubscribe --bind-to none)   # the GPU runs: a rank a GPU, the host's cores free
 MPIRUN_CPU=(mpirun --bind-to core --map-by core)  # the CPU runs: a rank a core, none oversubscribed
 B=$T/bin
@@ -38,6 +44,7 @@ note() { SUMMARY+=("$(printf '%-44s %s' "$1" "$2")"); }
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
   echo "cores: $(nproc); cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
   mpirun --version | head -1
+  echo "libnccl.so.2: $NCCL_DIR ($(ls "$NCCL_DIR" 2>/dev/null | grep -m1 'libnccl.so.2'))"
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
@@ -56,6 +63,10 @@ if timeout 300 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exi
      : -n 1 "$B/tm02_stencil7" /gpu/cuda > "$OUT/tm02_memcheck.log" 2>&1
 then note "tm02_stencil7 np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm02_memcheck.log")"
 else note "tm02_stencil7 np 2, rank 0 under memcheck" "FAILED (tm02_memcheck.log)"; fi
+for t in tm01_dist tm02_stencil7; do # the halo through NCCL between the GPUs
+  if timeout 240 "${MPIRUN[@]}" -x PDS_TEST_HALO=nccl -n 2 "$B/$t" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/${t}_nccl.log" 2>&1
+  then note "$t /gpu/cuda np 2, halo via NCCL" "passed"; else note "$t /gpu/cuda np 2, halo via NCCL" "FAILED (${t}_nccl.log)"; fi
+done
 if timeout 400 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tm01_dist" /gpu/cuda \
      "$DATA/orsirr_1.mtx" : -n 1 "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_memcheck.log" 2>&1
 then note "tm01_dist np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm01_memcheck.log")"
@@ -74,6 +85,10 @@ if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem channel -n 64 64
      -solver gmres -pc bjacobi -sub_pc bilu0 -view > "$OUT/driver_channel.log" 2>&1
 then note "pdesolve solve channel 64^3 in 8 blocks, 2 GPUs" "$(grep '^result:' "$OUT/driver_channel.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
 else note "pdesolve solve channel 64^3 in 8 blocks, 2 GPUs" "FAILED (driver_channel.log)"; fi
+if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem channel -n 64 64 64 -decomp 4 2 1 -backend /gpu/cuda \
+     -solver gmres -pc bjacobi -sub_pc bilu0 -halo nccl -view > "$OUT/driver_channel_nccl.log" 2>&1
+then note "... the same, -halo nccl" "$(grep '^result:' "$OUT/driver_channel_nccl.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+else note "... the same, -halo nccl" "FAILED (driver_channel_nccl.log)"; fi
 
 # ---- 2. GPUs ----
 : > "$OUT/mpi.jsonl"
@@ -89,6 +104,13 @@ for sc in 0 1; do
     timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -cases channel -c $c -strong $sc -its 50 -reps 5 \
       >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi channel gpu np $np strong $sc" "FAILED (bench_gpu.err)"
   done
+done
+for sc in 0 1; do # 2 GPUs with the halo through NCCL (the one-GPU lines above are the base)
+  timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -n 256 -strong $sc -its 100 -reps 5 -halo nccl \
+    >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi gpu np 2 strong $sc nccl" "FAILED (bench_gpu.err)"
+  c=96; [ $sc = 1 ] && c=128
+  timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -cases channel -c $c -strong $sc -its 50 -reps 5 \
+    -halo nccl >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi channel gpu np 2 strong $sc nccl" "FAILED"
 done
 # ---- 3. CPU ranks ----
 ncpu=$(nproc)

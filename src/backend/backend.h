@@ -49,6 +49,17 @@ struct pds_kernels {
   int (*fence_record)(pds_ctx);
   int (*fence_wait)(pds_ctx);
   int (*fence_join)(pds_ctx);
+  /* optional (a device backend built with NCCL): the halo's messages between device buffers (src/mat/halo.c with the
+     "nccl" transport, pds_ctx_set_halo_transport):
+     xchg_prepare: load the transport; make_id: also write the id of a new group into id (len bytes), on one rank;
+     xchg_init:    join the group of nranks ranks of that id as rank (collective over the ranks);
+     xchg_post:    queue, after the work queued so far on the context's queue, the receives into recv (entries
+                   recv_off[i] .. recv_off[i+1]-1 of bs values from recv_rank[i]) and the sends from send likewise,
+                   beside that queue, and a mark behind them (fence_join makes later work wait for it). */
+  int (*xchg_prepare)(pds_ctx, void *id, size_t len, int make_id);
+  int (*xchg_init)(pds_ctx, const void *id, int nranks, int rank);
+  int (*xchg_post)(pds_ctx, int nsend, const int *send_rank, const pds_size *send_off, int nrecv, const int *recv_rank,
+                   const pds_size *recv_off, int bs, const pds_real *send, pds_real *recv);
 
   /* the modules' kernel groups, each declared next to its module (docs/dev.md: how a module adds one) */
   struct pds_vec_kernels    vec;    /* src/vec/vec_kernels.h */

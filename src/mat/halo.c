@@ -5,7 +5,8 @@
  * tells every other how many of its rows it needs (MPI_Alltoall), then which (MPI_Alltoallv). A product then gathers
  * the requested rows into a send buffer on the backend (vec.permute), posts the receives and sends (comm.c), and
  * waits after the diagonal block's product. On a backend with device memory the buffers go through page-locked host
- * memory (one copy each way per product; a CUDA-aware MPI could take the device buffers: docs/mpi.md). */
+ * memory (one copy each way per product; a CUDA-aware MPI could take the device buffers: docs/mpi.md), or, with the
+ * "nccl" transport (pds_ctx_set_halo_transport), NCCL moves them between device buffers on a second stream. */
 #include <stdlib.h>
 
 #include "dist_impl.h"
@@ -83,6 +84,28 @@ static int halo_async(pds_ctx ctx, const struct mat_dist *D) {
   return D->hsend && ctx->k->mem_copy_async && ctx->k->fence_record && ctx->k->fence_wait && ctx->k->fence_join;
 }
 
+/* the "nccl" transport: the messages between device buffers, queued behind the gather beside the local product */
+static int halo_nccl(pds_ctx ctx) { return ctx->halo_nccl && ctx->k->xchg_post && ctx->k->fence_join; }
+
+/* nccl: gather on the context's queue, then the messages from the send buffer into the ghosts (backend memory) on the
+   second queue behind it; the off-rank part waits for them on the device (pds_dist_halo_end) */
+static int halo_begin_nccl(pds_mat A, pds_vec x) {
+  struct mat_dist *D   = DIST(A);
+  pds_ctx          ctx = MAT_CTX(A);
+  const pds_real  *xa;
+  pds_real        *sb = NULL, *ga;
+
+  if (D->nsend) {
+    PDS_KERNEL(ctx, vec.permute);
+    PDS_CALL(pds_vec_dev_read(x, &xa));
+    PDS_CALL(pds_vec_dev_write(D->sendbuf, &sb));
+    PDS_CALL(ctx->k->vec.permute(ctx, D->nsend, D->bs, D->send_d, 0, xa, sb));
+  }
+  PDS_CALL(pds_vec_dev_write(D->g, &ga));
+  return ctx->k->xchg_post(ctx, D->halo.nsend, D->halo.send_rank, D->halo.send_off, D->halo.nrecv, D->halo.recv_rank,
+                           D->halo.recv_off, D->bs, sb, ga);
+}
+
 int pds_dist_halo_begin(pds_mat A, pds_vec x) {
   struct mat_dist *D   = DIST(A);
   pds_ctx          ctx = MAT_CTX(A);
@@ -91,6 +114,7 @@ int pds_dist_halo_begin(pds_mat A, pds_vec x) {
   const size_t     bytes = (size_t)D->nsend * D->bs * sizeof *sb;
 
   if (!pds_comm_parallel(ctx)) return PDS_OK; /* one rank: every column is local */
+  if (halo_nccl(ctx)) return halo_begin_nccl(A, x);
   if (D->nsend) {
     PDS_KERNEL(ctx, vec.permute);
     PDS_CALL(pds_vec_dev_read(x, &xa));
@@ -119,7 +143,9 @@ int pds_dist_halo_post(pds_mat A) {
   return pds_comm_halo_start(ctx, &D->halo, D->bs, sb, D->hrecv ? D->hrecv : ga);
 }
 
-int pds_dist_halo_posted_late(pds_mat A) { return halo_async(MAT_CTX(A), DIST(A)) && pds_comm_parallel(MAT_CTX(A)); }
+int pds_dist_halo_posted_late(pds_mat A) {
+  return !halo_nccl(MAT_CTX(A)) && halo_async(MAT_CTX(A), DIST(A)) && pds_comm_parallel(MAT_CTX(A));
+}
 
 int pds_dist_halo_end(pds_mat A) {
   struct mat_dist *D   = DIST(A);
@@ -127,6 +153,7 @@ int pds_dist_halo_end(pds_mat A) {
   pds_real        *ga;
 
   if (!pds_comm_parallel(ctx)) return PDS_OK;
+  if (halo_nccl(ctx)) return ctx->k->fence_join(ctx); /* the work queued next waits for the messages */
   PDS_CALL(pds_comm_halo_wait(ctx, &D->halo));
   if (!D->hrecv || !D->nghost) return PDS_OK;
   PDS_CALL(pds_vec_dev_write(D->g, &ga));
@@ -165,6 +192,9 @@ void pds_dist_halo_free(pds_mat A) {
 const char *pds_dist_halo_mode(pds_mat A) {
   const int aware = pds_comm_device_aware();
 
+  if (halo_nccl(MAT_CTX(A)))
+    return "NCCL point-to-point between device buffers on a second stream (the local product runs during the exchange; "
+           "no host copy or wait)";
   if (!DIST(A)->hrecv) return "MPI on the vectors' host memory";
   if (halo_async(MAT_CTX(A), DIST(A)))
     return aware ? "MPI on page-locked host buffers, copied behind the device's work (the local product runs during the "

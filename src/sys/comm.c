@@ -356,3 +356,32 @@ void pds_comm_halo_free(pds_ctx ctx, struct pds_halo *h) { (void)ctx, (void)h; }
 void pds_comm_free(pds_ctx ctx) { (void)ctx; }
 
 #endif
+
+/* ---- the halo's transport (both builds) ---------------------------------------------------------------------- */
+
+int pds_ctx_set_halo_transport(pds_ctx ctx, const char *name) {
+  unsigned char id[256]; /* NCCL's id is 128 bytes */
+  int           ierr = PDS_OK;
+
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  pds_comm_begin(ctx);
+  memset(id, 0, sizeof id);
+  if (!name || (strcmp(name, "mpi") && strcmp(name, "nccl")))
+    ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "halo transport '%s': mpi or nccl", name ? name : "(null)");
+  else if (!strcmp(name, "mpi")) {
+    ctx->halo_nccl = 0;
+    return pds_comm_agree(ctx, ierr);
+  } else if (!ctx->k->xchg_prepare || !ctx->k->xchg_init || !ctx->k->xchg_post)
+    ierr = PDS_ERROR(ctx, PDS_ERR_UNSUPPORTED, "the nccl halo transport needs /gpu/cuda built with NCCL "
+                     "(PDS_ENABLE_NCCL, nccl.h at build time); this context is %s%s", ctx->backend,
+                     strcmp(ctx->backend, "/gpu/cuda") ? "" : " built without NCCL");
+  if (!ierr) ierr = ctx->k->xchg_prepare(ctx, id, sizeof id, ctx->rank == 0); /* every rank loads it first */
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_bcast(ctx, id, sizeof id, 0);
+  if (!ierr) ierr = ctx->k->xchg_init(ctx, id, ctx->size, ctx->rank);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ctx->halo_nccl = 1;
+  return ierr;
+}
+
+const char *pds_ctx_get_halo_transport(pds_ctx ctx) { return ctx && ctx->halo_nccl ? "nccl" : "mpi"; }

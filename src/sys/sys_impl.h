@@ -37,6 +37,7 @@ struct pds_ctx_s {
   int                 comm_err;       /* an error already agreed across the ranks (comm.h) */
   double             *comm_rec;       /* the records of an agreement, size x PDS_COMM_REC */
   double              comm_time;      /* seconds spent in communication since the context was made */
+  int                 halo_nccl;      /* the halo's messages through the backend's xchg slots (NCCL), not MPI */
 };
 
 /* Object header shared by vec, mat, precond, solver. */

@@ -92,6 +92,12 @@ for solver in gmres richardson; do
 done
 run 2 "$TMP/cb" -problem channel -n 8 -blocks 2 -solver gmres -pc bjacobi -sub_pc bilu0
 [ $? = 1 ] && grep -q "decomp" "$TMP/cb" || fail "channel -blocks under mpirun: no clear error"
+# -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)
+if [ "$BE" != /gpu/cuda ]; then
+  run 2 "$TMP/nc" -problem poisson7 -n 8 -solver cg -pc jacobi -halo nccl
+  [ $? = 1 ] && grep -q "nccl" "$TMP/nc" || fail "-halo nccl on $BE: no clear error: $(tail -3 "$TMP/nc")"
+  echo "ok: -halo nccl on $BE says it needs NCCL"
+fi
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
 rc=$?
 [ $rc = 1 ] || fail "a missing file: exit status $rc, expected 1"

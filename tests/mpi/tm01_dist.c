@@ -9,8 +9,10 @@
  *     every solve twice gives the same bits;
  *   - failures, every rank returning an error and none hanging: a column outside the matrix on one rank, an
  *     allocation failing on one rank (in assembly and in a solver's setup), a vector of the wrong length on one
- *     rank, a local-only preconditioner on a distributed matrix. */
+ *     rank, a local-only preconditioner on a distributed matrix, an unknown halo transport, nccl without NCCL.
+ * PDS_TEST_HALO=nccl (the GPU machine's runs) makes every product's halo travel through NCCL. */
 #include <mpi.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "pdesolve_mpi.h"
@@ -464,6 +466,20 @@ static void test_failures(pds_ctx ctx, const char *backend) {
     pds_precond_destroy(&P), pds_solver_destroy(&s), pds_vec_destroy(&x), pds_vec_destroy(&b);
   }
   pds_mat_destroy(&A);
+  { /* the halo's transport: an unknown name; nccl where the backend has no NCCL (every rank returns the error and the
+       products keep the transport they had) */
+    const char *had = pds_ctx_get_halo_transport(ctx);
+
+    expect_all_fail(pds_ctx_set_halo_transport(ctx, "carrier-pigeon"), "an unknown halo transport");
+    TEST_ASSERT(strstr(pds_ctx_get_error(ctx), "mpi or nccl"));
+    ierr = pds_ctx_set_halo_transport(ctx, "nccl");
+    if (ierr) {
+      expect_all_fail(ierr, "the nccl transport without NCCL");
+      TEST_ASSERT(ierr == PDS_ERR_UNSUPPORTED && strstr(pds_ctx_get_error(ctx), "nccl"));
+      TEST_ASSERT(!strcmp(pds_ctx_get_halo_transport(ctx), had));
+    }
+    TEST_CALL(pds_ctx_set_halo_transport(ctx, had));
+  }
   { /* a file that does not exist: every rank learns of rank 0's failure */
     ierr = pds_mat_load_dist(ctx, "/nonexistent/file.mtx", 1, &A);
     expect_all_fail(ierr, "a missing file");
@@ -483,6 +499,8 @@ int main(int argc, char **argv) {
   TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
   test_ctx_ = ctx;
   TEST_ASSERT(pds_ctx_get_rank(ctx) == rank_ && pds_ctx_get_size(ctx) == size_);
+  if (getenv("PDS_TEST_HALO")) TEST_CALL(pds_ctx_set_halo_transport(ctx, getenv("PDS_TEST_HALO"))); /* GPU runs */
+  if (rank_ == 0) printf("halo transport: %s\n", pds_ctx_get_halo_transport(ctx));
   TEST_CALL(pds_ctx_create(backend, &serial));
   TEST_ASSERT(pds_ctx_get_rank(serial) == 0 && pds_ctx_get_size(serial) == 1);
   test_vectors(ctx, serial);

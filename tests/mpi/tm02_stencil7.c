@@ -9,8 +9,10 @@
  *     and the same bits when run twice; asm(ilu0) converges on it to the same solution;
  *   - two blocks on three ranks leave rank 0 without rows;
  *   - failures: a coupling column outside the grid on one rank, an allocation failing on one rank while generating,
- *     and bilu0 straight on the distributed matrix: every rank returns the error, none hangs. */
+ *     and bilu0 straight on the distributed matrix: every rank returns the error, none hangs.
+ * PDS_TEST_HALO=nccl (the GPU machine's runs) makes every product's halo travel through NCCL. */
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "pdesolve_mpi.h"
 #include "test.h"
@@ -149,6 +151,8 @@ int main(int argc, char **argv) {
   TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
   test_ctx_ = ctx;
   TEST_CALL(pds_ctx_create(backend, &serial));
+  if (getenv("PDS_TEST_HALO")) TEST_CALL(pds_ctx_set_halo_transport(ctx, getenv("PDS_TEST_HALO"))); /* GPU runs */
+  if (rank_ == 0) printf("halo transport: %s\n", pds_ctx_get_halo_transport(ctx));
   check_split(ctx, serial, (const int[3]){4, 1, 1}, 6, 8, 6, 4); /* slabs along the flow */
   check_split(ctx, serial, (const int[3]){2, 2, 1}, 5, 6, 5, 4); /* cuts in two directions, uneven blocks */
   check_split(ctx, serial, (const int[3]){2, 1, 1}, 4, 5, 4, 3); /* two blocks: on three ranks one has none */

@@ -253,7 +253,7 @@ int pds_cuda_fused_count(pds_ctx ctx, long long *small, long long *coop) {
 
 /* ---- the backend ------------------------------------------------------------------------------------------- */
 /* the copy stream and its events, made by the first asynchronous copy */
-static int copy_stream_init(pds_ctx ctx, struct cuda_be *be) {
+int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be) {
   if (be->have_copy) return PDS_OK;
   PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&be->copy_stream, cudaStreamNonBlocking));
   PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
@@ -269,7 +269,7 @@ static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const vo
 
   if (!bytes) return PDS_OK;
   if (dmt == smt) return mem_copy_cuda(ctx, dst, dmt, src, smt, bytes);
-  PDS_CALL(copy_stream_init(ctx, be));
+  PDS_CALL(pds_cuda_copy_stream(ctx, be));
   if (after_queued) {
     PDS_CUDA_CALL(ctx, cudaEventRecord(be->queued, be->stream));
     PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->copy_stream, be->queued, 0));
@@ -282,7 +282,7 @@ static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const vo
 static int fence_record_cuda(pds_ctx ctx) {
   struct cuda_be *be = pds_cuda_enter(ctx);
 
-  PDS_CALL(copy_stream_init(ctx, be));
+  PDS_CALL(pds_cuda_copy_stream(ctx, be));
   PDS_CUDA_CALL(ctx, cudaEventRecord(be->fence, be->copy_stream));
   return PDS_OK;
 }
@@ -307,6 +307,7 @@ static int destroy_cuda(pds_ctx ctx) {
   if (!be) return PDS_OK;
   pds_cuda_enter(ctx);
   if (be->stream) (void)cudaStreamSynchronize(be->stream);
+  pds_cuda_xchg_free(ctx, be);
   while (be->csr) {
     struct csr_entry *e = be->csr;
 
@@ -459,6 +460,11 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   k->fence_record   = fence_record_cuda;
   k->fence_wait     = fence_wait_cuda;
   k->fence_join     = fence_join_cuda;
+#if PDS_HAVE_NCCL
+  k->xchg_prepare = pds_cuda_xchg_prepare;
+  k->xchg_init    = pds_cuda_xchg_init;
+  k->xchg_post    = pds_cuda_xchg_post;
+#endif
   k->destroy   = destroy_cuda;
   pds_cuda_fill_vec(&k->vec);
   pds_cuda_fill_csr(&k->csr);

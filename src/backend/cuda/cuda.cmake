@@ -41,7 +41,7 @@ set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda_stencil7.c src/backend/cuda/cuda_bilu0.c src/backend/cuda/cuda_graph.c
   src/backend/cuda/cuda_ilu0.c src/backend/cuda/cuda_patches.c src/backend/cuda/cuda_relax.c
   src/backend/cuda/cuda_relax_stream.c src/backend/cuda/cuda_sem.c src/backend/cuda/cuda_fv.c
-  src/backend/cuda/cuda_fvjac.c
+  src/backend/cuda/cuda_fvjac.c src/backend/cuda/cuda_nccl.c
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
   src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
   src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu src/backend/cuda/cuda_coop.cu

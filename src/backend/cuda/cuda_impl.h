@@ -56,6 +56,7 @@ struct cuda_be {
   cudaStream_t        copy_stream; /* mem_copy_async's copies beside the stream (a distributed product's halo) */
   cudaEvent_t         fence, queued; /* fence_record's mark; the stream's work before an after_queued copy */
   int                 have_copy;
+  void               *nccl;   /* the NCCL transport (cuda_nccl.c), or NULL */
   struct csr_entry   *csr;
   long long           n_d2h; /* device-to-host copies made (tests/cuda counts them per solve) */
   struct cuda_loop   *loop;   /* the device loop being recorded, if any */
@@ -83,6 +84,16 @@ PDS_INTERN int pds_cuda_error(pds_ctx ctx, const char *file, int line, const cha
     if (pds_cuda_e_ != cudaSuccess)                                                          \
       return pds_cuda_error((ctx), __FILE__, __LINE__, __func__, pds_cuda_e_, #__VA_ARGS__);     \
   } while (0)
+
+/* the copy stream and its events (made by the first use; cuda.c) */
+PDS_INTERN int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be);
+/* the NCCL transport of the halo (cuda_nccl.c; backend.h's xchg slots, set when built with NCCL) */
+PDS_INTERN int  pds_cuda_xchg_prepare(pds_ctx ctx, void *id, size_t len, int make_id);
+PDS_INTERN int  pds_cuda_xchg_init(pds_ctx ctx, const void *id, int nranks, int rank);
+PDS_INTERN int  pds_cuda_xchg_post(pds_ctx ctx, int nsend, const int *send_rank, const pds_size *send_off, int nrecv,
+                                   const int *recv_rank, const pds_size *recv_off, int bs, const pds_real *send,
+                                   pds_real *recv);
+PDS_INTERN void pds_cuda_xchg_free(pds_ctx ctx, struct cuda_be *be);
 
 /* The context's backend data, with its device made current. */
 static inline struct cuda_be *pds_cuda_enter(pds_ctx ctx) {
