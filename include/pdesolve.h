@@ -235,6 +235,14 @@ PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat 
    and the halo's volume. */
 PDS_EXTERN int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const char *partitioner,
                                              pds_mat *A);
+/* A matrix that rank 0 holds whole (S: any format pds_mat_convert_to_csr takes, on any context, a host one say; NULL on
+   the other ranks) spread over ctx's ranks as pds_mat_load_dist_partitioned spreads a file (the same partitioners and
+   layouts); S stays rank 0's. Collective; no S on rank 0 is PDS_ERR_ARG on every rank. With pds_vec_scatter_dist, what
+   a code that assembles on one rank needs to solve on many (the driver does so for fem2d, patches and sem). */
+PDS_EXTERN int pds_mat_scatter_dist(pds_ctx ctx, pds_mat S, int bs, const char *partitioner, pds_mat *A);
+/* The whole vector s of rank 0 (its own numbering, the one of the matrix given to pds_mat_scatter_dist; NULL on the
+   other ranks) into the distributed v's rows (collective) */
+PDS_EXTERN int pds_vec_scatter_dist(pds_vec v, pds_vec s);
 /* A Matrix Market vector into v's rows (read by rank 0 and scattered by v's layout); v not distributed: the whole file */
 PDS_EXTERN int pds_vec_load_dist(pds_vec v, const char *path);
 /* v gathered on rank 0 and written there as one Matrix Market array file (collective) */

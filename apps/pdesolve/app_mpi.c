@@ -54,6 +54,10 @@ void app_gather(double v, double *all) {
   if (MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) all[0] = v;
 }
 
+void app_bcast_int(int *v) {
+  if (app_size_ > 1) MPI_Bcast(v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
 int app_make_ctx(const char *backend, pds_ctx *ctx) {
   int ierr;
 
@@ -70,6 +74,7 @@ void app_mpi_init(int *argc, char ***argv) { (void)argc, (void)argv; }
 void app_mpi_finalize(void) {}
 int  app_ranks(void) { return 1; }
 void app_gather(double v, double *all) { all[0] = v; }
+void app_bcast_int(int *v) { (void)v; }
 int  app_make_ctx(const char *backend, pds_ctx *ctx) { return make_ctx(backend, ctx); }
 
 #endif

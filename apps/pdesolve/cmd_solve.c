@@ -332,10 +332,29 @@ int cmd_solve(pds_options o) {
     goto done;
   }
   if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
-    rc = (fem_on || pa_on || sem_on)
-             ? fail("under mpirun with %d ranks, solve takes -A FILE, -problem poisson7 or -problem channel (fem2d, "
-                    "patches and sem run on one rank for now)", pds_ctx_get_size(ctx))
-             : solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL, format, bpath, x0path, json, out);
+    pds_problem whole; /* fem2d, patches, sem: built whole on rank 0 (a host context), then spread */
+    pds_ctx     host = NULL;
+
+    memset(&whole, 0, sizeof whole);
+    if ((fem_on || pa_on || sem_on) && fo.vtk) {
+      rc = fail("flag -vtk is not used under mpirun (the mesh and the solution are rank 0's to write: -o)");
+      goto done;
+    }
+    if ((fem_on || pa_on || sem_on) && pds_ctx_get_rank(ctx) == 0 &&
+        (pds_ctx_create("/cpu/omp", &host) == PDS_OK || make_ctx("/cpu/ref", &host) == EXIT_DONE)) {
+      int built = fem_on ? fem_build(host, &fo, &mesh, &fem, &whole.A, &whole.b, &whole.u_exact, &fr)
+                  : sem_on ? sem_build(host, &sf, &whole)
+                           : patches_build(host, &pf, &whole);
+
+      if (built == EXIT_DONE && fem_on) snprintf(whole.description, sizeof whole.description, "%.159s", fr.source);
+      if (built != EXIT_DONE) pds_problem_destroy(&whole); /* its A NULL: every rank learns rank 0 failed */
+    }
+    rc = solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL, fem_on || pa_on || sem_on ? &whole : NULL,
+                    format, bpath, x0path, json, out);
+    pds_problem_destroy(&whole);
+    pds_mesh_destroy(&mesh);
+    pds_fem2d_destroy(&fem);
+    pds_ctx_destroy(&host);
     goto done;
   }
   if ((rc = make_solver(ctx, &st, &s, &pc))) goto done;

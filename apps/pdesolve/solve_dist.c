@@ -1,7 +1,9 @@
 /* apps/pdesolve/solve_dist.c: `pdesolve solve` under mpirun with more than one rank (cmd_solve.c calls it): the
  * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N), from
- * -problem poisson7 -n NX NY NZ (each rank makes its rows) or from -problem channel -n I J K [-decomp BX BY BZ] (one
- * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), b from -b FILE (else the problem's, else A * ones), x0
+ * -problem poisson7 -n NX NY NZ (each rank makes its rows), from -problem channel -n I J K [-decomp BX BY BZ] (one
+ * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), or from fem2d, patches
+ * and sem built whole on rank 0 and spread by rows (pds_mat_scatter_dist: csr; their matrix-free and structured
+ * preconditioners need their operator whole, so bjacobi or asm with a csr sub-preconditioner), b from -b FILE (else the problem's, else A * ones), x0
  * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi and asm with -sub_pc
  * across ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls),
  * the history (-history), writes the solution gathered on rank 0 (-o) and -json with "ranks" and per-rank times. */
@@ -47,8 +49,8 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
 }
 
 int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-               int ndims, const channel_flags *ch, const char *format, const char *bpath, const char *x0path,
-               const char *json, const char *out) {
+               int ndims, const channel_flags *ch, const pds_problem *whole, const char *format, const char *bpath,
+               const char *x0path, const char *json, const char *out) {
   const int   P  = pds_ctx_get_size(ctx);
   pds_solver  s  = NULL;
   pds_precond pc = NULL;
@@ -72,6 +74,21 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
 
     TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
+  } else if (whole) { /* rank 0 built it whole: spread by contiguous rows (or -partition) */
+    const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
+    int       have[2] = {whole->b != NULL, whole->u_exact != NULL};
+
+    TRY("problem", pds_mat_scatter_dist(ctx, whole->A, bs, st->partition ? st->partition : "contiguous", &A));
+    app_bcast_int(&have[0]), app_bcast_int(&have[1]);
+    if (have[0]) {
+      TRY("problem", pds_mat_create_vecs(A, NULL, &p.b));
+      TRY("problem", pds_vec_scatter_dist(p.b, whole->b));
+    }
+    if (have[1]) {
+      TRY("problem", pds_mat_create_vecs(A, NULL, &p.u_exact));
+      TRY("problem", pds_vec_scatter_dist(p.u_exact, whole->u_exact));
+    }
+    snprintf(source, sizeof source, "%s (built on rank 0, spread by rows)", whole->description);
   } else if (ch) {
     if ((rc = channel_build_dist(ctx, ch, &p))) goto done;
     A = p.A;

@@ -24,24 +24,31 @@ struct mm_whole { /* rank 0: the file as block rows (renumbered by a partitioner
   pds_real       *pv;
 };
 
-static int read_whole(pds_ctx ctx, const char *path, int bs, struct mm_whole *w) {
+/* rank 0: the whole matrix M (square, any format csr conversion takes) as block rows of bs on the host; what: its name
+   in messages */
+static int whole_of(pds_ctx ctx, pds_mat M, const char *what, int bs, struct mm_whole *w) {
   pds_int nr, nc;
 
   w->bs = bs;
-  PDS_CALL(pds_ctx_create("/cpu/ref", &w->host));
-  PDS_CALL(pds_mm_read_mat(w->host, path, &w->A));
-  PDS_CALL(pds_mat_get_size(w->A, &nr, &nc));
+  PDS_CALL(pds_mat_get_size(M, &nr, &nc));
   PDS_CHECK(nr == nc, ctx, PDS_ERR_SIZE, "%s: a distributed matrix must be square, not %" PDS_INT_FMT " x %" PDS_INT_FMT,
-            path, nr, nc);
-  PDS_CHECK(nr % bs == 0, ctx, PDS_ERR_SIZE, "%s: block size %d does not divide its %" PDS_INT_FMT " rows", path, bs,
+            what, nr, nc);
+  PDS_CHECK(nr % bs == 0, ctx, PDS_ERR_SIZE, "%s: block size %d does not divide its %" PDS_INT_FMT " rows", what, bs,
             nr);
   if (bs == 1) {
     w->nb = nr;
+    if (!w->A) PDS_CALL(pds_mat_convert_to_csr(M, &w->A)); /* M itself when it is csr */
     return pds_mat_csr_get_arrays(w->A, &w->rp, &w->cj, &w->v);
   }
-  PDS_CALL(pds_mat_convert_to_bsr(w->A, bs, &w->B));
+  PDS_CALL(pds_mat_convert_to_bsr(M, bs, &w->B));
   w->nb = nr / bs;
   return pds_mat_bsr_get_arrays(w->B, &w->rp, &w->cj, &w->v);
+}
+
+static int read_whole(pds_ctx ctx, const char *path, int bs, struct mm_whole *w) {
+  PDS_CALL(pds_ctx_create("/cpu/ref", &w->host));
+  PDS_CALL(pds_mm_read_mat(w->host, path, &w->A));
+  return whole_of(ctx, w->A, path, bs, w);
 }
 
 static void free_whole(pds_ctx ctx, struct mm_whole *w) {
@@ -103,35 +110,23 @@ int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A) {
   return pds_mat_load_dist_partitioned(ctx, path, bs, "contiguous", A);
 }
 
-int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const char *partitioner, pds_mat *A) {
-  struct mm_whole   w = {0};
-  const int         P = ctx ? ctx->size : 1, me = ctx ? ctx->rank : 0;
+/* rank 0 holds the whole matrix in w (or failed: ierr); the others nothing: the partition (contiguous block rows, or METIS
+   on rank 0 and the matrix renumbered), the rows scattered, the distributed matrix made (collective) */
+static int scatter_whole(pds_ctx ctx, int ierr, struct mm_whole *w, int bs, const char *partitioner, pds_mat *A) {
+  const int         P = ctx->size, me = ctx->rank, metis = !strcmp(partitioner, "metis") && P > 1;
   pds_size          nbh = 0, *first = NULL, *cnt = NULL, *dsp = NULL, *rp = NULL, nnz = 0;
   pds_int          *lens = NULL, *cj = NULL;
   pds_real         *v = NULL;
   struct pds_order *o = NULL;
   long              cut = -1;
-  int               metis, ierr = PDS_OK;
 
-  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
-  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
-  *A = NULL;
-  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
-  PDS_CHECK(bs >= 1 && bs <= 16, ctx, PDS_ERR_ARG, "block size %d is outside 1 .. 16", bs);
-  PDS_CHECK(partitioner && (!strcmp(partitioner, "contiguous") || !strcmp(partitioner, "metis")), ctx, PDS_ERR_ARG,
-            "unknown partitioner '%s' (known: contiguous, metis)", partitioner ? partitioner : "(null)");
-  metis = !strcmp(partitioner, "metis") && P > 1;
-  pds_comm_begin(ctx);
-  ierr = PDS_NEW(ctx, (size_t)P + 1, &first);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)P + 1, &first);
   if (!ierr && metis) ierr = PDS_NEW(ctx, 1, &o);
   if (!ierr && me == 0) {
-    ierr = read_whole(ctx, path, bs, &w);
-    if (ierr && w.host && pds_ctx_get_error_code(w.host)) /* the reader's message is on its own context */
-      ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(w.host));
-    if (!ierr && metis) ierr = partition_whole(ctx, &w, P, first, o, &cut);
-    if (!ierr && !metis)
-      for (int r = 0; r <= P; r++) first[r] = (pds_size)part_first(w.nb, P, r);
-    if (!ierr) nbh = (pds_size)w.nb;
+    if (metis) ierr = partition_whole(ctx, w, P, first, o, &cut);
+    else
+      for (int r = 0; r <= P; r++) first[r] = (pds_size)part_first(w->nb, P, r);
+    if (!ierr) nbh = (pds_size)w->nb;
   }
   ierr = pds_comm_agree(ctx, ierr);
   if (!ierr) ierr = pds_comm_bcast(ctx, first, ((size_t)P + 1) * sizeof *first, 0);
@@ -146,8 +141,8 @@ int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const c
     if (!ierr) ierr = PDS_NEW(ctx, (size_t)mine + 1, &rp);
     if (!ierr && me == 0) {
       for (int r = 0; r < P; r++) dsp[r] = first[r], cnt[r] = first[r + 1] - first[r];
-      ierr = PDS_NEW(ctx, (size_t)w.nb + 1, &cj); /* the lengths of all rows (reused below as the send of lengths) */
-      for (pds_int i = 0; !ierr && i < w.nb; i++) cj[i] = (pds_int)(w.rp[i + 1] - w.rp[i]);
+      ierr = PDS_NEW(ctx, (size_t)w->nb + 1, &cj); /* the lengths of all rows (reused below as the send of lengths) */
+      for (pds_int i = 0; !ierr && i < w->nb; i++) cj[i] = (pds_int)(w->rp[i + 1] - w->rp[i]);
     }
     ierr = pds_comm_agree(ctx, ierr);
     if (!ierr) ierr = pds_comm_scatterv(ctx, cj, cnt, dsp, sizeof *lens, lens, mine, 0);
@@ -158,13 +153,13 @@ int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const c
     ierr = PDS_NEW(ctx, nnz ? nnz : 1, &cj);
     if (!ierr) ierr = PDS_NEW(ctx, (nnz ? nnz : 1) * (size_t)bs * bs, &v);
     if (!ierr && me == 0)
-      for (int r = 0; r < P; r++) dsp[r] = w.rp[first[r]], cnt[r] = w.rp[first[r + 1]] - w.rp[first[r]];
+      for (int r = 0; r < P; r++) dsp[r] = w->rp[first[r]], cnt[r] = w->rp[first[r + 1]] - w->rp[first[r]];
     ierr = pds_comm_agree(ctx, ierr);
-    if (!ierr) ierr = pds_comm_scatterv(ctx, w.cj, cnt, dsp, sizeof *cj, cj, nnz, 0);
+    if (!ierr) ierr = pds_comm_scatterv(ctx, w->cj, cnt, dsp, sizeof *cj, cj, nnz, 0);
     if (!ierr && me == 0)
       for (int r = 0; r < P; r++) dsp[r] *= (pds_size)bs * bs, cnt[r] *= (pds_size)bs * bs;
-    if (!ierr) ierr = pds_comm_scatterv(ctx, w.v, cnt, dsp, sizeof *v, v, nnz * bs * bs, 0);
-    if (me == 0) free_whole(ctx, &w); /* rank 0 keeps only its rows from here on */
+    if (!ierr) ierr = pds_comm_scatterv(ctx, w->v, cnt, dsp, sizeof *v, v, nnz * bs * bs, 0);
+    if (me == 0) free_whole(ctx, w); /* rank 0 keeps only its rows from here on */
     if (ierr) goto done;
     ierr = bs == 1 ? pds_mat_create_csr_dist(ctx, mine, rp, cj, v, A) : pds_mat_create_bsr_dist(ctx, mine, bs, rp, cj, v, A);
     if (!ierr) {
@@ -175,7 +170,7 @@ int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const c
     }
   }
 done:
-  if (me == 0) free_whole(ctx, &w);
+  if (me == 0) free_whole(ctx, w);
   if (o) o->refct = 1, pds_order_release(ctx, &o);
   pds_free(ctx, PDS_MEM_HOST, &first);
   pds_free(ctx, PDS_MEM_HOST, &cnt);
@@ -184,6 +179,51 @@ done:
   pds_free(ctx, PDS_MEM_HOST, &cj);
   pds_free(ctx, PDS_MEM_HOST, &v);
   return ierr;
+}
+
+/* the arguments of a matrix spread from rank 0 */
+static int dist_from_args(pds_ctx ctx, int bs, const char *partitioner, pds_mat *A) {
+  PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  PDS_CHECK(bs >= 1 && bs <= 16, ctx, PDS_ERR_ARG, "block size %d is outside 1 .. 16", bs);
+  PDS_CHECK(partitioner && (!strcmp(partitioner, "contiguous") || !strcmp(partitioner, "metis")), ctx, PDS_ERR_ARG,
+            "unknown partitioner '%s' (known: contiguous, metis)", partitioner ? partitioner : "(null)");
+  return PDS_OK;
+}
+
+int pds_mat_load_dist_partitioned(pds_ctx ctx, const char *path, int bs, const char *partitioner, pds_mat *A) {
+  struct mm_whole w = {0};
+  int             ierr = PDS_OK;
+
+  PDS_CALL(dist_from_args(ctx, bs, partitioner, A));
+  PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
+  pds_comm_begin(ctx);
+  if (ctx->rank == 0) {
+    ierr = read_whole(ctx, path, bs, &w);
+    if (ierr && w.host && pds_ctx_get_error_code(w.host)) /* the reader's message is on its own context */
+      ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(w.host));
+  }
+  return scatter_whole(ctx, ierr, &w, bs, partitioner, A);
+}
+
+int pds_mat_scatter_dist(pds_ctx ctx, pds_mat S, int bs, const char *partitioner, pds_mat *A) {
+  struct mm_whole w = {0};
+  int             ierr = PDS_OK;
+
+  PDS_CALL(dist_from_args(ctx, bs, partitioner, A));
+  pds_comm_begin(ctx);
+  if (ctx->rank == 0) {
+    if (!S || S->hdr.classid != PDS_CLASSID_MAT)
+      ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "pds_mat_scatter_dist: rank 0 has no matrix to spread");
+    else if (S->dist) ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "pds_mat_scatter_dist: the matrix is already distributed");
+    else {
+      ierr = whole_of(ctx, S, "the matrix of rank 0", bs, &w);
+      if (ierr && pds_ctx_get_error_code(S->hdr.ctx) && S->hdr.ctx != ctx) /* a conversion's message on S's context */
+        ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(S->hdr.ctx));
+    }
+  }
+  return scatter_whole(ctx, ierr, &w, bs, partitioner, A);
 }
 
 /* A vector file into v's rows (v distributed, or not: then the whole file), read by rank 0 and scattered by v's
@@ -217,21 +257,46 @@ static int order_copy(pds_ctx ctx, const struct pds_order *o, const pds_real *sr
   return PDS_OK;
 }
 
-int pds_vec_load_dist(pds_vec v, const char *path) {
-  pds_ctx   ctx;
-  pds_vec   whole = NULL;
-  pds_ctx   host  = NULL;
-  pds_size  N, lo, hi, *all = NULL, *dsp = NULL, n = 0;
+/* rank 0 holds the whole vector src of n entries, in the file's (the user's) numbering (or failed: ierr): v's rows of it
+   (collective); what names it in messages */
+static int scatter_values(pds_vec v, int ierr, const pds_real *src, pds_size n, const char *what) {
+  pds_ctx   ctx = VEC_CTX(v);
+  pds_size  N = 0, *all = NULL, *dsp;
   pds_real *h = NULL, *perm = NULL;
+
+  if (!ierr) ierr = pds_vec_get_global_size(v, &N);
+  if (!ierr && ctx->rank == 0 && n != N)
+    ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%s has %" PDS_SIZE_FMT " entries, the distributed vector %" PDS_SIZE_FMT, what,
+                     n, N);
+  if (!ierr && ctx->rank == 0) ierr = order_copy(ctx, v->order, src, 1, &perm); /* to the matrix's numbering */
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = vec_parts(v, &all);
+  if (ierr) goto done;
+  dsp  = all + ctx->size;
+  ierr = PDS_NEW(ctx, v->n + 1, &h);
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_scatterv(ctx, perm ? perm : src, all, dsp, sizeof *h, h, v->n, 0);
+  if (!ierr) ierr = pds_vec_set_values(v, h, PDS_MEM_HOST);
+  ierr = pds_comm_agree(ctx, ierr);
+done:
+  pds_free(ctx, PDS_MEM_HOST, &h);
+  pds_free(ctx, PDS_MEM_HOST, &perm);
+  pds_free(ctx, PDS_MEM_HOST, &all);
+  return ierr;
+}
+
+int pds_vec_load_dist(pds_vec v, const char *path) {
+  pds_ctx         ctx;
+  pds_vec         whole = NULL;
+  pds_ctx         host  = NULL;
+  pds_size        n = 0;
   const pds_real *src = NULL;
-  int       ierr = PDS_OK;
+  int             ierr = PDS_OK;
 
   PDS_VALID(v, PDS_CLASSID_VEC, "vector");
   ctx = VEC_CTX(v);
   PDS_CHECK(path, ctx, PDS_ERR_ARG, "path is NULL");
   pds_comm_begin(ctx);
-  PDS_CALL(pds_vec_get_global_size(v, &N));
-  PDS_CALL(pds_vec_get_ownership_range(v, &lo, &hi));
   if (!v->dist) { /* an ordinary vector: every rank reads */
     PDS_CALL(pds_mm_read_vec(ctx, path, &whole));
     ierr = pds_vec_get_size(whole, &n);
@@ -241,32 +306,38 @@ int pds_vec_load_dist(pds_vec v, const char *path) {
     pds_vec_destroy(&whole);
     return ierr;
   }
-  PDS_CALL_GOTO(ierr, done, vec_parts(v, &all));
-  dsp = all + ctx->size;
   if (ctx->rank == 0) {
     ierr = pds_ctx_create("/cpu/ref", &host);
     if (!ierr) ierr = pds_mm_read_vec(host, path, &whole);
     if (ierr && host) ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(host));
     if (!ierr) ierr = pds_vec_get_size(whole, &n);
-    if (!ierr && n != N)
-      ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%s has %" PDS_SIZE_FMT " entries, the distributed vector %" PDS_SIZE_FMT,
-                       path, n, N);
     if (!ierr) ierr = pds_vec_get_array_read(whole, PDS_MEM_HOST, &src);
-    if (!ierr) ierr = order_copy(ctx, v->order, src, 1, &perm); /* the file's numbering to the matrix's */
   }
-  ierr = pds_comm_agree(ctx, ierr);
-  if (!ierr) ierr = PDS_NEW(ctx, v->n + 1, &h);
-  ierr = pds_comm_agree(ctx, ierr);
-  if (!ierr) ierr = pds_comm_scatterv(ctx, perm ? perm : src, all, dsp, sizeof *h, h, v->n, 0);
-  if (!ierr) ierr = pds_vec_set_values(v, h, PDS_MEM_HOST);
-  ierr = pds_comm_agree(ctx, ierr);
-done:
+  ierr = scatter_values(v, ierr, src, n, path);
   if (src) pds_vec_restore_array_read(whole, &src);
   pds_vec_destroy(&whole);
   pds_ctx_destroy(&host);
-  pds_free(ctx, PDS_MEM_HOST, &h);
-  pds_free(ctx, PDS_MEM_HOST, &perm);
-  pds_free(ctx, PDS_MEM_HOST, &all);
+  return ierr;
+}
+
+int pds_vec_scatter_dist(pds_vec v, pds_vec s) {
+  pds_ctx         ctx;
+  pds_size        n = 0;
+  const pds_real *src = NULL;
+  int             ierr = PDS_OK;
+
+  PDS_VALID(v, PDS_CLASSID_VEC, "vector");
+  ctx = VEC_CTX(v);
+  PDS_CHECK(v->dist, ctx, PDS_ERR_ARG, "pds_vec_scatter_dist: the target is not distributed");
+  pds_comm_begin(ctx);
+  if (ctx->rank == 0) {
+    if (!s || s->hdr.classid != PDS_CLASSID_VEC || s->dist)
+      ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "pds_vec_scatter_dist: rank 0 has no whole vector to spread");
+    if (!ierr) ierr = pds_vec_get_size(s, &n);
+    if (!ierr) ierr = pds_vec_get_array_read(s, PDS_MEM_HOST, &src);
+  }
+  ierr = scatter_values(v, ierr, src, n, "the vector of rank 0");
+  if (src) pds_vec_restore_array_read(s, &src);
   return ierr;
 }
 

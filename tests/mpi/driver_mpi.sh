@@ -5,6 +5,8 @@
 #     ilu0 converges; -json has "ranks" and per-rank times;
 #   - -problem channel -decomp: bjacobi(bilu0) on 2 and 3 ranks takes the iterations of bilu0 on one rank (gmres,
 #     richardson); -blocks under mpirun is a clear error;
+#   - fem2d, patches and sem (built on rank 0, spread by rows): one rank's iterations and discretization error on 3;
+#     -vtk refused; -halo nccl without NCCL refused;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
 MPIEXEC=$1 FLAGS=$2 PDS=$3 BE=$4 MTX=$5
@@ -92,6 +94,21 @@ for solver in gmres richardson; do
 done
 run 2 "$TMP/cb" -problem channel -n 8 -blocks 2 -solver gmres -pc bjacobi -sub_pc bilu0
 [ $? = 1 ] && grep -q "decomp" "$TMP/cb" || fail "channel -blocks under mpirun: no clear error"
+# fem2d, patches and sem built whole on rank 0 and spread by rows: cg + jacobi takes one rank's iterations and reaches
+# its discretization error (the same to the printed digits); -vtk is refused under mpirun
+derr() { sed -n 's/^result:.* disc_err=\([0-9.e+-]*\).*/\1/p' "$1"; }
+for args in "-problem fem2d -nodes 1500 -fem manufactured -dirichlet symmetric" "-problem patches -n 12" \
+            "-problem sem -elements 2 -order 4"; do
+  # shellcheck disable=SC2086
+  run 1 "$TMP/w1" $args -solver cg -pc jacobi || fail "one rank: $args: $(tail -3 "$TMP/w1")"
+  # shellcheck disable=SC2086
+  run 3 "$TMP/w3" $args -solver cg -pc jacobi || fail "3 ranks: $args: $(tail -3 "$TMP/w3")"
+  [ "$(its "$TMP/w1")" = "$(its "$TMP/w3")" ] && [ -n "$(derr "$TMP/w1")" ] && [ "$(derr "$TMP/w1")" = "$(derr "$TMP/w3")" ] ||
+    fail "$args: one rank $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1"); 3 ranks $(its "$TMP/w3"), $(derr "$TMP/w3")"
+  echo "ok: $args built on rank 0, spread over 3: $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1") as on one"
+done
+run 2 "$TMP/vtk" -problem sem -elements 2 -order 3 -solver cg -pc jacobi -vtk "$TMP/x.vtu"
+[ $? = 1 ] && grep -q "vtk" "$TMP/vtk" || fail "-vtk under mpirun: no clear error"
 # -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)
 if [ "$BE" != /gpu/cuda ]; then
   run 2 "$TMP/nc" -problem poisson7 -n 8 -solver cg -pc jacobi -halo nccl

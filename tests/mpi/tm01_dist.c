@@ -3,7 +3,8 @@
  *   - layouts: uneven local sizes, rank 1 with no rows when there are three ranks or more;
  *   - reductions: dot, norms, set_random equal the serial vector's (to round-off; bits for the same ranks);
  *   - products: y = A x of an irregular matrix whose rows reach every rank (and a block matrix, bs 3) against the
- *     serial csr / bsr product; a file read by rank 0 and scattered against the same file read serially;
+ *     serial csr / bsr product; a file read by rank 0 and scattered against the same file read serially; a matrix
+ *     and a vector rank 0 holds whole, spread (pds_mat_scatter_dist, pds_vec_scatter_dist);
  *   - solves: cg + jacobi, bicgstab + pbjacobi, gmres + jacobi and richardson + jacobi take the serial iteration
  *     counts with the serial iterates to round-off; bjacobi(ilu0) converges (and equals serial ilu0 on one rank);
  *     every solve twice gives the same bits;
@@ -274,6 +275,33 @@ static void test_solves(pds_ctx ctx, pds_ctx serial) {
   free(rp), free(cj), free(v);
 }
 
+/* a matrix and a vector that rank 0 holds whole, spread (pds_mat_scatter_dist, pds_vec_scatter_dist): the product of
+   the spread matrix on the spread vector equals the serial one; no matrix on rank 0 fails on every rank */
+static void test_scatter(pds_ctx ctx, pds_ctx serial) {
+  pds_size *rp = malloc(sizeof *rp * (NG + 1));
+  pds_int  *cj = malloc(sizeof *cj * NG * 7);
+  pds_real *v  = malloc(sizeof *v * NG * 7);
+  pds_mat   As = NULL, A = NULL;
+  pds_vec   xs, ys, x, y;
+
+  gen(0, rp, cj, v);
+  TEST_CALL(pds_mat_create_csr(serial, NG, NG, rp, cj, v, PDS_MEM_HOST, PDS_COPY_VALUES, &As));
+  TEST_CALL(pds_mat_create_vecs(As, &xs, &ys));
+  TEST_CALL(pds_vec_set_random(xs, 21));
+  TEST_CALL(pds_mat_apply(As, xs, ys));
+  TEST_CALL(pds_mat_scatter_dist(ctx, rank_ == 0 ? As : NULL, 1, "contiguous", &A));
+  TEST_CALL(pds_mat_create_vecs(A, &x, &y));
+  TEST_CALL(pds_vec_scatter_dist(x, rank_ == 0 ? xs : NULL));
+  TEST_ASSERT(maxdiff(x, xs) == 0);
+  TEST_CALL(pds_mat_apply(A, x, y));
+  TEST_ASSERT(maxdiff(y, ys) <= 1e-13);
+  pds_mat_destroy(&A);
+  expect_all_fail(pds_mat_scatter_dist(ctx, NULL, 1, "contiguous", &A), "no matrix on rank 0");
+  TEST_ASSERT(!A);
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys), pds_mat_destroy(&As);
+  free(rp), free(cj), free(v);
+}
+
 /* the ghosts of all ranks: the halo's volume of a product */
 static long total_ghosts(pds_mat A) {
   pds_mat Ao;
@@ -505,6 +533,7 @@ int main(int argc, char **argv) {
   TEST_ASSERT(pds_ctx_get_rank(serial) == 0 && pds_ctx_get_size(serial) == 1);
   test_vectors(ctx, serial);
   test_products(ctx, serial, file);
+  test_scatter(ctx, serial);
   test_solves(ctx, serial);
   test_partition(ctx, serial);
   test_failures(ctx, backend);
