@@ -17,11 +17,15 @@
 # tm02_stencil7, td18_channel_decomposed, bench_mpi and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has
 # METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
 # go to $OUT.
+# GPU_MPI_PARTS: which parts run (default all: tests gpu cpu). What comes back is a few files (the device tool returns
+# only a handful): machine.txt, mpi.jsonl, mpi.txt, summary.txt and logs.tar.gz (every log).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$ROOT/gpu-mpi-out}
+FINAL=${OUT:-$ROOT/gpu-mpi-out}
 DATA=$ROOT/.data/mpi
-mkdir -p "$OUT"
+PARTS=" ${GPU_MPI_PARTS:-tests gpu cpu} "
+mkdir -p "$FINAL"
+OUT=$(mktemp -d) # the logs, packed into $FINAL/logs.tar.gz at the end
 T=$(mktemp -d)
 tar -C "$T" -xJf "$DATA/openmpi.tar.xz" && tar -C "$T" -xJf "$DATA/bin.tar.xz" || { echo "gpu-mpi.sh: cannot unpack"; exit 1; }
 P=$T/openmpi
@@ -49,6 +53,7 @@ note() { SUMMARY+=("$(printf '%-44s %s' "$1" "$2")"); }
 cat "$OUT/machine.txt"
 
 # ---- 1. tests ----
+if [[ $PARTS == *" tests "* ]]; then
 for np in 1 2; do
   if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm01_dist" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/tm01_cuda_np$np.log" 2>&1
   then note "tm01_dist /gpu/cuda np $np" "passed"; else note "tm01_dist /gpu/cuda np $np" "FAILED (tm01_cuda_np$np.log)"; fi
@@ -90,8 +95,10 @@ if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem channel -n 64 64
 then note "... the same, -halo nccl" "$(grep '^result:' "$OUT/driver_channel_nccl.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
 else note "... the same, -halo nccl" "FAILED (driver_channel_nccl.log)"; fi
 
+fi
 # ---- 2. GPUs ----
 : > "$OUT/mpi.jsonl"
+if [[ $PARTS == *" gpu "* ]]; then
 for sc in 0 1; do
   for np in 1 2; do
     timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -n 256 -strong $sc -its 100 -reps 5 \
@@ -112,8 +119,10 @@ for sc in 0 1; do # 2 GPUs with the halo through NCCL (the one-GPU lines above a
   timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -cases channel -c $c -strong $sc -its 50 -reps 5 \
     -halo nccl >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi channel gpu np 2 strong $sc nccl" "FAILED"
 done
+fi
 # ---- 3. CPU ranks ----
 ncpu=$(nproc)
+if [[ $PARTS == *" cpu "* ]]; then
 for np in 1 2 4 8 16; do
   [ "$np" -gt "$ncpu" ] && continue
   for sc in 0 1; do
@@ -130,8 +139,11 @@ for np in 1 2 4 8 16; do
       -strong $sc -its 10 -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_cpu.err" || note "bench_mpi channel cpu np $np strong $sc" "FAILED"
   done
 done
+fi
 python3 "$ROOT/bench/mpi/table.py" "$OUT/mpi.jsonl" > "$OUT/mpi.txt" 2>&1
 cat "$OUT/mpi.txt"
 echo "=== gpu-mpi.sh summary"
-printf '%s\n' "${SUMMARY[@]}"
-rm -rf "$T"
+printf '%s\n' "${SUMMARY[@]}" | tee "$FINAL/summary.txt"
+cp "$OUT/machine.txt" "$OUT/mpi.jsonl" "$OUT/mpi.txt" "$FINAL/"
+tar -C "$OUT" -czf "$FINAL/logs.tar.gz" .
+rm -rf "$T" "$OUT"

@@ -31,7 +31,7 @@ def main(path):
                     base = t
                 elif base is None:  # this transport's lines have no one-rank run: the mpi one's, the same work
                     one = [q for q in rows if q["backend"] == be and q["scaling"] == sc and q["case"] == case and
-                           q["ranks"] == 1 and q.get("blocks") == r.get("blocks")]
+                           q["ranks"] == 1 and (sc == "weak" or q.get("blocks") == r.get("blocks"))]
                     base = (one[0]["t_us"] if prod else one[0]["t_iter_us"]) if one else None
                 if base is None:
                     scale = ""
