@@ -457,9 +457,10 @@ else
 fi
 
 # ---- 5i. issue 16's distributed library: bench/mpi/gpu-mpi.sh (tests on 1 and 2 GPUs, rank 0 under memcheck, the
-# driver, bench_mpi's weak and strong scaling on the GPUs and on 1-16 host cores), with the OpenMPI runtime and the CUDA +
-# MPI binaries carried in .data/mpi (the GPU image has no MPI: bench/mpi/pack-openmpi.sh, docs/mpi.md); mpi.jsonl,
-# mpi.txt; a machine of 2 GPUs (nvidia-h100-x2), about 4 minutes.
+# halo through MPI and through NCCL, the driver, bench_mpi's weak and strong scaling of Poisson and of the multi-block
+# channel on the GPUs and on 1-16 host cores), with the OpenMPI runtime and the CUDA + MPI binaries carried in .data/mpi
+# (the GPU image has no MPI: bench/mpi/pack-openmpi.sh, docs/mpi.md); mpi/ (mpi.jsonl, mpi.txt, summary.txt,
+# logs.tar.gz); a machine of 2 GPUs (nvidia-h100-x2), about 6.5 minutes.
 MPR=0
 if want mpi; then
   t0=$SECONDS
