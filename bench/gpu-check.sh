@@ -38,7 +38,7 @@
 #   5h. issue 15's Python package (tests/python on /gpu/cuda with CuPy where the image has it, the Python overhead
 #      against C, examples/python/solve_mtx.py on /gpu/cuda; python.jsonl, python.txt; a minute),
 #   5i. issue 16's distributed library (bench/mpi/gpu-mpi.sh: tests and scaling on 1 and 2 GPUs and 1-16 host cores;
-#      needs .data/mpi and a 2-GPU machine; mpi.txt, mpi/mpi.jsonl; about 4 minutes),
+#      needs .data/mpi and a 2-GPU machine; mpi.txt, mpi/mpi.jsonl; about 6.5 minutes),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
