@@ -225,6 +225,14 @@ PDS_EXTERN int pds_mat_create_bsr_dist(pds_ctx ctx, pds_int nblocal, int bs, con
 PDS_EXTERN int pds_mat_create_stencil7_dist(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
                                             pds_size m, const pds_int *row, const pds_int *col,
                                             const pds_real *blocks, pds_mat *A);
+/* A patch set spread over the ranks ("mpipatches", collective): every rank gives the whole list of boxes and the
+   stencil (as pds_mat_create_patches); rank r holds the cells of whole patches, those starting in its share
+   ncells r / P .. ncells (r + 1) / P - 1. Products are the whole set's operator (an mpicsr split); bjacobi gives its
+   local preconditioner (relax, gmg) the rank's patches as a patch set whose faces to other ranks' patches are
+   Dirichlet faces like the domain's boundary: a block Jacobi preconditioner with those couplings moved onto the
+   diagonal. pds_problem_patches_dist makes the patches problem this way. */
+PDS_EXTERN int pds_mat_create_patches_dist(pds_ctx ctx, int np, const pds_patch *patches, const pds_real stencil[7],
+                                           pds_mat *A);
 /* A Matrix Market file read by rank 0 and scattered by contiguous block rows of bs (rank r: block rows nb r / P ..
    nb (r + 1) / P - 1, rounded down); bs > 1 stores it as mpibsr. */
 PDS_EXTERN int pds_mat_load_dist(pds_ctx ctx, const char *path, int bs, pds_mat *A);
@@ -868,6 +876,10 @@ typedef struct {
 /* poisson7 (dims[3]) distributed over the context's ranks by contiguous rows, each rank making only its rows: A an
    mpicsr matrix, b and u_exact distributed (collective; on one rank the serial problem) */
 PDS_EXTERN int pds_problem_create_poisson7_dist(pds_ctx ctx, const pds_int *dims, pds_problem *p);
+/* pds_problem_patches over the context's ranks (collective): A is pds_mat_create_patches_dist's, b and u_exact
+   distributed like it */
+PDS_EXTERN int pds_problem_patches_dist(pds_ctx ctx, const pds_int n[3], int nsizes, const pds_int *sizes,
+                                        pds_problem *p);
 /* name: "poisson7" (dims[0..2] = nx ny nz); "fem2d" (dims[0] = nodes: paper 004's problem, P1 on a generated
    unit-square mesh of about that many nodes, seed 1, Dirichlet rows as the paper: see pds_fem2d_*). */
 PDS_EXTERN int pds_problem_generate(pds_ctx ctx, const char *name, const pds_int *dims, int ndims, pds_problem *p);

@@ -340,17 +340,18 @@ int cmd_solve(pds_options o) {
       rc = fail("flag -vtk is not used under mpirun (the mesh and the solution are rank 0's to write: -o)");
       goto done;
     }
-    if ((fem_on || pa_on || sem_on) && pds_ctx_get_rank(ctx) == 0 &&
-        (pds_ctx_create("/cpu/omp", &host) == PDS_OK || make_ctx("/cpu/ref", &host) == EXIT_DONE)) {
+    if (pa_on) { /* patches: whole patches a rank, built by every rank (bjacobi's relax and gmg work on them) */
+      if ((rc = patches_build_dist(ctx, &pf, &whole))) goto done;
+    } else if ((fem_on || sem_on) && pds_ctx_get_rank(ctx) == 0 &&
+               (pds_ctx_create("/cpu/omp", &host) == PDS_OK || make_ctx("/cpu/ref", &host) == EXIT_DONE)) {
       int built = fem_on ? fem_build(host, &fo, &mesh, &fem, &whole.A, &whole.b, &whole.u_exact, &fr)
-                  : sem_on ? sem_build(host, &sf, &whole)
-                           : patches_build(host, &pf, &whole);
+                         : sem_build(host, &sf, &whole);
 
       if (built == EXIT_DONE && fem_on) snprintf(whole.description, sizeof whole.description, "%.159s", fr.source);
       if (built != EXIT_DONE) pds_problem_destroy(&whole); /* its A NULL: every rank learns rank 0 failed */
     }
-    rc = solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL, fem_on || pa_on || sem_on ? &whole : NULL,
-                    format, bpath, x0path, json, out);
+    rc = solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL,
+                    fem_on || pa_on || sem_on ? &whole : NULL, pa_on, format, bpath, x0path, json, out);
     pds_problem_destroy(&whole);
     pds_mesh_destroy(&mesh);
     pds_fem2d_destroy(&fem);

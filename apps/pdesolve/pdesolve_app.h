@@ -130,6 +130,8 @@ typedef struct {
 int read_patches_flags(pds_options o, const char *cmdname, patches_flags *pf);
 int check_patches_flags(pds_options o, const char *problem, const int *dims, int ndims, patches_flags *pf, bool *on);
 int patches_build(pds_ctx ctx, patches_flags *pf, pds_problem *p);
+/* the same over the ranks (collective; pds_problem_patches_dist: whole patches a rank) */
+int patches_build_dist(pds_ctx ctx, patches_flags *pf, pds_problem *p);
 /* the operator of solve and apply: the patch set of pf (when not NULL), else the generated problem (when problem is
    set), else the file Apath; p holds a generated problem, *A a reference of its own, source says what it is
    (common.c) */
@@ -200,13 +202,13 @@ void   print_result(const solve_settings *st, const char *backend, const solve_i
                     const char *tail);
 int    print_history(pds_solver s);
 /* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows), -problem
-   poisson7 (each rank its rows), the channel of ch (not NULL: -problem channel, blocks over the ranks) or the problem
-   that rank 0 built whole (whole not NULL on every rank: fem2d, patches, sem; its A, b and u_exact rank 0's, A NULL
-   there when the build failed), -b and -x0 files; the result line and the JSON report with the ranks and the
-   communication time */
+   poisson7 (each rank its rows), the channel of ch (not NULL: -problem channel, blocks over the ranks) or a problem
+   made before (pre not NULL on every rank): distributed already (pre_dist: patches), or built whole by rank 0 (fem2d,
+   sem; its A, b and u_exact rank 0's, A NULL there when the build failed); -b and -x0 files; the result line and the
+   JSON report with the ranks and the communication time */
 int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-                  int ndims, const channel_flags *ch, const pds_problem *whole, const char *format, const char *bpath,
-                  const char *x0path, const char *json, const char *out);
+                  int ndims, const channel_flags *ch, const pds_problem *pre, int pre_dist, const char *format,
+                  const char *bpath, const char *x0path, const char *json, const char *out);
 /* v of rank 0 to every rank (under mpirun; else nothing) */
 void   app_bcast_int(int *v);
 /* app_mpi.c: every rank's v into all[0 .. ranks) (rank 0's copy only is needed) */

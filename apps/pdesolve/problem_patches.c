@@ -63,6 +63,30 @@ int check_patches_flags(pds_options o, const char *problem, const int *dims, int
   return EXIT_DONE;
 }
 
+/* the problem's description: its box, the patches (count: -1 when not known here) and their sizes */
+static void patches_describe(patches_flags *pf, int count, const char *where, pds_problem *p) {
+  char sizes[128] = "";
+
+  for (int i = 0; i < pf->nsizes; i++) {
+    size_t l = strlen(sizes);
+
+    snprintf(sizes + l, sizeof sizes - l, "%s%" PDS_INT_FMT, i ? "," : "", pf->sizes[i]);
+  }
+  snprintf(p->description, sizeof p->description,
+           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, patches of %.60s%s (cell-centred "
+           "Poisson)", pf->n[0], pf->n[1], pf->n[2], sizes, where);
+  pf->count = count;
+}
+
+int patches_build_dist(pds_ctx ctx, patches_flags *pf, pds_problem *p) {
+  int rc = EXIT_DONE;
+
+  TRY("flag -problem patches", pds_problem_patches_dist(ctx, pf->n, pf->nsizes, pf->sizes, p));
+  patches_describe(pf, -1, ", whole patches a rank", p);
+done:
+  return rc;
+}
+
 int patches_build(pds_ctx ctx, patches_flags *pf, pds_problem *p) {
   int  rc = EXIT_DONE;
   char sizes[128] = "";

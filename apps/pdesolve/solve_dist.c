@@ -1,9 +1,10 @@
 /* apps/pdesolve/solve_dist.c: `pdesolve solve` under mpirun with more than one rank (cmd_solve.c calls it): the
  * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N), from
  * -problem poisson7 -n NX NY NZ (each rank makes its rows), from -problem channel -n I J K [-decomp BX BY BZ] (one
- * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), or from fem2d, patches
- * and sem built whole on rank 0 and spread by rows (pds_mat_scatter_dist: csr; their matrix-free and structured
- * preconditioners need their operator whole, so bjacobi or asm with a csr sub-preconditioner), b from -b FILE (else the problem's, else A * ones), x0
+ * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), from -problem patches
+ * (whole patches a rank: mpipatches, for bjacobi with -sub_pc gmg or relax), or from fem2d and sem built whole on rank
+ * 0 and spread by rows (pds_mat_scatter_dist: csr; semjacobi needs its operator whole: jacobi, the same diagonal, or
+ * bjacobi or asm with a csr sub-preconditioner), b from -b FILE (else the problem's, else A * ones), x0
  * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi and asm with -sub_pc
  * across ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls),
  * the history (-history), writes the solution gathered on rank 0 (-o) and -json with "ranks" and per-rank times. */
@@ -49,8 +50,9 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
 }
 
 int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-               int ndims, const channel_flags *ch, const pds_problem *whole, const char *format, const char *bpath,
-               const char *x0path, const char *json, const char *out) {
+               int ndims, const channel_flags *ch, const pds_problem *pre, int pre_dist, const char *format,
+               const char *bpath, const char *x0path, const char *json, const char *out) {
+  const pds_problem *whole = pre && !pre_dist ? pre : NULL;
   const int   P  = pds_ctx_get_size(ctx);
   pds_solver  s  = NULL;
   pds_precond pc = NULL;
@@ -74,6 +76,18 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
 
     TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
+  } else if (pre && pre_dist) { /* made distributed (patches): its operator, b and exact solution */
+    A = pre->A;
+    TRY("problem", pds_mat_reference(A));
+    if (pre->b) {
+      TRY("problem", pds_vec_duplicate(pre->b, &p.b));
+      TRY("problem", pds_vec_copy(pre->b, p.b));
+    }
+    if (pre->u_exact) {
+      TRY("problem", pds_vec_duplicate(pre->u_exact, &p.u_exact));
+      TRY("problem", pds_vec_copy(pre->u_exact, p.u_exact));
+    }
+    snprintf(source, sizeof source, "%s", pre->description);
   } else if (whole) { /* rank 0 built it whole: spread by contiguous rows (or -partition) */
     const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
     int       have[2] = {whole->b != NULL, whole->u_exact != NULL};

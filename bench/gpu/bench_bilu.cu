@@ -412,7 +412,7 @@ static void make_problem(const Problem &P, double cfl, pds_mat *A, std::vector<d
     pds_vec          bv;
 
     pds_channel_opts_default(&o);
-    o.n = P.n, o.I = P.g[0].I, o.J = P.g[0].J, o.K = P.g[0].K, o.cfl = cfl;
+    o.n = P.n, o.ni = P.g[0].I, o.nj = P.g[0].J, o.nk = P.g[0].K, o.cfl = cfl;
     PK(g_ref, pds_channel_generate(g_ref, &o, A, &bv));
     PK(g_ref, pds_vec_get_values(bv, b.data(), PDS_MEM_HOST));
     PK(g_ref, pds_vec_destroy(&bv));
@@ -1151,7 +1151,7 @@ static void cfl_study(int m) {
     pds_vec          bref, b;
     std::vector<double> bh((size_t)m * m * m * 6);
     pds_channel_opts_default(&o);
-    o.n = 6, o.I = o.J = o.K = m, o.cfl = cfl;
+    o.n = 6, o.ni = o.nj = o.nk = m, o.cfl = cfl;
     PK(g_ref, pds_channel_generate(g_ref, &o, &Aref, &bref));
     PK(g_ref, pds_vec_get_values(bref, bh.data(), PDS_MEM_HOST));
     PK(g_gpu, pds_mat_create_stencil7(g_gpu, m, m, m, 6, s7_values(Aref), PDS_MEM_HOST, &A));

@@ -858,7 +858,7 @@ static pds_mat make_matrix(const Ctxs &C, const Spec &s, const std::string &shar
       pds_vec          b;
 
       pds_channel_opts_default(&o);
-      o.I = o.J = o.K = s.m, o.n = s.bs;
+      o.ni = o.nj = o.nk = s.m, o.n = s.bs;
       PK(C.omp, pds_channel_generate(C.omp, &o, &S, &b));
       pds_vec_destroy(&b);
     } else PK(C.omp, pds_stencil7_random(C.omp, s.m, s.m, s.m, s.bs, 1.5, 1000 + (uint64_t)s.bs, &S));

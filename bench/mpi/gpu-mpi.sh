@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench/mpi/gpu-mpi.sh: the distributed library on a machine with 2 GPUs and no MPI of its own (the device tool's
 # nvidia-h100-x2 / nvidia-h200-x2), in one call:
-#   1. tests: td18_channel_decomposed (the coupled stencil7 matrix) on /gpu/cuda; tm01_dist and tm02_stencil7 on
-#      /gpu/cuda with 1 and 2 ranks (a GPU a rank), and with 2 ranks with rank 0 under compute-sanitizer (memcheck);
-#      the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks); tm01, tm02 and the channel again with
-#      the halo through NCCL (libnccl.so.2 of the image's Python wheel);
+#   1. tests: td18_channel_decomposed (the coupled stencil7 matrix) on /gpu/cuda; tm01_dist, tm02_stencil7 and
+#      tm03_patches on /gpu/cuda with 1 and 2 ranks (a GPU a rank), tm01 and tm02 with 2 ranks with rank 0 under
+#      compute-sanitizer (memcheck); the driver on 2 GPUs (poisson7, a file with asm, the channel in blocks); tm01-03 and
+#      the channel again with the halo through NCCL (libnccl.so.2 of the image's Python wheel);
 #   2. bench_mpi: weak scaling (256^3 a GPU) and strong scaling (256^3 in all) on 1 and 2 GPUs: the product with its
 #      parts and the overlap of the exchange, CG + Jacobi, GMRES(30) + bjacobi(ilu0); the multi-block channel (n = 6,
 #      bjacobi(bilu0)): weak 96^3 cells a GPU in four blocks, strong 128^3 in 16 x 2 x 1 blocks; the 2-GPU runs again
@@ -14,7 +14,7 @@
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
 # its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist,
-# tm02_stencil7, td18_channel_decomposed, bench_mpi and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has
+# tm02_stencil7, tm03_patches, td18_channel_decomposed, bench_mpi and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has
 # METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
 # go to $OUT.
 # GPU_MPI_PARTS: which parts run (default all: tests gpu cpu). What comes back is a few files (the device tool returns
@@ -68,7 +68,11 @@ if timeout 300 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exi
      : -n 1 "$B/tm02_stencil7" /gpu/cuda > "$OUT/tm02_memcheck.log" 2>&1
 then note "tm02_stencil7 np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm02_memcheck.log")"
 else note "tm02_stencil7 np 2, rank 0 under memcheck" "FAILED (tm02_memcheck.log)"; fi
-for t in tm01_dist tm02_stencil7; do # the halo through NCCL between the GPUs
+for np in 1 2; do
+  if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm03_patches" /gpu/cuda > "$OUT/tm03_cuda_np$np.log" 2>&1
+  then note "tm03_patches /gpu/cuda np $np" "passed"; else note "tm03_patches /gpu/cuda np $np" "FAILED (tm03_cuda_np$np.log)"; fi
+done
+for t in tm01_dist tm02_stencil7 tm03_patches; do # the halo through NCCL between the GPUs
   if timeout 240 "${MPIRUN[@]}" -x PDS_TEST_HALO=nccl -n 2 "$B/$t" /gpu/cuda "$DATA/orsirr_1.mtx" > "$OUT/${t}_nccl.log" 2>&1
   then note "$t /gpu/cuda np 2, halo via NCCL" "passed"; else note "$t /gpu/cuda np 2, halo via NCCL" "FAILED (${t}_nccl.log)"; fi
 done

@@ -214,6 +214,7 @@ FUNCTIONS = {
     "pds_mat_create_bsr_dist": (c_int, [c_void_p, c_int32, c_int, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_mat_create_stencil7_dist": (c_int, [
         c_void_p, c_int, c_void_p, c_int, c_void_p, c_int64, c_void_p, c_void_p, c_void_p, c_void_p]),
+    "pds_mat_create_patches_dist": (c_int, [c_void_p, c_int, c_void_p, c_void_p, c_void_p]),
     "pds_mat_load_dist": (c_int, [c_void_p, c_char_p, c_int, c_void_p]),
     "pds_mat_load_dist_partitioned": (c_int, [c_void_p, c_char_p, c_int, c_char_p, c_void_p]),
     "pds_mat_scatter_dist": (c_int, [c_void_p, c_void_p, c_int, c_char_p, c_void_p]),
@@ -368,6 +369,7 @@ FUNCTIONS = {
     "pds_channel_generate_decomposed_dist": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "pds_stencil7_random": (c_int, [c_void_p, c_int32, c_int32, c_int32, c_int, c_double, c_uint64, c_void_p]),
     "pds_problem_create_poisson7_dist": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "pds_problem_patches_dist": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p]),
     "pds_problem_generate": (c_int, [c_void_p, c_char_p, c_void_p, c_int, c_void_p]),
     "pds_problem_patches": (c_int, [c_void_p, c_void_p, c_int, c_void_p, c_void_p]),
     "pds_problem_sem": (c_int, [c_void_p, c_void_p, c_int, c_double, c_void_p]),

@@ -85,6 +85,7 @@ static int dist_destroy(pds_mat A) {
   if (!D) return PDS_OK;
   pds_mat_destroy(&D->Ad);
   pds_mat_destroy(&D->Ao);
+  pds_mat_destroy(&D->Apc);
   pds_dist_halo_free(A);
   pds_free(MAT_CTX(A), PDS_MEM_DEVICE, &D->orow_d);
   pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->orow_h);
@@ -302,6 +303,8 @@ int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao) {
   if (Ao) *Ao = DIST(A)->Ao;
   return PDS_OK;
 }
+
+pds_mat pds_mat_dist_local_pc(pds_mat A) { return DIST(A)->Apc ? DIST(A)->Apc : DIST(A)->Ad; }
 
 void pds_mat_dist_set_partition(pds_mat A, const char *name, long edgecut, struct pds_order *order) {
   DIST(A)->partition = name;

@@ -8,6 +8,8 @@
 struct mat_dist {
   pds_mat         Ad, Ao;   /* this rank's diagonal block (local columns) and off-rank block (ghost columns; only the
                                nrows_o block rows that have any, listed by orow_d) */
+  pds_mat         Apc;      /* what a local preconditioner of bjacobi factors instead of Ad (a rank's patches as a patch
+                               set, dist_patches.c), or NULL: Ad */
   pds_int         nrows_o;
   pds_int        *orow_d;   /* backend [nrows_o]: the local block rows of Ao's rows */
   pds_int        *orow_h;   /* the same on the host */

@@ -103,6 +103,13 @@ PDS_INTERN int pds_bsr_rows_from_blocks(pds_ctx ctx, pds_int nbrows, int bs, pds
    when a size or an origin is odd or a size is 1) as a new patches matrix */
 struct pds_patches;
 PDS_INTERN const struct pds_patches *pds_mat_patches_view(pds_mat A);
+/* the CSR rows of patches q0 .. q1-1 with the set's column numbering (arrays new on A's allocator) */
+PDS_INTERN int pds_mat_patches_rows(pds_mat A, int q0, int q1, pds_size **rp, pds_int **ci, pds_real **v);
+/* the distributed patch set (dist_patches.c) of the whole set G (a host patches matrix, the same on every rank); the
+   rank's patches are q0 .. q1-1 (collective) */
+PDS_INTERN int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A, int *q0, int *q1);
+/* a distributed matrix's block for bjacobi's local preconditioner: its patch set (mpipatches) or its diagonal block */
+PDS_INTERN pds_mat pds_mat_dist_local_pc(pds_mat A);
 PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);
 /* the patches operator as a csr matrix (pds_mat_convert_to_csr of a patches matrix): rows in unknown order, columns
    ascending, the Dirichlet extrapolation on the diagonal */

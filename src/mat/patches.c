@@ -555,21 +555,25 @@ int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac) {
   return ierr;
 }
 
-/* CSR of the operator: rows in unknown order, columns ascending, the diagonal c0 - the Dirichlet faces' c_d */
-int pds_mat_patches_to_csr(pds_mat A, pds_mat *B) {
+/* The CSR rows of patches q0 .. q1-1 (their cells, in unknown order from the first cell of q0; columns: every unknown
+   of the set, ascending in each row), the diagonal c0 - the Dirichlet faces' c_d; the arrays new on ctx's allocator.
+   pds_mat_patches_to_csr takes all of them; a distributed patch set (dist_patches.c) its rank's. */
+int pds_mat_patches_rows(pds_mat A, int q0, int q1, pds_size **rp_out, pds_int **ci_out, pds_real **v_out) {
   const struct pds_mat_patches *s   = PS(A);
   pds_ctx                       ctx = A->hdr.ctx;
+  const pds_size                r0  = q0 < s->P.np ? s->hgeom[q0].first : s->P.ncells;
+  const pds_size                r1  = q1 < s->P.np ? s->hgeom[q1].first : s->P.ncells;
   pds_size                     *rp = NULL, pos = 0;
   pds_int                      *ci = NULL;
   pds_real                     *v = NULL, *dg = NULL;
   int                           ierr;
 
-  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, s->P.ncells + 1, &rp));
-  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, A->nnz, &ci));
-  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, A->nnz, &v));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, r1 - r0 + 1, &rp));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 7 * (r1 - r0) + 1, &ci));
+  PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, 7 * (r1 - r0) + 1, &v));
   PDS_CALL_GOTO(ierr, fail, PDS_NEW(ctx, s->P.ncells, &dg));
   patches_diag(s, dg);
-  for (int q = 0; q < s->P.np; q++) {
+  for (int q = q0; q < q1; q++) {
     const struct pds_patch_geom *g = &s->hgeom[q];
     pds_size                     p = g->first;
 
@@ -594,15 +598,26 @@ int pds_mat_patches_to_csr(pds_mat A, pds_mat *B) {
               col[b] = col[b - 1], val[b] = val[b - 1], col[b - 1] = tc, val[b - 1] = tv;
             }
           for (int a = 0; a < m; a++) ci[pos] = (pds_int)col[a], v[pos++] = val[a];
-          rp[p + 1] = pos;
+          rp[p - r0 + 1] = pos;
         }
   }
   pds_free(ctx, PDS_MEM_HOST, &dg);
-  return pds_mat_csr_from_host_owned(ctx, A->nrows, A->ncols, rp, ci, v, B);
+  *rp_out = rp, *ci_out = ci, *v_out = v;
+  return PDS_OK;
 fail:
   pds_free(ctx, PDS_MEM_HOST, &rp);
   pds_free(ctx, PDS_MEM_HOST, &ci);
   pds_free(ctx, PDS_MEM_HOST, &v);
   pds_free(ctx, PDS_MEM_HOST, &dg);
   return ierr;
+}
+
+/* CSR of the operator: rows in unknown order, columns ascending, the diagonal c0 - the Dirichlet faces' c_d */
+int pds_mat_patches_to_csr(pds_mat A, pds_mat *B) {
+  pds_size *rp;
+  pds_int  *ci;
+  pds_real *v;
+
+  PDS_CALL(pds_mat_patches_rows(A, 0, PS(A)->P.np, &rp, &ci, &v));
+  return pds_mat_csr_from_host_owned(A->hdr.ctx, A->nrows, A->ncols, rp, ci, v, B);
 }

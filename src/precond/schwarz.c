@@ -17,6 +17,7 @@
 struct schwarz {
   pds_precond sub;
   int         overlap; /* 0: bjacobi, 1: asm */
+  int         empty;   /* the rank's block has no rows */
   pds_mat     Aext;    /* asm: the rows with overlap 1 */
   pds_vec     xe, ye;  /* asm: extended vectors */
 };
@@ -28,13 +29,15 @@ static int schwarz_setup(pds_precond pc) {
   pds_mat_destroy(&S->Aext);
   pds_vec_destroy(&S->xe);
   pds_vec_destroy(&S->ye);
-  if (pc->A->dist && !S->overlap) PDS_CALL(pds_mat_dist_get_local(pc->A, &Al, NULL));
+  if (pc->A->dist && !S->overlap) Al = pds_mat_dist_local_pc(pc->A); /* Ad, or the rank's patch set */
   if (pc->A->dist && S->overlap) {
     PDS_CALL(pds_mat_dist_overlap(pc->A, &S->Aext));
     PDS_CALL(pds_vec_create(pc->hdr.ctx, S->Aext->nrows, &S->xe));
     PDS_CALL(pds_vec_create(pc->hdr.ctx, S->Aext->nrows, &S->ye));
     Al = S->Aext;
   }
+  S->empty = !Al->nrows; /* a rank without rows: its local preconditioner has nothing to do */
+  if (S->empty) return PDS_OK;
   if (S->sub->A != Al) PDS_CALL(pds_precond_set_operator(S->sub, Al));
   PDS_CALL(pds_precond_setup(S->sub));
   pc->host_sync = S->sub->host_sync; /* a device loop records it when it records the sub-preconditioner */
@@ -88,6 +91,7 @@ static int schwarz_apply(pds_precond pc, pds_vec x, pds_vec y) {
   struct schwarz *S = pc->data;
 
   if (!x->dist || !pc->A->dist) return pds_precond_apply(S->sub, x, y);
+  if (S->empty) return PDS_OK;
   return S->overlap ? asm_apply(pc, x, y) : bjacobi_apply(pc, x, y);
 }
 

@@ -5,7 +5,8 @@
 #     ilu0 converges; -json has "ranks" and per-rank times;
 #   - -problem channel -decomp: bjacobi(bilu0) on 2 and 3 ranks takes the iterations of bilu0 on one rank (gmres,
 #     richardson); -blocks under mpirun is a clear error;
-#   - fem2d, patches and sem (built on rank 0, spread by rows): one rank's iterations and discretization error on 3;
+#   - fem2d and sem (built on rank 0, spread by rows) and patches (whole patches a rank): one rank's iterations and
+#     discretization error on 3 with cg + jacobi; patches with bjacobi(gmg) reach one rank's gmg solution;
 #     -vtk refused; -halo nccl without NCCL refused;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
@@ -105,8 +106,17 @@ for args in "-problem fem2d -nodes 1500 -fem manufactured -dirichlet symmetric" 
   run 3 "$TMP/w3" $args -solver cg -pc jacobi || fail "3 ranks: $args: $(tail -3 "$TMP/w3")"
   [ "$(its "$TMP/w1")" = "$(its "$TMP/w3")" ] && [ -n "$(derr "$TMP/w1")" ] && [ "$(derr "$TMP/w1")" = "$(derr "$TMP/w3")" ] ||
     fail "$args: one rank $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1"); 3 ranks $(its "$TMP/w3"), $(derr "$TMP/w3")"
-  echo "ok: $args built on rank 0, spread over 3: $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1") as on one"
+  echo "ok: $args on 3 ranks: $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1") as on one"
 done
+# patches under mpirun are whole patches a rank: bjacobi with gmg on each rank's patches converges to one rank's gmg
+# solution (the same discretization error to 5 digits)
+run 1 "$TMP/g1" -problem patches -n 16 -patch 8 -solver cg -pc gmg || fail "patches gmg, one rank: $(tail -3 "$TMP/g1")"
+run 3 "$TMP/g3" -problem patches -n 16 -patch 8 -solver cg -pc bjacobi -sub_pc gmg -view ||
+  fail "patches bjacobi(gmg), 3 ranks: $(tail -3 "$TMP/g3")"
+grep -q "mpipatches" "$TMP/g3" || fail "patches under mpirun: -view does not show mpipatches"
+awk -v a="$(derr "$TMP/g1")" -v b="$(derr "$TMP/g3")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-5 * a) }' ||
+  fail "patches: disc_err $(derr "$TMP/g1") with gmg on one rank, $(derr "$TMP/g3") with bjacobi(gmg) on 3"
+echo "ok: patches, bjacobi(gmg) on 3 ranks: $(its "$TMP/g3") iterations (gmg on one: $(its "$TMP/g1")), disc_err $(derr "$TMP/g3")"
 run 2 "$TMP/vtk" -problem sem -elements 2 -order 3 -solver cg -pc jacobi -vtk "$TMP/x.vtu"
 [ $? = 1 ] && grep -q "vtk" "$TMP/vtk" || fail "-vtk under mpirun: no clear error"
 # -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)

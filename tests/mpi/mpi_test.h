@@ -1,9 +1,34 @@
-/* tests/mpi/mpi_test.h: what the tests of tests/mpi share (after test.h and mpi.h): the rank and size, every rank's
- * failure, a distributed vector against the serial one's rows, the same bits on every rank. */
+/* tests/mpi/mpi_test.h: what the tests of tests/mpi share (after test.h and mpi.h): the rank and size, the start and
+ * the end of a test, every rank's failure, a distributed vector against the serial one's rows, the same bits on every
+ * rank. */
 #ifndef PDS_MPI_TEST_H
 #define PDS_MPI_TEST_H
 
+#include <stdlib.h>
+
 static int rank_, size_;
+
+/* MPI, the distributed context on the backend (PDS_TEST_HALO, the GPU machine's runs: its halo transport) and a serial
+   context on the same backend */
+static inline void mpi_test_begin(int *argc, char ***argv, const char *backend, pds_ctx *ctx, pds_ctx *serial) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, ctx));
+  test_ctx_ = *ctx;
+  TEST_ASSERT(pds_ctx_get_rank(*ctx) == rank_ && pds_ctx_get_size(*ctx) == size_);
+  if (getenv("PDS_TEST_HALO")) TEST_CALL(pds_ctx_set_halo_transport(*ctx, getenv("PDS_TEST_HALO")));
+  if (rank_ == 0) printf("halo transport: %s\n", pds_ctx_get_halo_transport(*ctx));
+  TEST_CALL(pds_ctx_create(backend, serial));
+  TEST_ASSERT(pds_ctx_get_rank(*serial) == 0 && pds_ctx_get_size(*serial) == 1);
+}
+
+static inline void mpi_test_end(pds_ctx *ctx, pds_ctx *serial, const char *name) {
+  TEST_CALL(pds_ctx_destroy(serial));
+  TEST_CALL(pds_ctx_destroy(ctx));
+  MPI_Finalize();
+  if (rank_ == 0) printf("%s: %d rank%s passed\n", name, size_, size_ > 1 ? "s" : "");
+}
 
 /* every rank must have failed with an error; none may hang (a hang is ctest's timeout) */
 static inline void expect_all_fail(int ierr, const char *what) {

@@ -523,25 +523,13 @@ int main(int argc, char **argv) {
   const char *file    = argc > 2 ? argv[2] : PDS_SHARED_DIR "/matrices/orsirr_1.mtx";
   pds_ctx     ctx, serial;
 
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
-  test_ctx_ = ctx;
-  TEST_ASSERT(pds_ctx_get_rank(ctx) == rank_ && pds_ctx_get_size(ctx) == size_);
-  if (getenv("PDS_TEST_HALO")) TEST_CALL(pds_ctx_set_halo_transport(ctx, getenv("PDS_TEST_HALO"))); /* GPU runs */
-  if (rank_ == 0) printf("halo transport: %s\n", pds_ctx_get_halo_transport(ctx));
-  TEST_CALL(pds_ctx_create(backend, &serial));
-  TEST_ASSERT(pds_ctx_get_rank(serial) == 0 && pds_ctx_get_size(serial) == 1);
+  mpi_test_begin(&argc, &argv, backend, &ctx, &serial);
   test_vectors(ctx, serial);
   test_products(ctx, serial, file);
   test_scatter(ctx, serial);
   test_solves(ctx, serial);
   test_partition(ctx, serial);
   test_failures(ctx, backend);
-  TEST_CALL(pds_ctx_destroy(&serial));
-  TEST_CALL(pds_ctx_destroy(&ctx));
-  MPI_Finalize();
-  if (rank_ == 0) printf("tm01_dist: %d rank%s passed\n", size_, size_ > 1 ? "s" : "");
+  mpi_test_end(&ctx, &serial, "tm01_dist");
   return 0;
 }

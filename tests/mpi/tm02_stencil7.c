@@ -145,21 +145,11 @@ int main(int argc, char **argv) {
   const char *backend = argc > 1 ? argv[1] : "/cpu/ref";
   pds_ctx     ctx, serial;
 
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  TEST_CALL(pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
-  test_ctx_ = ctx;
-  TEST_CALL(pds_ctx_create(backend, &serial));
-  if (getenv("PDS_TEST_HALO")) TEST_CALL(pds_ctx_set_halo_transport(ctx, getenv("PDS_TEST_HALO"))); /* GPU runs */
-  if (rank_ == 0) printf("halo transport: %s\n", pds_ctx_get_halo_transport(ctx));
+  mpi_test_begin(&argc, &argv, backend, &ctx, &serial);
   check_split(ctx, serial, (const int[3]){4, 1, 1}, 6, 8, 6, 4); /* slabs along the flow */
   check_split(ctx, serial, (const int[3]){2, 2, 1}, 5, 6, 5, 4); /* cuts in two directions, uneven blocks */
   check_split(ctx, serial, (const int[3]){2, 1, 1}, 4, 5, 4, 3); /* two blocks: on three ranks one has none */
   check_failures(ctx);
-  TEST_CALL(pds_ctx_destroy(&serial));
-  TEST_CALL(pds_ctx_destroy(&ctx));
-  MPI_Finalize();
-  if (rank_ == 0) printf("tm02_stencil7: %d rank%s passed\n", size_, size_ > 1 ? "s" : "");
+  mpi_test_end(&ctx, &serial, "tm02_stencil7");
   return 0;
 }
