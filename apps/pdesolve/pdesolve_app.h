@@ -203,11 +203,11 @@ void   print_result(const solve_settings *st, const char *backend, const solve_i
 int    print_history(pds_solver s);
 /* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows), -problem
    poisson7 (each rank its rows), the channel of ch (not NULL: -problem channel, blocks over the ranks) or a problem
-   made before (pre not NULL on every rank): distributed already (pre_dist: patches), or built whole by rank 0 (fem2d,
-   sem; its A, b and u_exact rank 0's, A NULL there when the build failed); -b and -x0 files; the result line and the
-   JSON report with the ranks and the communication time */
+   made before (pre not NULL on every rank): distributed already (pre_dist: patches; taken over, *pre left empty), or
+   built whole by rank 0 (fem2d, sem; its A, b and u_exact rank 0's, A NULL there when the build failed); -b and -x0
+   files; the result line and the JSON report with the ranks and the communication time */
 int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-                  int ndims, const channel_flags *ch, const pds_problem *pre, int pre_dist, const char *format,
+                  int ndims, const channel_flags *ch, pds_problem *pre, int pre_dist, const char *format,
                   const char *bpath, const char *x0path, const char *json, const char *out);
 /* v of rank 0 to every rank (under mpirun; else nothing) */
 void   app_bcast_int(int *v);

@@ -65,16 +65,17 @@ int check_patches_flags(pds_options o, const char *problem, const int *dims, int
 
 /* the problem's description: its box, the patches (count: -1 when not known here) and their sizes */
 static void patches_describe(patches_flags *pf, int count, const char *where, pds_problem *p) {
-  char sizes[128] = "";
+  char sizes[128] = "", counted[24] = "";
 
   for (int i = 0; i < pf->nsizes; i++) {
     size_t l = strlen(sizes);
 
     snprintf(sizes + l, sizeof sizes - l, "%s%" PDS_INT_FMT, i ? "," : "", pf->sizes[i]);
   }
+  if (count >= 0) snprintf(counted, sizeof counted, "%d ", count);
   snprintf(p->description, sizeof p->description,
-           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, patches of %.60s%s (cell-centred "
-           "Poisson)", pf->n[0], pf->n[1], pf->n[2], sizes, where);
+           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, %spatches of %.60s%s (cell-centred "
+           "Poisson)", pf->n[0], pf->n[1], pf->n[2], counted, sizes, where);
   pf->count = count;
 }
 
@@ -88,19 +89,11 @@ done:
 }
 
 int patches_build(pds_ctx ctx, patches_flags *pf, pds_problem *p) {
-  int  rc = EXIT_DONE;
-  char sizes[128] = "";
+  int rc = EXIT_DONE, count = 0;
 
   TRY("flag -problem patches", pds_problem_patches(ctx, pf->n, pf->nsizes, pf->sizes, p));
-  TRY("flag -problem patches", pds_mat_patches_get_count(p->A, &pf->count));
-  for (int i = 0; i < pf->nsizes; i++) {
-    size_t l = strlen(sizes);
-
-    snprintf(sizes + l, sizeof sizes - l, "%s%" PDS_INT_FMT, i ? "," : "", pf->sizes[i]);
-  }
-  snprintf(p->description, sizeof p->description,
-           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, %d patches of %.60s (cell-centred "
-           "Poisson)", pf->n[0], pf->n[1], pf->n[2], pf->count, sizes);
+  TRY("flag -problem patches", pds_mat_patches_get_count(p->A, &count));
+  patches_describe(pf, count, "", p);
 done:
   return rc;
 }

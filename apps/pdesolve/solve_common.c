@@ -13,27 +13,25 @@ static int monitor_print(void *user, int it, pds_real rnorm) {
   return 0;
 }
 
-/* the preconditioner's own flags (bjacobi: its local preconditioner's) */
-static int make_solver_pc_flags(pds_ctx ctx, const solve_settings *st, pds_precond pcv) {
-  pds_precond *pc = &pcv;
-  int          rc = EXIT_DONE;
+/* the flags of preconditioner pc of type name (the outer one, or bjacobi's and asm's local one) */
+static int make_solver_pc_flags(pds_ctx ctx, const solve_settings *st, pds_precond pc, const char *name) {
+  int rc = EXIT_DONE;
 
-  if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(*pc, st->bs));
-  if (st->rg && (rc = set_relax_gmg(ctx, *pc, st->sub_pc && (!strcmp(st->pc, "bjacobi") || !strcmp(st->pc, "asm")) ? st->sub_pc : st->pc, st->rg)))
-    goto done;
-  if (st->bilu0_variant) TRY("flag -pc_bilu0_variant", pds_precond_bilu0_set_variant(*pc, st->bilu0_variant));
+  if (st->bs > 0) TRY("flag -bs", pds_precond_set_block_size(pc, st->bs));
+  if (st->rg && (rc = set_relax_gmg(ctx, pc, name, st->rg))) goto done;
+  if (st->bilu0_variant) TRY("flag -pc_bilu0_variant", pds_precond_bilu0_set_variant(pc, st->bilu0_variant));
   if (st->semjacobi_variant)
-    TRY("flag -pc_semjacobi_variant", pds_precond_semjacobi_set_variant(*pc, st->semjacobi_variant));
+    TRY("flag -pc_semjacobi_variant", pds_precond_semjacobi_set_variant(pc, st->semjacobi_variant));
   if (st->bilu0_factors)
-    TRY("flag -pc_bilu0_factors", pds_precond_bilu0_set_factor_precision(*pc, !strcmp(st->bilu0_factors, "float")
-                                                                                  ? PDS_PRECISION_SINGLE
-                                                                                  : PDS_PRECISION_DOUBLE));
-  if (st->ilu0_shift_set) TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(*pc, st->ilu0_shift));
-  if (st->ilu0_ordering) TRY("flag -pc_ilu0_ordering", pds_precond_ilu0_set_ordering(*pc, st->ilu0_ordering));
-  if (st->ilu0_variant) TRY("flag -pc_ilu0_variant", pds_precond_ilu0_set_variant(*pc, st->ilu0_variant));
+    TRY("flag -pc_bilu0_factors", pds_precond_bilu0_set_factor_precision(pc, !strcmp(st->bilu0_factors, "float")
+                                                                                 ? PDS_PRECISION_SINGLE
+                                                                                 : PDS_PRECISION_DOUBLE));
+  if (st->ilu0_shift_set) TRY("flag -pc_ilu0_shift", pds_precond_ilu0_set_shift(pc, st->ilu0_shift));
+  if (st->ilu0_ordering) TRY("flag -pc_ilu0_ordering", pds_precond_ilu0_set_ordering(pc, st->ilu0_ordering));
+  if (st->ilu0_variant) TRY("flag -pc_ilu0_variant", pds_precond_ilu0_set_variant(pc, st->ilu0_variant));
   if (st->ilu0_sweeps_set || st->ilu0_fsweeps_set)
     TRY("flags -pc_ilu0_sweeps, -pc_ilu0_factor_sweeps",
-        pds_precond_ilu0_set_sweeps(*pc, st->ilu0_sweeps_set ? st->ilu0_sweeps : -1,
+        pds_precond_ilu0_set_sweeps(pc, st->ilu0_sweeps_set ? st->ilu0_sweeps : -1,
                                     st->ilu0_fsweeps_set ? st->ilu0_fsweeps : -1));
 done:
   return rc;
@@ -49,15 +47,13 @@ int make_solver(pds_ctx ctx, const solve_settings *st, pds_solver *s, pds_precon
   TRY(what, pds_solver_create(ctx, st->solver, s));
   snprintf(what, sizeof what, "flag -pc: cannot create preconditioner '%s'", st->pc);
   TRY(what, pds_precond_create(ctx, st->pc, pc));
-  if (st->sub_pc && (!strcmp(st->pc, "bjacobi") || !strcmp(st->pc, "asm"))) { /* the ilu0 flags below then set the local preconditioner */
-    pds_precond outer = *pc;
+  if (st->sub_pc && (!strcmp(st->pc, "bjacobi") || !strcmp(st->pc, "asm"))) { /* the flags set the local one */
+    pds_precond sub;
 
-    TRY("flag -sub_pc", pds_precond_set_sub_type(outer, st->sub_pc));
-    TRY("flag -sub_pc", pds_precond_get_sub(outer, pc));
-    rc = make_solver_pc_flags(ctx, st, *pc);
-    *pc = outer;
-    if (rc) goto done;
-  } else if ((rc = make_solver_pc_flags(ctx, st, *pc))) goto done;
+    TRY("flag -sub_pc", pds_precond_set_sub_type(*pc, st->sub_pc));
+    TRY("flag -sub_pc", pds_precond_get_sub(*pc, &sub));
+    if ((rc = make_solver_pc_flags(ctx, st, sub, st->sub_pc))) goto done;
+  } else if ((rc = make_solver_pc_flags(ctx, st, *pc, st->pc))) goto done;
   TRY("solver settings", pds_solver_set_tolerances(*s, st->rtol, st->atol, st->maxit));
   TRY("flag -inftol", pds_solver_set_inf_tolerance(*s, st->inftol));
   TRY("flag -restart", pds_solver_set_restart(*s, st->restart));

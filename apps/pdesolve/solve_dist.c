@@ -50,7 +50,7 @@ static int write_dist_report(pds_ctx ctx, const char *path, const char *source, 
 }
 
 int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
-               int ndims, const channel_flags *ch, const pds_problem *pre, int pre_dist, const char *format,
+               int ndims, const channel_flags *ch, pds_problem *pre, int pre_dist, const char *format,
                const char *bpath, const char *x0path, const char *json, const char *out) {
   const pds_problem *whole = pre && !pre_dist ? pre : NULL;
   const int   P  = pds_ctx_get_size(ctx);
@@ -76,18 +76,11 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
 
     TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
-  } else if (pre && pre_dist) { /* made distributed (patches): its operator, b and exact solution */
-    A = pre->A;
+  } else if (pre && pre_dist) { /* made distributed (patches): taken over whole */
+    p = *pre, memset(pre, 0, sizeof *pre);
+    A = p.A;
     TRY("problem", pds_mat_reference(A));
-    if (pre->b) {
-      TRY("problem", pds_vec_duplicate(pre->b, &p.b));
-      TRY("problem", pds_vec_copy(pre->b, p.b));
-    }
-    if (pre->u_exact) {
-      TRY("problem", pds_vec_duplicate(pre->u_exact, &p.u_exact));
-      TRY("problem", pds_vec_copy(pre->u_exact, p.u_exact));
-    }
-    snprintf(source, sizeof source, "%s", pre->description);
+    snprintf(source, sizeof source, "%s", p.description);
   } else if (whole) { /* rank 0 built it whole: spread by contiguous rows (or -partition) */
     const int bs = !strcmp(format, "bsr") ? (st->bs > 0 ? st->bs : 1) : 1;
     int       have[2] = {whole->b != NULL, whole->u_exact != NULL};

@@ -367,7 +367,8 @@ int main(int argc, char **argv) {
     snprintf(head, sizeof head,
              "\"bench\":\"mpi\",\"backend\":\"%s\",\"halo\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\","
              "\"grid\":[%ld,%ld,%ld],\"rows_rank\":%.0f,\"nnz\":%.0f,\"copy_GBs_rank\":%.2f",
-             pds_ctx_get_backend(ctx), pds_ctx_get_halo_transport(ctx), host, size_, strong ? "strong" : "weak", b.nx, b.ny, b.nz, nl, nnz, bw * 1e-9);
+             pds_ctx_get_backend(ctx), pds_ctx_get_halo_transport(ctx), host, size_, strong ? "strong" : "weak", b.nx,
+             b.ny, b.nz, nl, nnz, bw * 1e-9);
     if (strstr(cases, "spmv")) {
       double   t, c, t_ad, c_ad, t_ao, c_ao, bytes = 12.0 * nnz_local + 16.0 * nl;
       opdata   od = o, oo = o;

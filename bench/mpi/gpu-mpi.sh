@@ -41,6 +41,18 @@ MPIRUN=(mpirun --oversubscribe --bind-to none)   # the GPU runs: a rank a GPU, t
 MPIRUN_CPU=(mpirun --bind-to core --map-by core)  # the CPU runs: a rank a core, none oversubscribed
 B=$T/bin
 declare -a SUMMARY=()
+# the table, the summary and the logs into $FINAL: at the end, or when a TERM (a timeout) cuts the run short
+finish() {
+  trap - TERM EXIT
+  python3 "$ROOT/bench/mpi/table.py" "$OUT/mpi.jsonl" > "$OUT/mpi.txt" 2>&1
+  cat "$OUT/mpi.txt"
+  echo "=== gpu-mpi.sh summary"
+  printf '%s\n' "${SUMMARY[@]}" | tee "$FINAL/summary.txt"
+  cp "$OUT/machine.txt" "$OUT/mpi.jsonl" "$OUT/mpi.txt" "$FINAL/" 2> /dev/null
+  tar -C "$OUT" -czf "$FINAL/logs.tar.gz" .
+  rm -rf "$T" "$OUT"
+}
+trap 'finish; exit 143' TERM
 note() { SUMMARY+=("$(printf '%-44s %s' "$1" "$2")"); }
 {
   date -u +%FT%TZ
@@ -144,10 +156,4 @@ for np in 1 2 4 8 16; do
   done
 done
 fi
-python3 "$ROOT/bench/mpi/table.py" "$OUT/mpi.jsonl" > "$OUT/mpi.txt" 2>&1
-cat "$OUT/mpi.txt"
-echo "=== gpu-mpi.sh summary"
-printf '%s\n' "${SUMMARY[@]}" | tee "$FINAL/summary.txt"
-cp "$OUT/machine.txt" "$OUT/mpi.jsonl" "$OUT/mpi.txt" "$FINAL/"
-tar -C "$OUT" -czf "$FINAL/logs.tar.gz" .
-rm -rf "$T" "$OUT"
+finish  # (also on a TERM: a run cut short still returns what it has)

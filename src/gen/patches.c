@@ -111,33 +111,26 @@ done:
 }
 
 int pds_problem_patches_dist(pds_ctx ctx, const pds_int n[3], int nsizes, const pds_int *sizes, pds_problem *p) {
-  pds_ctx                   host = NULL;
-  pds_mat                   G    = NULL;
-  const struct pds_patches *P    = NULL;
-  pds_patch                *pt   = NULL;
-  pds_real                 *b = NULL, *u = NULL, c[7];
-  double                    h[3];
-  int                       np = 0, q0 = 0, q1 = 0, ierr;
+  pds_ctx    host = NULL;
+  pds_mat    G    = NULL;
+  pds_patch *pt   = NULL;
+  pds_real  *b = NULL, *u = NULL, c[7];
+  pds_int    r0 = 0, r1 = 0;
+  double     h[3];
+  int        np = 0, ierr;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
   memset(p, 0, sizeof *p);
   pds_comm_begin(ctx);
   ierr = patches_setup(ctx, n, nsizes, sizes, &np, &pt, c, h); /* the same on every rank */
-  if (!ierr) ierr = pds_ctx_create("/cpu/ref", &host);
-  if (!ierr && (ierr = pds_mat_create_patches(host, np, pt, c, &G))) ierr = PDS_ERROR(ctx, ierr, "%s",
-                                                                                      pds_ctx_get_error(host));
+  if (!ierr) ierr = pds_mat_patches_whole(ctx, np, pt, c, &host, &G);
   ierr = pds_comm_agree(ctx, ierr);
-  if (!ierr) ierr = pds_mat_patches_dist_from(ctx, G, &p->A, &q0, &q1); /* collective, agrees */
-  if (!ierr) { /* b and u_exact on this rank's cells */
-    const pds_size r0 = q0 < np ? (P = pds_mat_patches_view(G))->hgeom[q0].first : pds_mat_patches_view(G)->ncells;
-    const pds_size r1 = q1 < np ? pds_mat_patches_view(G)->hgeom[q1].first : pds_mat_patches_view(G)->ncells;
-
-    P    = pds_mat_patches_view(G);
-    ierr = PDS_NEW(ctx, r1 - r0 + 1, &b);
-    if (!ierr) ierr = PDS_NEW(ctx, r1 - r0 + 1, &u);
-    if (!ierr) patches_fill(P, h, r0, r1, b, u);
-  }
+  if (!ierr) ierr = pds_mat_patches_dist_from(ctx, G, &p->A); /* collective, agrees */
+  if (!ierr) ierr = pds_mat_get_ownership_range(p->A, &r0, &r1); /* b and u_exact on this rank's cells */
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)(r1 - r0) + 1, &b);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)(r1 - r0) + 1, &u);
+  if (!ierr) patches_fill(pds_mat_patches_view(G), h, (pds_size)r0, (pds_size)r1, b, u);
   ierr = pds_comm_agree(ctx, ierr);
   if (!ierr) ierr = pds_mat_create_vecs(p->A, &p->u_exact, &p->b);
   if (!ierr) ierr = pds_vec_set_values(p->b, b, PDS_MEM_HOST);

@@ -443,14 +443,33 @@ int pds_mat_bsr_get_arrays(pds_mat A, const pds_size **browptr, const pds_int **
   return PDS_OK;
 }
 
+/* Block column c with values blk (b2 of them) into the block row cj[start .. *end), v alike, kept in column order:
+   added to the block of the same column, else inserted (*end grows; the arrays have room for it). Rows are short (a
+   grid point's arms and couplings), so the search and the shift are linear. */
+void pds_bsr_row_add(pds_int *cj, pds_real *v, size_t b2, pds_size start, pds_size *end, pds_int c,
+                     const pds_real *blk) {
+  pds_size t = *end;
+
+  while (t > start && cj[t - 1] > c) t--;
+  if (t > start && cj[t - 1] == c) {
+    for (size_t e = 0; e < b2; e++) v[(t - 1) * b2 + e] += blk[e];
+    return;
+  }
+  memmove(cj + t + 1, cj + t, (size_t)(*end - t) * sizeof *cj);
+  memmove(v + (t + 1) * b2, v + t * b2, (size_t)(*end - t) * b2 * sizeof *v);
+  cj[t] = c;
+  memcpy(v + t * b2, blk, b2 * sizeof *v);
+  (*end)++;
+}
+
 /* Blocks given one by one (block k: block row row[k], block column col[k], values blocks[k bs^2 ..], host memory) as
    block rows: rows in order, each row's columns ascending, repeated (row, column) pairs summed. Rows are checked to lie
-   in 0 .. nbrows-1 (the columns are the caller's to check); the arrays are new on ctx's allocator. Counting sort by row,
-   then an insertion sort within each row (the rows of a grid's couplings are short). */
+   in 0 .. nbrows-1 (the columns are the caller's to check); the arrays are new on ctx's allocator. The blocks go to
+   their rows (a counting sort), then into each row in column order (pds_bsr_row_add). */
 int pds_bsr_rows_from_blocks(pds_ctx ctx, pds_int nbrows, int bs, pds_size m, const pds_int *row, const pds_int *col,
                              const pds_real *blocks, pds_size **rp_out, pds_int **cj_out, pds_real **v_out) {
   const size_t b2 = (size_t)bs * bs;
-  pds_size    *rp = NULL, *fill = NULL, nz;
+  pds_size    *rp = NULL, *first = NULL, *order = NULL, nz = 0;
   pds_int     *cj = NULL;
   pds_real    *v  = NULL;
   int          ierr;
@@ -459,49 +478,30 @@ int pds_bsr_rows_from_blocks(pds_ctx ctx, pds_int nbrows, int bs, pds_size m, co
     PDS_CHECK(row[k] >= 0 && row[k] < nbrows, ctx, PDS_ERR_ARG, "block %" PDS_SIZE_FMT ": row %" PDS_INT_FMT
               " is outside 0 .. %" PDS_INT_FMT, k, row[k], nbrows - 1);
   ierr = PDS_NEW(ctx, (size_t)nbrows + 1, &rp);
-  if (!ierr) ierr = PDS_NEW(ctx, (size_t)nbrows + 1, &fill);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)nbrows + 1, &first);
+  if (!ierr) ierr = PDS_NEW(ctx, m ? m : 1, &order);
   if (!ierr) ierr = PDS_NEW(ctx, m ? m : 1, &cj);
   if (!ierr) ierr = PDS_NEW(ctx, (m ? m : 1) * b2, &v);
   if (ierr) goto fail;
-  for (pds_size k = 0; k < m; k++) rp[row[k] + 1]++;
-  for (pds_int i = 0; i < nbrows; i++) rp[i + 1] += rp[i], fill[i] = rp[i];
-  for (pds_size k = 0; k < m; k++) {
-    const pds_size q = fill[row[k]]++;
-
-    cj[q] = col[k];
-    memcpy(v + q * b2, blocks + k * b2, b2 * sizeof *v);
-  }
-  nz = 0; /* sort each row by column, merging repeats, compacting in place */
+  for (pds_size k = 0; k < m; k++) first[row[k] + 1]++;
+  for (pds_int i = 0; i < nbrows; i++) first[i + 1] += first[i];
+  for (pds_size k = 0; k < m; k++) order[first[row[k]]++] = k; /* the blocks row after row, in their given order */
+  for (pds_int i = nbrows; i > 0; i--) first[i] = first[i - 1];
+  first[0] = 0;
   for (pds_int i = 0; i < nbrows; i++) {
-    const pds_size a = rp[i], e = rp[i + 1], start = nz;
-
-    for (pds_size q = a; q < e; q++) {
-      pds_size t = nz;
-
-      while (t > start && cj[t - 1] > cj[q]) t--;
-      if (t > start && cj[t - 1] == cj[q]) {
-        for (size_t s = 0; s < b2; s++) v[(t - 1) * b2 + s] += v[q * b2 + s];
-        continue;
-      }
-      pds_real blk[256]; /* bs <= 16 */
-      const pds_int c = cj[q];
-
-      memcpy(blk, v + q * b2, b2 * sizeof *v);
-      memmove(cj + t + 1, cj + t, (size_t)(nz - t) * sizeof *cj);
-      memmove(v + (t + 1) * b2, v + t * b2, (size_t)(nz - t) * b2 * sizeof *v);
-      cj[t] = c;
-      memcpy(v + t * b2, blk, b2 * sizeof *v);
-      nz++;
-    }
-    rp[i] = start;
+    rp[i] = nz;
+    for (pds_size q = first[i]; q < first[i + 1]; q++)
+      pds_bsr_row_add(cj, v, b2, rp[i], &nz, col[order[q]], blocks + order[q] * b2);
   }
   rp[nbrows] = nz;
-  pds_free(ctx, PDS_MEM_HOST, &fill);
+  pds_free(ctx, PDS_MEM_HOST, &first);
+  pds_free(ctx, PDS_MEM_HOST, &order);
   *rp_out = rp, *cj_out = cj, *v_out = v;
   return PDS_OK;
 fail:
   pds_free(ctx, PDS_MEM_HOST, &rp);
-  pds_free(ctx, PDS_MEM_HOST, &fill);
+  pds_free(ctx, PDS_MEM_HOST, &first);
+  pds_free(ctx, PDS_MEM_HOST, &order);
   pds_free(ctx, PDS_MEM_HOST, &cj);
   pds_free(ctx, PDS_MEM_HOST, &v);
   return ierr;

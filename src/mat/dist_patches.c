@@ -8,6 +8,9 @@
  * operator). */
 #include "dist_impl.h"
 
+/* the first cell of patch q (the number of cells when q is past the last) */
+static pds_size first_cell(const struct pds_patches *P, int q) { return q < P->np ? P->hgeom[q].first : P->ncells; }
+
 /* the rank's patches q0 .. q1-1: whole patches, cut by cells */
 static void rank_patches(const struct pds_patches *P, int rank, int size, int *q0, int *q1) {
   const pds_size lo = (pds_size)((double)P->ncells * rank / size), hi = (pds_size)((double)P->ncells * (rank + 1) / size);
@@ -19,7 +22,7 @@ static void rank_patches(const struct pds_patches *P, int rank, int size, int *q
   *q1 = rank + 1 == size ? P->np : q;
 }
 
-int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A, int *q0_out, int *q1_out) {
+int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A) {
   const struct pds_patches *P  = pds_mat_patches_view(G);
   pds_size                 *rp = NULL;
   pds_int                  *ci = NULL;
@@ -41,24 +44,29 @@ int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A, int *q0_out, i
     if (!ierr) ierr = pds_mat_create_patches(ctx, q1 - q0, pt, P->c, &Pl);
   }
   ierr = pds_comm_agree(ctx, ierr);
-  if (!ierr) {
-    const pds_size r0 = q0 < P->np ? P->hgeom[q0].first : P->ncells, r1 = q1 < P->np ? P->hgeom[q1].first : P->ncells;
-
-    ierr = pds_mat_create_csr_dist(ctx, (pds_int)(r1 - r0), rp, ci, v, &M); /* collective, agrees */
-  }
+  if (!ierr) /* collective, agrees */
+    ierr = pds_mat_create_csr_dist(ctx, (pds_int)(first_cell(P, q1) - first_cell(P, q0)), rp, ci, v, &M);
   if (!ierr) {
     DIST(M)->Apc       = Pl, Pl = NULL;
     DIST(M)->partition = "whole patches per rank";
     M->type            = "mpipatches";
     *A                 = M;
-    if (q0_out) *q0_out = q0;
-    if (q1_out) *q1_out = q1;
   }
   pds_mat_destroy(&Pl);
   pds_free(ctx, PDS_MEM_HOST, &pt);
   pds_free(ctx, PDS_MEM_HOST, &rp);
   pds_free(ctx, PDS_MEM_HOST, &ci);
   pds_free(ctx, PDS_MEM_HOST, &v);
+  return ierr;
+}
+
+/* the whole set on a host context of its own (*host; the same on every rank), a failure reported on ctx (local) */
+int pds_mat_patches_whole(pds_ctx ctx, int np, const pds_patch *patches, const pds_real stencil[7], pds_ctx *host,
+                          pds_mat *G) {
+  int ierr = pds_ctx_create("/cpu/ref", host);
+
+  if (!ierr && (ierr = pds_mat_create_patches(*host, np, patches, stencil, G)))
+    ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(*host));
   return ierr;
 }
 
@@ -72,13 +80,8 @@ int pds_mat_create_patches_dist(pds_ctx ctx, int np, const pds_patch *patches, c
   *A = NULL;
   pds_comm_begin(ctx);
   /* the whole set's geometry and ghost map on the host (every rank the same): the rows and the rank's share */
-  ierr = pds_ctx_create("/cpu/ref", &host);
-  if (!ierr) {
-    ierr = pds_mat_create_patches(host, np, patches, stencil, &G);
-    if (ierr) ierr = PDS_ERROR(ctx, ierr, "%s", pds_ctx_get_error(host));
-  }
-  ierr = pds_comm_agree(ctx, ierr);
-  if (!ierr) ierr = pds_mat_patches_dist_from(ctx, G, A, NULL, NULL);
+  ierr = pds_comm_agree(ctx, pds_mat_patches_whole(ctx, np, patches, stencil, &host, &G));
+  if (!ierr) ierr = pds_mat_patches_dist_from(ctx, G, A);
   pds_mat_destroy(&G);
   pds_ctx_destroy(&host);
   return ierr;

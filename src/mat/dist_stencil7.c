@@ -5,8 +5,6 @@
  * holds the couplings to other ranks' grids. So the product is the stencil7 product plus the couplings, overlapped with
  * the halo exchange as for mpibsr, and bjacobi with bilu0 factors every grid alone: Richardson with it is the paper's
  * multi-block defect correction, the residual exchanged between block faces before each correction (Eq. 4). */
-#include <math.h>
-
 #include "dist_impl.h"
 
 /* the local checks of the grids and the couplings (the columns are checked by the split) */
@@ -15,33 +13,19 @@ static int s7d_args(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_r
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL, *np = 0;
   PDS_CHECK(nb >= 0, ctx, PDS_ERR_ARG, "stencil7: %d grids on this rank", nb);
-  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
-            PDS_STENCIL7_MAXN);
-  PDS_CHECK(nb == 0 || (dims && vals), ctx, PDS_ERR_ARG, "stencil7: dims or vals is NULL");
+  PDS_CHECK(nb == 0 || vals, ctx, PDS_ERR_ARG, "stencil7: vals is NULL");
   PDS_CHECK(m == 0 || (row && col && blocks), ctx, PDS_ERR_ARG, "stencil7: row, col or blocks is NULL");
-  for (int q = 0; q < nb; q++) {
-    PDS_CHECK(dims[3 * q] >= 1 && dims[3 * q + 1] >= 1 && dims[3 * q + 2] >= 1, ctx, PDS_ERR_SIZE,
-              "stencil7 grid %d of this rank: %" PDS_INT_FMT " x %" PDS_INT_FMT " x %" PDS_INT_FMT " has an empty "
-              "dimension", q, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2]);
-    *np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
-    PDS_CHECK(*np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "stencil7: this rank's grids have more rows than 32-bit local "
-              "indices allow");
-  }
-  for (pds_size k = 0; k < m; k++) {
-    for (size_t e = 0; e < (size_t)n * n; e++)
-      PDS_CHECK(isfinite(blocks[k * n * n + e]), ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT
-                " holds a non-finite value", k);
-  }
-  return PDS_OK;
+  PDS_CALL(pds_stencil7_points(ctx, nb, dims, n, np));
+  return pds_stencil7_check_couplings(ctx, n, m, blocks);
 }
 
 int pds_mat_create_stencil7_dist(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals, pds_size m,
                                  const pds_int *row, const pds_int *col, const pds_real *blocks, pds_mat *A) {
   pds_mat   M = NULL, S = NULL, C;
   pds_size  np = 0, *rp = NULL;
-  pds_int   *cj = NULL;
-  pds_real  *v = NULL;
-  int        ierr;
+  pds_int  *cj = NULL;
+  pds_real *v  = NULL;
+  int       ierr;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   pds_comm_begin(ctx);
@@ -71,10 +55,10 @@ int pds_mat_create_stencil7_dist(pds_ctx ctx, int nb, const pds_int *dims, int n
       pds_mat_destroy(&M);
       return ierr;
     }
-    D->Ad   = S;
-    M->type       = "mpistencil7";
-    D->partition  = "whole grids per rank";
-    M->nnz  = S->nnz + D->Ao->nnz;
+    D->Ad        = S;
+    D->partition = "whole grids per rank";
+    M->type      = "mpistencil7";
+    M->nnz       = S->nnz + D->Ao->nnz;
   }
   *A = M;
   return PDS_OK;

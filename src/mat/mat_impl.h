@@ -94,6 +94,12 @@ PDS_INTERN int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B);
    grids' points; taken, also on failure; NULL: none) */
 PDS_INTERN int pds_mat_stencil7_create_local(pds_ctx ctx, int nb, const pds_int *dims, int n, const pds_real *vals,
                                              pds_memtype mt, pds_mat C, pds_mat *A);
+/* stencil7 (stencil7.c): the nb grids' dimensions checked and their points counted; m coupling blocks finite */
+PDS_INTERN int pds_stencil7_points(pds_ctx ctx, int nb, const pds_int *dims, int n, pds_size *np);
+PDS_INTERN int pds_stencil7_check_couplings(pds_ctx ctx, int n, pds_size m, const pds_real *blocks);
+/* a block into a block row kept in column order, added to one of its column (bsr.c) */
+PDS_INTERN void pds_bsr_row_add(pds_int *cj, pds_real *v, size_t b2, pds_size start, pds_size *end, pds_int c,
+                                const pds_real *blk);
 /* blocks given one by one (block row, block column, bs x bs values) as sorted, merged block rows (bsr.c) */
 PDS_INTERN int pds_bsr_rows_from_blocks(pds_ctx ctx, pds_int nbrows, int bs, pds_size m, const pds_int *row,
                                         const pds_int *col, const pds_real *blocks, pds_size **rp, pds_int **cj,
@@ -105,9 +111,12 @@ struct pds_patches;
 PDS_INTERN const struct pds_patches *pds_mat_patches_view(pds_mat A);
 /* the CSR rows of patches q0 .. q1-1 with the set's column numbering (arrays new on A's allocator) */
 PDS_INTERN int pds_mat_patches_rows(pds_mat A, int q0, int q1, pds_size **rp, pds_int **ci, pds_real **v);
-/* the distributed patch set (dist_patches.c) of the whole set G (a host patches matrix, the same on every rank); the
-   rank's patches are q0 .. q1-1 (collective) */
-PDS_INTERN int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A, int *q0, int *q1);
+/* the distributed patch set (dist_patches.c) of the whole set G (a host patches matrix, the same on every rank;
+   collective): the rank's cells are its ownership range */
+PDS_INTERN int pds_mat_patches_dist_from(pds_ctx ctx, pds_mat G, pds_mat *A);
+/* the whole set on a host context of its own (*host), a failure reported on ctx (local; dist_patches.c) */
+PDS_INTERN int pds_mat_patches_whole(pds_ctx ctx, int np, const pds_patch *patches, const pds_real stencil[7],
+                                     pds_ctx *host, pds_mat *G);
 /* a distributed matrix's block for bjacobi's local preconditioner: its patch set (mpipatches) or its diagonal block */
 PDS_INTERN pds_mat pds_mat_dist_local_pc(pds_mat A);
 PDS_INTERN int pds_mat_patches_coarsen(pds_mat A, pds_mat *Ac);

@@ -99,6 +99,29 @@ static int s7_check_grid(pds_ctx ctx, pds_int I, pds_int J, pds_int K, int n) {
   return PDS_OK;
 }
 
+/* the nb grids' dimensions checked (n the unknowns per point) and their points counted into *np, within 32-bit rows */
+int pds_stencil7_points(pds_ctx ctx, int nb, const pds_int *dims, int n, pds_size *np) {
+  *np = 0;
+  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
+            PDS_STENCIL7_MAXN);
+  PDS_CHECK(nb == 0 || dims, ctx, PDS_ERR_ARG, "stencil7: dims is NULL");
+  for (int q = 0; q < nb; q++) {
+    PDS_CALL(s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n));
+    *np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
+    PDS_CHECK(*np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE, "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the "
+              "32-bit local index range", *np, n);
+  }
+  return PDS_OK;
+}
+
+/* the m coupling blocks (n x n each) finite */
+int pds_stencil7_check_couplings(pds_ctx ctx, int n, pds_size m, const pds_real *blocks) {
+  for (size_t e = 0; e < (size_t)m * n * n; e++)
+    PDS_CHECK(isfinite(blocks[e]), ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT " holds a non-finite value",
+              (pds_size)(e / ((size_t)n * n)));
+  return PDS_OK;
+}
+
 /* every value finite, every block pointing out of its grid zero; the in-grid blocks counted */
 static int s7_check_values(pds_ctx ctx, const struct pds_stencil7 *g, int nb, pds_size *nblk) {
   const size_t nn = nb ? (size_t)g[0].n * g[0].n : 0;
@@ -141,16 +164,8 @@ int pds_mat_stencil7_create_local(pds_ctx ctx, int nb, const pds_int *dims, int 
   int                      ierr = PDS_OK;
 
   *A = NULL;
-  if (nb > 0 && (!dims || !vals)) ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: dims or vals is NULL");
-  if (!ierr && (n < 1 || n > PDS_STENCIL7_MAXN))
-    ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n, PDS_STENCIL7_MAXN);
-  for (int q = 0; q < nb && !ierr; q++) {
-    ierr = s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n);
-    np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
-  }
-  if (!ierr && np * n > PDS_INT_MAX)
-    ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local "
-                     "index range", np, n);
+  if (nb > 0 && !vals) ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "stencil7: vals is NULL");
+  if (!ierr) ierr = pds_stencil7_points(ctx, nb, dims, n, &np);
   if (!ierr && C && (C->nrows != (pds_int)(np * n) || C->ncols != C->nrows || C->bs != n ||
                      (strcmp(C->type, "bsr") && (n > 1 || strcmp(C->type, "csr")))))
     ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "stencil7: the couplings are a %s matrix of %" PDS_INT_FMT " x %" PDS_INT_FMT
@@ -232,25 +247,16 @@ int pds_mat_create_stencil7_coupled(pds_ctx ctx, int nb, const pds_int *dims, in
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
   PDS_CHECK(nb >= 1, ctx, PDS_ERR_ARG, "stencil7: %d grids (at least 1)", nb);
-  PDS_CHECK(dims && (m == 0 || (row && col && blocks)), ctx, PDS_ERR_ARG, "stencil7: dims, row, col or blocks is NULL");
-  PDS_CHECK(n >= 1 && n <= PDS_STENCIL7_MAXN, ctx, PDS_ERR_ARG, "stencil7: %d unknowns per point (1 to %d)", n,
-            PDS_STENCIL7_MAXN);
-  for (int q = 0; q < nb; q++) {
-    PDS_CALL(s7_check_grid(ctx, dims[3 * q], dims[3 * q + 1], dims[3 * q + 2], n));
-    np += (pds_size)dims[3 * q] * dims[3 * q + 1] * dims[3 * q + 2];
-  }
-  PDS_CHECK(np * n <= PDS_INT_MAX, ctx, PDS_ERR_SIZE,
-            "stencil7: %" PDS_SIZE_FMT " points of %d unknowns exceed the 32-bit local index range", np, n);
+  PDS_CHECK(m == 0 || (row && col && blocks), ctx, PDS_ERR_ARG, "stencil7: row, col or blocks is NULL");
+  PDS_CALL(pds_stencil7_points(ctx, nb, dims, n, &np));
   for (pds_size k = 0; k < m; k++) {
     PDS_CHECK(col[k] >= 0 && (pds_size)col[k] < np && row[k] >= 0 && (pds_size)row[k] < np, ctx, PDS_ERR_ARG,
               "stencil7 coupling %" PDS_SIZE_FMT ": point %" PDS_INT_FMT " to point %" PDS_INT_FMT " (the grids have "
               "points 0 .. %" PDS_SIZE_FMT ")", k, row[k], col[k], np - 1);
     PDS_CHECK(row[k] != col[k], ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT " couples point %" PDS_INT_FMT
               " to itself: its diagonal block is the grid's (delta)", k, row[k]);
-    for (size_t e = 0; e < (size_t)n * n; e++)
-      PDS_CHECK(isfinite(blocks[k * n * n + e]), ctx, PDS_ERR_ARG, "stencil7 coupling %" PDS_SIZE_FMT
-                " holds a non-finite value", k);
   }
+  PDS_CALL(pds_stencil7_check_couplings(ctx, n, m, blocks));
   PDS_CALL(pds_bsr_rows_from_blocks(ctx, (pds_int)np, n, m, row, col, blocks, &rp, &cj, &v));
   PDS_CALL(pds_mat_bsr_from_host_owned(ctx, (pds_int)np, (pds_int)np, n, rp, cj, v, &C));
   return pds_mat_stencil7_create_local(ctx, nb, dims, n, vals, mt, C, A);
@@ -335,20 +341,8 @@ int pds_mat_stencil7_to_bsr(pds_mat A, pds_mat *B) {
             memcpy(v + nb * nn, s7_block(G, p, a), nn * sizeof *v);
             nb++;
           }
-          for (pds_size c = crp ? crp[p] : 0; crp && c < crp[p + 1]; c++) { /* the couplings, into column order */
-            pds_size t = nb;
-
-            while (t > row0 && ci[t - 1] > ccj[c]) t--;
-            if (t > row0 && ci[t - 1] == ccj[c]) { /* a coupling on an arm's column adds to it */
-              for (size_t e = 0; e < nn; e++) v[(t - 1) * nn + e] += cv[c * nn + e];
-              continue;
-            }
-            memmove(ci + t + 1, ci + t, (size_t)(nb - t) * sizeof *ci);
-            memmove(v + (t + 1) * nn, v + t * nn, (size_t)(nb - t) * nn * sizeof *v);
-            ci[t] = ccj[c];
-            memcpy(v + t * nn, cv + c * nn, nn * sizeof *v);
-            nb++;
-          }
+          for (pds_size c = crp ? crp[p] : 0; crp && c < crp[p + 1]; c++) /* the couplings, into column order */
+            pds_bsr_row_add(ci, v, nn, row0, &nb, ccj[c], cv + c * nn);
           rp[p + 1] = nb;
         }
   }

@@ -96,9 +96,9 @@ int pds_precond_setup(pds_precond pc) {
   PDS_CHECK(pc->A || !strcmp(pc->type, "none") || !strcmp(pc->type, "shell"), pc->hdr.ctx, PDS_ERR_STATE,
             "preconditioner '%s' has no operator; call pds_precond_set_operator first", pc->type);
   pc->setup_done = 0;
-  PDS_CHECK(!pc->A || !pc->A->dist || pc->distributed, pc->hdr.ctx, PDS_ERR_UNSUPPORTED, "%s works on one rank's matrix; on a distributed matrix use bjacobi or asm with %s as "
-            "its local preconditioner (pds_precond_set_sub_type, -pc bjacobi -sub_pc %s)", pc->type, pc->type,
-            pc->type);
+  PDS_CHECK(!pc->A || !pc->A->dist || pc->distributed, pc->hdr.ctx, PDS_ERR_UNSUPPORTED, "%s works on one rank's "
+            "matrix; on a distributed matrix use bjacobi or asm with %s as its local preconditioner "
+            "(pds_precond_set_sub_type, -pc bjacobi -sub_pc %s)", pc->type, pc->type, pc->type);
   if (pc->A && pc->A->dist) { /* collective: a rank whose local setup fails takes the others with it */
     pds_comm_begin(pc->hdr.ctx);
     PDS_CALL(pds_comm_agree(pc->hdr.ctx, pc->ops.setup ? pc->ops.setup(pc) : PDS_OK));

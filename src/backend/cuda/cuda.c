@@ -252,13 +252,19 @@ int pds_cuda_fused_count(pds_ctx ctx, long long *small, long long *coop) {
 }
 
 /* ---- the backend ------------------------------------------------------------------------------------------- */
-/* the copy stream and its events, made by the first asynchronous copy */
-int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be) {
-  if (be->have_copy) return PDS_OK;
-  PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&be->copy_stream, cudaStreamNonBlocking));
-  PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
-  PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->queued, cudaEventDisableTiming));
-  be->have_copy = 1;
+/* the copy stream and its events, made by the first use; after_queued: what is queued on it from now on waits for the
+   work queued so far on the context's stream */
+int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be, int after_queued) {
+  if (!be->have_copy) {
+    PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&be->copy_stream, cudaStreamNonBlocking));
+    PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->fence, cudaEventDisableTiming));
+    PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&be->queued, cudaEventDisableTiming));
+    be->have_copy = 1;
+  }
+  if (after_queued) {
+    PDS_CUDA_CALL(ctx, cudaEventRecord(be->queued, be->stream));
+    PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->copy_stream, be->queued, 0));
+  }
   return PDS_OK;
 }
 
@@ -269,11 +275,7 @@ static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const vo
 
   if (!bytes) return PDS_OK;
   if (dmt == smt) return mem_copy_cuda(ctx, dst, dmt, src, smt, bytes);
-  PDS_CALL(pds_cuda_copy_stream(ctx, be));
-  if (after_queued) {
-    PDS_CUDA_CALL(ctx, cudaEventRecord(be->queued, be->stream));
-    PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->copy_stream, be->queued, 0));
-  }
+  PDS_CALL(pds_cuda_copy_stream(ctx, be, after_queued));
   PDS_CUDA_CALL(ctx, cudaMemcpyAsync(dst, src, bytes, dmt == PDS_MEM_HOST ? cudaMemcpyDeviceToHost
                                                                           : cudaMemcpyHostToDevice, be->copy_stream));
   return PDS_OK;
@@ -282,7 +284,7 @@ static int mem_copy_async_cuda(pds_ctx ctx, void *dst, pds_memtype dmt, const vo
 static int fence_record_cuda(pds_ctx ctx) {
   struct cuda_be *be = pds_cuda_enter(ctx);
 
-  PDS_CALL(pds_cuda_copy_stream(ctx, be));
+  PDS_CALL(pds_cuda_copy_stream(ctx, be, 0));
   PDS_CUDA_CALL(ctx, cudaEventRecord(be->fence, be->copy_stream));
   return PDS_OK;
 }

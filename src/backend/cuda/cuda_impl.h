@@ -85,8 +85,8 @@ PDS_INTERN int pds_cuda_error(pds_ctx ctx, const char *file, int line, const cha
       return pds_cuda_error((ctx), __FILE__, __LINE__, __func__, pds_cuda_e_, #__VA_ARGS__);     \
   } while (0)
 
-/* the copy stream and its events (made by the first use; cuda.c) */
-PDS_INTERN int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be);
+/* the copy stream and its events (made by the first use; cuda.c); after_queued: its next work waits for the stream's */
+PDS_INTERN int pds_cuda_copy_stream(pds_ctx ctx, struct cuda_be *be, int after_queued);
 /* the NCCL transport of the halo (cuda_nccl.c; backend.h's xchg slots, set when built with NCCL) */
 PDS_INTERN int  pds_cuda_xchg_prepare(pds_ctx ctx, void *id, size_t len, int make_id);
 PDS_INTERN int  pds_cuda_xchg_init(pds_ctx ctx, const void *id, int nranks, int rank);

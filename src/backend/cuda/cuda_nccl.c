@@ -103,10 +103,8 @@ int pds_cuda_xchg_post(pds_ctx ctx, int nsend, const int *send_rank, const pds_s
   struct nccl_lib *L  = be->nccl;
 
   PDS_CHECK(L && L->comm, ctx, PDS_ERR_ARG, "the NCCL transport is not set up on this context");
-  PDS_CALL(pds_cuda_copy_stream(ctx, be));
   /* behind the gather queued on the stream; the fence behind the messages */
-  PDS_CUDA_CALL(ctx, cudaEventRecord(be->queued, be->stream));
-  PDS_CUDA_CALL(ctx, cudaStreamWaitEvent(be->copy_stream, be->queued, 0));
+  PDS_CALL(pds_cuda_copy_stream(ctx, be, 1));
   NCCL_CALL(ctx, L, L->group_start());
   for (int i = 0; i < nrecv; i++)
     NCCL_CALL(ctx, L, L->recv(recv + recv_off[i] * bs, (size_t)(recv_off[i + 1] - recv_off[i]) * bs, ncclFloat64,
