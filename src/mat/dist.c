@@ -57,7 +57,7 @@ static int dist_view(pds_mat A, FILE *f) {
 
   PDS_CALL(PDS_NEW(ctx, (size_t)5 * P, &t)); /* each rank fills its five entries; the sum gathers them */
   t[5 * ctx->rank + 0] = A->nrows, t[5 * ctx->rank + 1] = (pds_real)D->Ad->nnz;
-  t[5 * ctx->rank + 2] = (pds_real)D->Ao->nnz, t[5 * ctx->rank + 3] = (pds_real)D->nghost * D->bs;
+  t[5 * ctx->rank + 2] = D->Ao ? (pds_real)D->Ao->nnz : 0, t[5 * ctx->rank + 3] = (pds_real)D->nghost * D->bs;
   t[5 * ctx->rank + 4] = D->halo.nrecv + D->halo.nsend;
   ierr = pds_comm_sum(ctx, 5 * P, t);
   if (!ierr && ctx->rank == 0) {
@@ -92,6 +92,7 @@ static int dist_destroy(pds_mat A) {
   pds_vec_destroy(&D->t);
   pds_vec_destroy(&D->ysub);
   pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->ranges);
+  pds_free(MAT_CTX(A), PDS_MEM_HOST, &D->orig);
   pds_order_release(MAT_CTX(A), &A->order);
   free(D);
   A->data = NULL;
@@ -210,13 +211,15 @@ fail:
   return ierr;
 }
 
-int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
-                    const pds_real *v, pds_mat *A) {
+/* the matrix and its layout (collective: an all-gather of the local sizes, which also agrees on ierr); *A NULL on
+   failure */
+static int dist_layout(pds_ctx ctx, int ierr, const char *type, pds_int nb, int bs, pds_mat *A) {
   pds_mat          M = NULL;
   struct mat_dist *D = NULL;
   pds_size        *all = NULL;
 
-  if (!ierr) ierr = pds_mat_alloc(ctx, bs == 1 ? "mpicsr" : "mpibsr", 0, 0, &M);
+  *A = NULL;
+  if (!ierr) ierr = pds_mat_alloc(ctx, type, 0, 0, &M);
   if (!ierr) ierr = PDS_NEW(ctx, 1, &D);
   if (!ierr) M->data = D, M->ops.destroy = dist_destroy, D->edgecut = -1;
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)ctx->size + 1, &all);
@@ -226,29 +229,76 @@ int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *r
     for (int r = ctx->size; r > 0; r--) D->ranges[r] = D->ranges[r - 1];
     D->ranges[0] = 0;
     for (int r = 0; r < ctx->size; r++) D->ranges[r + 1] += D->ranges[r];
-    if (D->ranges[ctx->size] * bs > 0x7fffffff)
+    if (D->ranges[ctx->size] * bs > 0x7fffffff) /* the same on every rank */
       ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "%" PDS_SIZE_FMT " global rows: beyond 32-bit indices",
                        D->ranges[ctx->size] * bs);
-    if (!ierr) ierr = dist_split(M, nb, bs, rp, cj, v);
-    ierr = pds_comm_agree(ctx, ierr);
   }
-  if (!ierr) ierr = pds_dist_halo_setup(M); /* collective, agrees on its own failures */
   pds_free(ctx, PDS_MEM_HOST, &all);
+  if (ierr) pds_mat_destroy(&M);
+  *A = M;
+  return ierr;
+}
+
+/* what every distributed matrix sets once its rows and halo are made */
+static void dist_finish(pds_ctx ctx, pds_mat M, pds_int nb, int bs) {
+  struct mat_dist *D = DIST(M);
+
+  M->nrows = M->ncols = nb * bs;
+  M->bs               = bs;
+  M->nnz              = D->Ad->nnz + (D->Ao ? D->Ao->nnz : 0);
+  M->dist             = 1;
+  M->N                = (pds_int)(D->ranges[ctx->size] * bs);
+  M->lo               = (pds_int)(D->ranges[ctx->rank] * bs);
+  M->ops.get_diagonal       = dist_get_diagonal;
+  M->ops.get_block_diagonal = dist_get_block_diagonal;
+  M->ops.view               = dist_view;
+}
+
+int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
+                    const pds_real *v, pds_mat *A) {
+  pds_mat M = NULL;
+
+  ierr = dist_layout(ctx, ierr, bs == 1 ? "mpicsr" : "mpibsr", nb, bs, &M);
+  if (ierr) return ierr;
+  ierr = pds_comm_agree(ctx, dist_split(M, nb, bs, rp, cj, v));
+  if (!ierr) ierr = pds_dist_halo_setup(M); /* collective, agrees on its own failures */
   if (ierr) {
     pds_mat_destroy(&M);
     return ierr;
   }
-  M->nrows = M->ncols = nb * bs;
-  M->bs               = bs;
-  M->nnz              = D->Ad->nnz + D->Ao->nnz;
-  M->dist             = 1;
-  M->N                = (pds_int)(D->ranges[ctx->size] * bs);
-  M->lo               = (pds_int)(D->ranges[ctx->rank] * bs);
-  M->ops.apply              = dist_apply;
-  M->ops.get_diagonal       = dist_get_diagonal;
-  M->ops.get_block_diagonal = dist_get_block_diagonal;
-  M->ops.view               = dist_view;
-  *A                        = M;
+  dist_finish(ctx, M, nb, bs);
+  M->ops.apply = dist_apply;
+  *A           = M;
+  return PDS_OK;
+}
+
+int pds_dist_create_ghosts(pds_ctx ctx, int ierr, const char *type, pds_int nb, pds_mat Ad, pds_int *ghost,
+                           pds_int nghost, pds_mat *A) {
+  pds_mat M = NULL;
+
+  *A   = NULL;
+  ierr = dist_layout(ctx, ierr, type, nb, 1, &M);
+  if (!ierr) {
+    struct mat_dist *D  = DIST(M);
+    const pds_int    lo = (pds_int)D->ranges[ctx->rank], hi = (pds_int)D->ranges[ctx->rank + 1];
+
+    D->Ad = Ad, Ad = NULL, D->ghost = ghost, ghost = NULL, D->nghost = nghost;
+    for (pds_int k = 0; k < nghost && !ierr; k++)
+      if (D->ghost[k] < 0 || D->ghost[k] >= (pds_int)D->ranges[ctx->size] || (D->ghost[k] >= lo && D->ghost[k] < hi) ||
+          (k && D->ghost[k] <= D->ghost[k - 1]))
+        ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "ghost %" PDS_INT_FMT " (global row %" PDS_INT_FMT ") is owned by this "
+                         "rank, outside the rows or out of ascending order", k, D->ghost[k]);
+    ierr = pds_comm_agree(ctx, ierr);
+    if (!ierr) ierr = pds_dist_halo_setup(M);
+  }
+  pds_mat_destroy(&Ad);
+  pds_free(ctx, PDS_MEM_HOST, &ghost);
+  if (ierr) {
+    pds_mat_destroy(&M);
+    return ierr;
+  }
+  dist_finish(ctx, M, nb, 1);
+  *A = M;
   return PDS_OK;
 }
 

@@ -17,6 +17,8 @@ struct mat_dist {
   int             bs;
   const char     *partition; /* how the rows were cut (mmio_dist.c: "contiguous", "metis"); NULL: by the caller */
   long            edgecut;   /* the partitioner's edge cut (-1: not known) */
+  pds_int        *orig;     /* a renumbered operator's own numbering of each local row (host; mpisem: the space's
+                               global point), or NULL */
   pds_size       *ranges;   /* [size + 1]: rank r owns the block rows ranges[r] .. ranges[r+1]-1 */
   pds_int        *ghost;    /* [nghost]: the global block column of each ghost, ascending (host) */
   pds_int         nghost;
@@ -37,6 +39,12 @@ struct mat_dist {
    and the halo plan. Every rank returns the same success or failure. */
 PDS_INTERN int pds_dist_create(pds_ctx ctx, int ierr, pds_int nb, int bs, const pds_size *rp, const pds_int *cj,
                                const pds_real *v, pds_mat *A);
+/* A distributed operator of nb rows whose product the caller sets (ops.apply): Ad the rank's part (taken, also on
+   failure; its get_diagonal the operator's), ghost[nghost] the global rows whose values it needs from other ranks
+   (ascending; host memory of the context allocator, taken), no off-rank block; the layout and the halo plan as
+   pds_dist_create's. Collective; every rank returns the same success or failure. */
+PDS_INTERN int pds_dist_create_ghosts(pds_ctx ctx, int ierr, const char *type, pds_int nb, pds_mat Ad, pds_int *ghost,
+                                      pds_int nghost, pds_mat *A);
 /* the exchange plan from the ghosts (collective; every rank returns the same success or failure) */
 PDS_INTERN int pds_dist_halo_setup(pds_mat A);
 /* start the exchange of x's values that the other ranks need; end: wait, the ghosts in D->g. On a device backend with

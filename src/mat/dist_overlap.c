@@ -64,6 +64,8 @@ int pds_mat_dist_overlap(pds_mat A, pds_mat *Aext) {
   PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
   PDS_CHECK(A->dist, MAT_CTX(A), PDS_ERR_ARG, "matrix is %s, not distributed", A->type);
   D = DIST(A), ctx = MAT_CTX(A), b2 = (size_t)D->bs * D->bs;
+  PDS_CHECK(D->Ao, ctx, PDS_ERR_UNSUPPORTED, "the overlap needs the matrix's rows, and %s is applied matrix-free: "
+            "bjacobi takes its local part (the same on every rank)", A->type);
   nb = A->nrows / D->bs, ng = D->nghost, lo = A->lo / D->bs;
   memset(&h2, 0, sizeof h2);
   /* the local rows on the host; which of Ao's compressed rows each local row is */
