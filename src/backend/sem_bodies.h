@@ -21,7 +21,8 @@ static inline void sb_element_apply(const struct pds_sem_dev *S, pds_int e, cons
 
   for (int i = 0; i < n; i++)
     for (int m = 0; m < n; m++) DT[m * n + i] = D[i * n + m];
-  for (int q = 0; q < n3; q++) u[q] = S->mask[gid[q]] ? 0.0 : x[gid[q]];
+  for (int q = 0; q < n3; q++)
+    u[q] = S->mask[gid[q]] ? 0.0 : gid[q] < S->nglob ? x[gid[q]] : S->xg[gid[q] - S->nglob];
   for (int k = 0; k < n; k++)
     for (int j = 0; j < n; j++) {
       const int       r = k * n2 + j * n;

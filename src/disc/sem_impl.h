@@ -25,13 +25,16 @@ struct pds_sem_s {
   char              mesh_note[160]; /* what an inverted element's message adds: where the geometry came from */
   pds_size          nloc;
   pds_int           nglob, nmask;
+  pds_int           nghost;      /* a rank's share of a distributed space (sem_dist.c): its elements also reach nghost
+                                    other ranks' points, numbered nglob .. nglob + nghost - 1 (gid, mask), with no
+                                    gather-scatter list; 0 for a whole space */
   pds_real          x[PDS_SEM_NMAX], w[PDS_SEM_NMAX], D[PDS_SEM_NMAX * PDS_SEM_NMAX]; /* the GLL rule */
   pds_int          *gid;         /* [nloc] local point -> global point */
   pds_real         *xyz;         /* [3 nloc] coordinates, point by point */
   pds_real         *G;           /* [6 nloc] G11 G12 G13 G22 G23 G33 of element e at G + 6 n3 e + c n3 */
   pds_real         *K;           /* [6 E] when every element is affine (else NULL): G = ((w_i w_j) w_k) K_e, bitwise */
   pds_real         *jac, *B;     /* [nloc] Jacobian determinant, mass w_i w_j w_k jac */
-  unsigned char    *mask;        /* [nglob] 1: on the cube's faces (Dirichlet) */
+  unsigned char    *mask;        /* [nglob + nghost] 1: on the cube's faces (Dirichlet) */
   pds_int          *gsptr;       /* [nglob + 1] gather-scatter: global g's local points are (nloc < 2^31) */
   pds_int          *gsidx;       /*   gsidx[gsptr[g] .. gsptr[g + 1]), ascending */
 };
@@ -48,5 +51,8 @@ PDS_INTERN void pds_sem_free(struct pds_sem_s *S);
 /* sem_op.c: the diagonal of a sem matrix by one of the diagonal kernels (sem_kernels.h: PDS_SEM_DIAG_*; the same
    values); PDS_ERR_ARG for another matrix type */
 PDS_INTERN int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d);
+/* sem_op.c: y = A x of a rank's share (a sem matrix of a space with ghosts), the ghosts' values from g (nghost values;
+   the plain product takes them as zero: the rank's diagonal block) */
+PDS_INTERN int pds_mat_sem_apply_ghosts(pds_mat A, pds_vec x, pds_vec g, pds_vec y);
 
 #endif

@@ -18,6 +18,9 @@
      gid[nloc]       local point -> global point
      mask[nglob]     1: a Dirichlet point
      gsptr, gsidx    global g's local points gsidx[gsptr[g] .. gsptr[g + 1]), ascending
+     xg              NULL, or a rank's share of a distributed space (src/disc/sem_dist.c): its elements reach points
+                     nglob .. nglob + nghost - 1 too (ghosts: other ranks' points, gid and mask cover them), whose
+                     values come from xg[g - nglob]; the output covers the nglob points of gsptr only
    The operator on global vectors is A = M Q^T A_L Q M + (I - M) (M: zero the masked points): symmetric positive
    definite, the identity on the Dirichlet points. */
 struct pds_sem_dev {
@@ -29,13 +32,14 @@ struct pds_sem_dev {
   const unsigned char *mask;
   const pds_int  *gsptr;
   const pds_int  *gsidx;
+  const pds_real *xg;
 };
 
 enum { PDS_SEM_DIAG_EXTENDED = 0, PDS_SEM_DIAG_NATURAL = 1, PDS_SEM_DIAG_SHARED = 2, PDS_SEM_DIAG_WIDE = 3 };
 
 struct pds_sem_kernels {
   /* w = A x. work: nloc values of backend memory. Element e's local product, point p = (i, j, k):
-       u_q = 0 at masked points, else x_gid[q] (q in e);
+       u_q = 0 at masked points, else x_gid[q] (q in e; xg[gid[q] - nglob] at a ghost);
        ur_p = sum_m D[i n + m] u(m, j, k), us_p = sum_m D[j n + m] u(i, m, k), ut_p = sum_m D[k n + m] u(i, j, m)
               (m ascending);
        (a, b, c)_p = G_p (ur, us, ut)_p:  a = G11 ur + G12 us + G13 ut, b = G12 ur + G22 us + G23 ut,

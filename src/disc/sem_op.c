@@ -14,6 +14,7 @@ struct sem_mat {
   unsigned char     *mask;
   int                unified; /* backend memory is host memory */
   pds_vec            tmp;     /* alpha A x + beta y with beta != 0 or alpha != 1 */
+  pds_vec            zg;      /* a rank's share (nghost > 0): zeros for the ghosts of the plain product */
   int                order;
   pds_int            ne[3];
 };
@@ -27,26 +28,41 @@ static void sem_mat_free(pds_ctx ctx, struct sem_mat *M) {
   pds_free(ctx, mt, &M->work);
   pds_free(ctx, mt, &M->gid), pds_free(ctx, mt, &M->gsidx), pds_free(ctx, mt, &M->mask), pds_free(ctx, mt, &M->gsptr);
   if (M->tmp) pds_vec_destroy(&M->tmp);
+  if (M->zg) pds_vec_destroy(&M->zg);
+}
+
+/* y = A x, the ghosts' values from g (NULL: a whole space's product, or the zeros of a share's) */
+static int sem_kernel(pds_mat A, pds_vec x, pds_vec g, pds_vec y) {
+  struct sem_mat    *M   = SEMMAT(A);
+  pds_ctx            ctx = A->hdr.ctx;
+  struct pds_sem_dev dev = M->dev;
+  const pds_real    *xa;
+  pds_real          *ya;
+
+  if (!dev.E) return PDS_OK; /* a rank's share without points */
+  PDS_KERNEL(ctx, sem.apply);
+  if (g) PDS_CALL(pds_vec_dev_read(g, &dev.xg));
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_write(y, &ya));
+  return ctx->k->sem.apply(ctx, &dev, xa, ya, M->work);
 }
 
 /* y = alpha A x + beta y */
 static int sem_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
-  struct sem_mat *M   = SEMMAT(A);
-  pds_ctx         ctx = A->hdr.ctx;
-  const pds_real *xa;
-  pds_real       *ya;
+  struct sem_mat *M = SEMMAT(A);
 
-  PDS_KERNEL(ctx, sem.apply);
-  if (alpha == 1 && beta == 0) {
-    PDS_CALL(pds_vec_dev_read(x, &xa));
-    PDS_CALL(pds_vec_dev_write(y, &ya));
-    return ctx->k->sem.apply(ctx, &M->dev, xa, ya, M->work);
-  }
-  if (!M->tmp) PDS_CALL(pds_vec_create(ctx, A->nrows, &M->tmp));
-  PDS_CALL(pds_vec_dev_read(x, &xa));
-  PDS_CALL(pds_vec_dev_write(M->tmp, &ya));
-  PDS_CALL(ctx->k->sem.apply(ctx, &M->dev, xa, ya, M->work));
+  if (alpha == 1 && beta == 0) return sem_kernel(A, x, M->zg, y);
+  if (!M->tmp) PDS_CALL(pds_vec_create(A->hdr.ctx, A->nrows, &M->tmp));
+  PDS_CALL(sem_kernel(A, x, M->zg, M->tmp));
   return pds_vec_axpby(y, alpha, M->tmp, beta); /* y = alpha A x + beta y */
+}
+
+int pds_mat_sem_apply_ghosts(pds_mat A, pds_vec x, pds_vec g, pds_vec y) {
+  struct sem_mat *M = SEMMAT(A);
+
+  PDS_CHECK(g && M->zg && g->n == M->zg->n, A->hdr.ctx, PDS_ERR_SIZE, "sem share: %" PDS_SIZE_FMT " ghost values "
+            "for %" PDS_SIZE_FMT " ghosts", g ? g->n : 0, M->zg ? M->zg->n : 0);
+  return sem_kernel(A, x, g, y);
 }
 
 int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d) {
@@ -63,6 +79,7 @@ int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d) {
             d->n, A->nrows);
   PDS_KERNEL(ctx, sem.diag);
   M = SEMMAT(A);
+  if (!M->dev.E) return PDS_OK; /* a rank's share without points */
   PDS_CALL(pds_vec_dev_write(d, &da));
   return ctx->k->sem.diag(ctx, &M->dev, variant, da, M->work);
 }
@@ -87,6 +104,8 @@ static int sem_to_csr(pds_mat A, pds_mat *B) {
   int                   ierr;
   static const int      cidx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
 
+  PDS_CHECK(!M->zg, ctx, PDS_ERR_UNSUPPORTED, "sem to csr: a rank's share of a distributed space (its rows reach "
+            "other ranks' points) is not assembled");
   PDS_CHECK(nt <= (double)(1 << 25), ctx, PDS_ERR_SIZE, "sem to csr: %.0f element entries (E n^6); the assembled "
             "form is for small cases, at most 2^25", nt);
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)n * n, &D));
@@ -147,6 +166,7 @@ static int sem_view(pds_mat A, FILE *f) {
           "masked\n", where, M->order, M->order + 1,
           M->dev.K ? "affine (6 geometric values an element)" : "deformed (6 geometric values a point)", M->dev.nloc,
           M->dev.nglob);
+  if (M->zg) fprintf(f, "  a rank's share: its elements also reach %" PDS_SIZE_FMT " other ranks' points\n", M->zg->n);
   return PDS_OK;
 }
 
@@ -186,14 +206,18 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->G, 6 * sem->nloc * sizeof *sem->G, M->unified, &M->G));
   if (sem->K) PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->K, 6 * (size_t)sem->E * sizeof *sem->K, M->unified, &M->K));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gid, sem->nloc * sizeof *sem->gid, M->unified, &M->gid));
-  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->mask, (size_t)sem->nglob, M->unified, &M->mask));
+  PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->mask, (size_t)sem->nglob + sem->nghost, M->unified, &M->mask));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsptr, ((size_t)sem->nglob + 1) * sizeof *sem->gsptr, M->unified,
                                 &M->gsptr));
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsidx, sem->nloc * sizeof *sem->gsidx, M->unified, &M->gsidx));
   PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE,
                                        sem->nloc * sizeof(pds_real), &M->work));
+  if (sem->nghost) {
+    PDS_CALL_GOTO(ierr, fail, pds_vec_create(ctx, (pds_size)sem->nghost, &M->zg));
+    PDS_CALL_GOTO(ierr, fail, pds_vec_set(M->zg, 0.0));
+  }
   M->dev = (struct pds_sem_dev){sem->n,   sem->E,   sem->nglob, sem->nloc,  M->D,     M->w,
-                                M->G,     M->K,     M->gid,     M->mask,    M->gsptr, M->gsidx};
+                                M->G,     M->K,     M->gid,     M->mask,    M->gsptr, M->gsidx, NULL};
   B->nnz                 = (pds_size)(n3 * sem->E); /* local points: what the operator stores per value of x */
   B->ops.apply           = sem_apply;
   B->ops.apply_transpose = sem_apply; /* symmetric */

@@ -26,7 +26,8 @@ namespace {
 
 __global__ void sem_local_k(int n, long long E, const double *__restrict__ D, const double *__restrict__ G,
                             const pds_int *__restrict__ gid, const unsigned char *__restrict__ mask,
-                            const double *__restrict__ x, double *__restrict__ work) {
+                            const double *__restrict__ x, pds_int nglob, const double *__restrict__ xg,
+                            double *__restrict__ work) {
   extern __shared__ double sm[];
   pds_grid_dep();
   const int       n2 = n * n, n3 = n2 * n, i = threadIdx.x, j = threadIdx.y, t = j * n + i;
@@ -39,7 +40,7 @@ __global__ void sem_local_k(int n, long long E, const double *__restrict__ D, co
   for (int q = t; q < n3; q += n2) {
     const pds_int g = gid[e * n3 + q];
 
-    u[q] = mask[g] ? 0.0 : x[g];
+    u[q] = mask[g] ? 0.0 : g < nglob ? x[g] : xg[g - nglob]; // xg: a rank's ghosts (sem_kernels.h)
   }
   __syncthreads();
   for (int k = 0; k < n; k++) {
@@ -86,7 +87,8 @@ template <int N, bool AFF>
 __global__ void __launch_bounds__(N *N, sem_minb(N))
     sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ W,
                 const double *__restrict__ G, const double *__restrict__ K, const pds_int *__restrict__ gid,
-                const unsigned char *__restrict__ mask, const double *__restrict__ x, double *__restrict__ work) {
+                const unsigned char *__restrict__ mask, const double *__restrict__ x, pds_int nglob,
+                const double *__restrict__ xg, double *__restrict__ work) {
   constexpr int   N2 = N * N, N3 = N2 * N, NP = N + 1;
   __shared__ double s_u[N3], s_a[N3], s_b[N3], s_D[N * NP], s_DT[N * NP];
   pds_grid_dep();
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(N *N, sem_minb(N))
   for (int k = 0; k < N; k++) {
     const int     p = (k * N + j) * N + i;
     const pds_int g = gid[e * N3 + p];
-    const double  v = mask[g] ? 0.0 : x[g];
+    const double  v = mask[g] ? 0.0 : g < nglob ? x[g] : xg[g - nglob];
 
     s_u[p] = v, r_u[k] = v;
   }
@@ -267,8 +269,10 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
     switch (n) {
 #define SEM_T(NN)                                                                                                  \
   case NN:                                                                                                         \
-    e = S->K ? pds_launch(sem_local_t<NN, true>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x, work)  \
-             : pds_launch(sem_local_t<NN, false>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x, work); \
+    e = S->K ? pds_launch(sem_local_t<NN, true>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x,        \
+                          S->nglob, S->xg, work)                                                                   \
+             : pds_launch(sem_local_t<NN, false>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x,       \
+                          S->nglob, S->xg, work);                                                                  \
     break;
       SEM_T(2) SEM_T(3) SEM_T(4) SEM_T(5) SEM_T(6) SEM_T(7) SEM_T(8) SEM_T(9) SEM_T(10) SEM_T(11) SEM_T(12)
 #undef SEM_T
@@ -291,7 +295,7 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
     if (e != cudaSuccess) return e;
   }
   e = pds_launch(sem_local_k, dim3((unsigned)S->E), dim3(n, n), smem, s, n, (long long)S->E, S->D, S->G, S->gid,
-                 S->mask, x, work);
+                 S->mask, x, S->nglob, S->xg, work);
   if (e != cudaSuccess) return e;
   return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
                     S->gsptr, S->gsidx, (const double *)work, x, w);
