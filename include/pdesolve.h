@@ -643,6 +643,15 @@ PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
    thread block per element; order <= 9), "shared" (natural with G in shared memory; order <= 9), "wide" (a thread
    per line of points). The four give the same values; on CPU backends they are one loop. */
 PDS_EXTERN int pds_precond_semjacobi_set_variant(pds_precond pc, const char *variant);
+/* The sem operator spread over the ranks ("mpisem", collective; docs/mpi.md): every rank passes the whole space (the
+   same on every rank: another is PDS_ERR_SIZE on all). The elements are cut into contiguous ranges, one a rank; a
+   global point belongs to the rank of its first element, and the rows are renumbered rank after rank (each rank's
+   points in the space's order; vector files stay in the space's numbering). A rank keeps every element that holds one
+   of its points, so its product and its diagonal are the one-rank operator's bit for bit, after one exchange of the
+   ghost points' values; still matrix-free. semjacobi, jacobi and bjacobi (-sub_pc semjacobi) work on it. */
+PDS_EXTERN int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A);
+/* points[i]: the space's global point of the rank's row i (pds_mat_get_size rows; host memory), to fill vectors */
+PDS_EXTERN int pds_mat_sem_dist_get_points(pds_mat A, pds_int *points);
 
 /* ---- finite volumes: the Euler equations on 3D hybrid meshes (paper 001; src/disc/fv.c) ----------------------- */
 /* The cell-centred finite-volume operator of paper 001 on a pds_mesh3d: states Q = (rho, rho u, rho v, rho w, E),
@@ -895,6 +904,11 @@ PDS_EXTERN int pds_problem_patches(pds_ctx ctx, const pds_int n[3], int nsizes, 
 PDS_EXTERN int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p);
 /* The same u and f on a hexahedral mesh's domain (pds_sem_create_mesh), u prescribed on its boundary. */
 PDS_EXTERN int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p);
+/* pds_problem_sem and pds_problem_sem_mesh over the context's ranks (collective; every rank builds the whole space on
+   the host): A is pds_mat_create_sem_dist's, b and u_exact distributed like it */
+PDS_EXTERN int pds_problem_sem_dist(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform,
+                                    pds_problem *p);
+PDS_EXTERN int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p);
 
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);

@@ -12,6 +12,7 @@
 
 #include "../backend/sem_bodies.h" /* sb_element_apply: A^e times the lifting */
 #include "../disc/sem_impl.h"
+#include "../sys/comm.h"
 #include "gen_impl.h"
 
 static double u_exact(const double *X) {
@@ -40,7 +41,8 @@ static int sem_fill(pds_ctx ctx, pds_sem S, pds_real *b, pds_real *u) {
     ud[g] = S->mask[g] ? u[g] : 0.0;
     b[g]  = S->mask[g] ? u[g] : 0.0;
   }
-  V = (struct pds_sem_dev){S->n, S->E, S->nglob, S->nloc, S->D, S->w, S->G, S->K, S->gid, nomask, S->gsptr, S->gsidx};
+  V = (struct pds_sem_dev){S->n, S->E, S->nglob, S->nloc, S->D, S->w, S->G, S->K, S->gid, nomask, S->gsptr, S->gsidx,
+                           NULL};
   for (pds_int e = 0; e < S->E; e++) {
     const pds_int *gid = S->gid + (size_t)n3 * e;
 
@@ -57,53 +59,81 @@ done:
   return ierr;
 }
 
-/* the problem on the space S (destroyed here, also on failure), described by desc */
-static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, pds_problem *p) {
+/* the problem on the space S (destroyed here, also on failure), described by desc; dist: over the ranks (mpisem, b
+   and u the rank's rows; collective: every failure agreed) */
+static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, int dist, pds_problem *p) {
   pds_real *b = NULL, *u = NULL;
-  int       ierr;
+  pds_int  *pts = NULL, nr = S->nglob;
+  int       ierr = PDS_OK;
 
-  PDS_CALL_GOTO(ierr, done, pds_mat_create_sem(S, &p->A));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->nglob, &b));
-  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->nglob, &u));
-  PDS_CALL_GOTO(ierr, done, sem_fill(ctx, S, b, u));
-  PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, (pds_size)S->nglob, &p->b));
-  PDS_CALL_GOTO(ierr, done, pds_vec_set_values(p->b, b, PDS_MEM_HOST));
-  PDS_CALL_GOTO(ierr, done, pds_vec_create(ctx, (pds_size)S->nglob, &p->u_exact));
-  PDS_CALL_GOTO(ierr, done, pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST));
+  if (dist) { /* the operator first (collective), then each rank its rows of the whole b and u */
+    ierr = pds_mat_create_sem_dist(S, &p->A);
+    if (!ierr) nr = p->A->nrows, ierr = PDS_NEW(ctx, (size_t)nr + 1, &pts);
+    if (!ierr) ierr = pds_mat_sem_dist_get_points(p->A, pts);
+  } else ierr = pds_mat_create_sem(S, &p->A);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)S->nglob, &b);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)S->nglob, &u);
+  if (!ierr) ierr = sem_fill(ctx, S, b, u);
+  for (pds_int i = 0; !ierr && dist && i < nr; i++) b[i] = b[pts[i]], u[i] = u[pts[i]]; /* pts[i] >= i: in place */
+  if (!ierr) ierr = dist ? pds_mat_create_vecs(p->A, &p->u_exact, &p->b) : pds_vec_create(ctx, (pds_size)nr, &p->b);
+  if (!ierr && !dist) ierr = pds_vec_create(ctx, (pds_size)nr, &p->u_exact);
+  if (!ierr) ierr = pds_vec_set_values(p->b, b, PDS_MEM_HOST);
+  if (!ierr) ierr = pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST);
+  if (dist) ierr = pds_comm_agree(ctx, ierr);
   snprintf(p->description, sizeof p->description, "%s, u = sin(pi x)sin(pi y)sin(pi z) + xyz", desc);
-done:
-  pds_free(ctx, PDS_MEM_HOST, &b), pds_free(ctx, PDS_MEM_HOST, &u);
+  pds_free(ctx, PDS_MEM_HOST, &b), pds_free(ctx, PDS_MEM_HOST, &u), pds_free(ctx, PDS_MEM_HOST, &pts);
   pds_sem_destroy(&S);
   if (ierr) pds_problem_destroy(p);
   return ierr;
 }
 
-int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
+static int sem_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, int dist, pds_problem *p) {
   pds_sem S = NULL;
   char    desc[160];
+  int     ierr;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
   memset(p, 0, sizeof *p);
-  PDS_CALL(pds_sem_create_box(ctx, elements, order, deform, &S));
+  if (dist) pds_comm_begin(ctx);
+  ierr = pds_sem_create_box(ctx, elements, order, deform, &S);
+  if (dist) ierr = pds_comm_agree(ctx, ierr);
+  if (ierr) return ierr;
   snprintf(desc, sizeof desc, "sem %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f "
            "on (0,1)^3", elements[0], elements[1], elements[2], order, deform != 0 ? " (deformed)" : "");
-  return sem_problem(ctx, S, desc, p);
+  return sem_problem(ctx, S, desc, dist, p);
 }
 
-int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
+static int sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, int dist, pds_problem *p) {
   pds_sem      S = NULL;
   pds_sem_info info;
   char         desc[160];
+  int          ierr;
 
   PDS_CHECK(ctx, NULL, PDS_ERR_ARG, "context is NULL");
   PDS_CHECK(p, ctx, PDS_ERR_ARG, "problem is NULL");
   memset(p, 0, sizeof *p);
-  PDS_CALL(pds_sem_create_mesh(ctx, mesh, order, &S));
+  if (dist) pds_comm_begin(ctx);
+  ierr = pds_sem_create_mesh(ctx, mesh, order, &S);
+  if (dist) ierr = pds_comm_agree(ctx, ierr);
+  if (ierr) return ierr;
   (void)pds_sem_get_info(S, &info);
   snprintf(desc, sizeof desc, "sem mesh of %" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f", info.nelem, order,
            info.affine ? " (affine)" : "");
-  return sem_problem(ctx, S, desc, p);
+  return sem_problem(ctx, S, desc, dist, p);
+}
+
+int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
+  return sem_box(ctx, elements, order, deform, 0, p);
+}
+int pds_problem_sem_dist(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
+  return sem_box(ctx, elements, order, deform, 1, p);
+}
+int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
+  return sem_mesh(ctx, mesh, order, 0, p);
+}
+int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
+  return sem_mesh(ctx, mesh, order, 1, p);
 }
 
 /* the registry's "sem": dims = elements per direction, order 7 (8 GLL points a direction), affine */

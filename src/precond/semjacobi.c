@@ -42,12 +42,13 @@ static int sj_setup(pds_precond pc) {
   double            t0;
   int               ierr;
 
-  PDS_CHECK(!strcmp(pc->A->type, "sem"), ctx, PDS_ERR_ARG,
-            "semjacobi needs a sem matrix (pds_mat_create_sem: the spectral-element operator), not %s; jacobi takes "
-            "any matrix's diagonal", pc->A->type);
-  if (!S->inv) PDS_CALL(pds_vec_create(ctx, pc->A->nrows, &S->inv));
+  PDS_CHECK(!strcmp(pc->A->type, "sem") || !strcmp(pc->A->type, "mpisem"), ctx, PDS_ERR_ARG,
+            "semjacobi needs a sem matrix (pds_mat_create_sem: the spectral-element operator, or mpisem), not %s; "
+            "jacobi takes any matrix's diagonal", pc->A->type);
+  if (!S->inv) PDS_CALL(pds_mat_row_vec(pc->A, &S->inv));
   t0 = pds_wtime();
-  PDS_CALL(pds_mat_sem_diagonal(pc->A, S->variant, S->inv));
+  /* mpisem: the rank's share holds every element of its points, so its diagonal is complete (no communication) */
+  PDS_CALL(pds_mat_sem_diagonal(pc->A->dist ? pds_mat_dist_local_pc(pc->A) : pc->A, S->variant, S->inv));
   PDS_CALL(PDS_NEW(ctx, (size_t)pc->A->nrows + 1, &h));
   PDS_CALL_GOTO(ierr, done, pds_vec_get_values(S->inv, h, PDS_MEM_HOST));
   S->t_diag = pds_wtime() - t0;
@@ -98,5 +99,6 @@ int pds_precond_create_semjacobi(pds_precond pc) {
   pc->ops.apply   = sj_apply;
   pc->ops.view    = sj_view;
   pc->ops.destroy = sj_destroy;
+  pc->distributed = 1; /* mpisem: the rank's share holds its rows' whole diagonal */
   return PDS_OK;
 }

@@ -1,6 +1,6 @@
 /* tests/mpi/mpi_test.h: what the tests of tests/mpi share (after test.h and mpi.h): the rank and size, the start and
  * the end of a test, every rank's failure, a distributed vector against the serial one's rows, the same bits on every
- * rank. */
+ * rank, a CG solve. */
 #ifndef PDS_MPI_TEST_H
 #define PDS_MPI_TEST_H
 
@@ -67,6 +67,30 @@ static inline int same_bits(pds_vec a, pds_vec b) {
   TEST_CALL(pds_vec_restore_array_read(b, &y));
   MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return all;
+}
+
+/* CG (rtol 1e-10, at most maxit iterations) with pc (and its sub-preconditioner sub, or NULL) on p from zero: the
+   iterations, the solution in *xout (the caller destroys it); not converging fails the test */
+static inline int cg_solve(pds_ctx ctx, pds_problem *p, const char *pc, const char *sub, int maxit, pds_vec *xout) {
+  pds_solver        s;
+  pds_precond       P;
+  pds_vec           x;
+  pds_solver_result r;
+
+  TEST_CALL(pds_mat_create_vecs(p->A, &x, NULL));
+  TEST_CALL(pds_vec_set(x, 0.0));
+  TEST_CALL(pds_solver_create(ctx, "cg", &s));
+  TEST_CALL(pds_precond_create(ctx, pc, &P));
+  if (sub) TEST_CALL(pds_precond_set_sub_type(P, sub));
+  TEST_CALL(pds_solver_set_operator(s, p->A));
+  TEST_CALL(pds_solver_set_precond(s, P));
+  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, maxit));
+  TEST_CALL(pds_solver_solve(s, p->b, x));
+  TEST_CALL(pds_solver_get_result(s, &r));
+  if (r.reason <= 0) TEST_FAIL("cg + %s(%s) did not converge: %s", pc, sub ? sub : "", pds_reason_name(r.reason));
+  pds_solver_destroy(&s), pds_precond_destroy(&P);
+  *xout = x;
+  return r.iterations;
 }
 
 #endif

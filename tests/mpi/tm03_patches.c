@@ -12,28 +12,6 @@
 #include "test.h"
 #include "mpi_test.h"
 
-static int solve(pds_ctx ctx, pds_problem *p, const char *pc, const char *sub, pds_vec *xout) {
-  pds_solver        s;
-  pds_precond       P;
-  pds_vec           x;
-  pds_solver_result r;
-
-  TEST_CALL(pds_mat_create_vecs(p->A, &x, NULL));
-  TEST_CALL(pds_vec_set(x, 0.0));
-  TEST_CALL(pds_solver_create(ctx, "cg", &s));
-  TEST_CALL(pds_precond_create(ctx, pc, &P));
-  if (sub) TEST_CALL(pds_precond_set_sub_type(P, sub));
-  TEST_CALL(pds_solver_set_operator(s, p->A));
-  TEST_CALL(pds_solver_set_precond(s, P));
-  TEST_CALL(pds_solver_set_tolerances(s, 1e-10, 0, 500));
-  TEST_CALL(pds_solver_solve(s, p->b, x));
-  TEST_CALL(pds_solver_get_result(s, &r));
-  if (r.reason <= 0) TEST_FAIL("cg + %s(%s) did not converge: %s", pc, sub ? sub : "", pds_reason_name(r.reason));
-  pds_solver_destroy(&s), pds_precond_destroy(&P);
-  *xout = x;
-  return r.iterations;
-}
-
 static void check(pds_ctx ctx, pds_ctx serial, const pds_int n[3], pds_int size) {
   pds_problem pd, ps;
   pds_vec     x, y, xs, ys;
@@ -61,8 +39,8 @@ static void check(pds_ctx ctx, pds_ctx serial, const pds_int n[3], pds_int size)
     static const char *subs[] = {"gmg", "relax"};
 
     for (int k = 0; k < 2; k++) {
-      const int its  = solve(ctx, &pd, "bjacobi", subs[k], &x);
-      const int itss = solve(serial, &ps, subs[k], NULL, &xs);
+      const int its  = cg_solve(ctx, &pd, "bjacobi", subs[k], 500, &x);
+      const int itss = cg_solve(serial, &ps, subs[k], NULL, 500, &xs);
 
       TEST_CALL(pds_vec_norm_inf(xs, &scale));
       if (rank_ == 0)

@@ -1,0 +1,238 @@
+/* src/disc/sem_dist.c: the spectral-element operator spread over the ranks ("mpisem"; paper 003's operator as Neko
+ * runs it on many processes), still matrix-free. The elements are cut into contiguous ranges, one a rank; a global
+ * point belongs to the rank of its first element (the lowest-numbered element that holds it), and the rows are
+ * renumbered rank after rank, each rank's points in the space's order (the renumbering travels with the matrix, so
+ * vector files stay in the space's numbering). A rank keeps every element that holds one of its points, its own and
+ * those of other ranks along the cut (one layer of elements computed twice: an element of the cut costs each rank that
+ * needs it its local product), as a share of the space: a sem matrix whose elements also reach the other ranks' points
+ * of those elements (ghosts). A product
+ *   gathers the values the neighbours need and exchanges them (src/mat/halo.c, the matrix's halo plan), then runs
+ *   the sem kernels on the share: each element's D^T G D on its points, the ghosts read from the received values,
+ *   and the sum at each of the rank's points over all its elements, in the order of the whole space's gather-scatter.
+ * So the product and the diagonal are the one-rank operator's, bit for bit, on any number of ranks: every point's sum
+ * runs over the same elements in the same order. The exchange carries one value a ghost point; no values travel back
+ * (a shared point's sum is made whole on its rank, from the duplicated elements, instead of being summed across ranks
+ * as a gather-scatter of element faces would). The rank's diagonal is complete for its rows: semjacobi and jacobi
+ * need no communication, and bjacobi hands the share to its local preconditioner (semjacobi: the same iteration).
+ *
+ * Byte model of a product on the rank: the share's sem kernels (src/backend/cuda/cuda_sem.cu: about 21 bytes a local
+ * point for affine elements, 69 deformed, + 12 + 13 nglob / nloc a point), the gather of the sent values (16 a value)
+ * and the messages (8 bytes a ghost each way). The duplicated elements add their local points to the rank's. */
+#include <stdlib.h>
+
+#include "../mat/dist_impl.h"
+#include "sem_impl.h"
+
+struct sem_cut {
+  pds_int  *owner;      /* [nglob] the rank of each point */
+  pds_int  *new_of_old; /* [nglob] the point's global row */
+  pds_int  *old_of_new; /* [nglob] */
+  pds_size *first;      /* [P + 1] rank r's rows first[r] .. first[r + 1] - 1 */
+};
+
+static void cut_free(pds_ctx ctx, struct sem_cut *c) {
+  pds_free(ctx, PDS_MEM_HOST, &c->owner), pds_free(ctx, PDS_MEM_HOST, &c->new_of_old);
+  pds_free(ctx, PDS_MEM_HOST, &c->old_of_new), pds_free(ctx, PDS_MEM_HOST, &c->first);
+}
+
+/* the first element of rank r's range (E r / P, exact in 64 bits) */
+static pds_int elem_first(pds_int E, int P, int r) { return (pds_int)((long long)E * r / P); }
+
+/* who owns which point, and the renumbering (the same on every rank: a function of the space) */
+static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, int P, struct sem_cut *c) {
+  const pds_size n3 = (pds_size)S->n * S->n * S->n;
+  pds_size      *next = NULL;
+
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->owner));
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->new_of_old));
+  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->old_of_new));
+  PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &c->first));
+  PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &next));
+  for (pds_int g = 0; g < S->nglob; g++) {
+    const pds_int e = (pds_int)(S->gsidx[S->gsptr[g]] / n3); /* the first element: gsidx ascends */
+    int           r = (int)((long long)e * P / S->E);
+
+    while (r + 1 < P && e >= elem_first(S->E, P, r + 1)) r++;
+    while (r > 0 && e < elem_first(S->E, P, r)) r--;
+    c->owner[g] = r;
+    c->first[r + 1]++;
+  }
+  for (int r = 0; r < P; r++) c->first[r + 1] += c->first[r], next[r] = c->first[r];
+  for (pds_int g = 0; g < S->nglob; g++) {
+    const pds_int k = (pds_int)next[c->owner[g]]++;
+
+    c->new_of_old[g] = k, c->old_of_new[k] = g;
+  }
+  pds_free(ctx, PDS_MEM_HOST, &next);
+  return PDS_OK;
+}
+
+/* the rank's share of S: the elements that hold one of its points, its rows 0 .. nown-1 in global-row order, then its
+   ghosts (*ghost: their global rows, ascending, nghost of them) */
+static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cut *c, int rank,
+                     struct pds_sem_s **out, pds_int **ghost) {
+  const pds_size    n3 = (pds_size)S->n * S->n * S->n;
+  const pds_int     lo = (pds_int)c->first[rank], nown = (pds_int)(c->first[rank + 1] - c->first[rank]);
+  pds_int          *lel = NULL, *loc = NULL, *gh = NULL, El = 0, ng = 0;
+  struct pds_sem_s *T = NULL;
+  int               ierr;
+
+  *out = NULL, *ghost = NULL;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->E + 1, &lel)); /* element -> its place in the share, or -1 */
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->nglob + 1, &loc)); /* point -> its place in the share, or -1 */
+  for (pds_int e = 0; e < S->E; e++) lel[e] = -1;
+  for (pds_int g = 0; g < S->nglob; g++) loc[g] = -1;
+  for (pds_int i = 0; i < nown; i++) { /* the elements of the rank's points */
+    const pds_int g = c->old_of_new[lo + i];
+
+    loc[g] = i;
+    for (pds_int k = S->gsptr[g]; k < S->gsptr[g + 1]; k++) lel[S->gsidx[k] / n3] = 0;
+  }
+  for (pds_int e = 0; e < S->E; e++)
+    if (!lel[e]) lel[e] = El++;
+  /* the ghosts: the share's points of other ranks, by global row */
+  for (pds_int e = 0; e < S->E; e++)
+    if (lel[e] >= 0)
+      for (pds_size q = 0; q < n3; q++) {
+        const pds_int g = S->gid[n3 * e + q];
+
+        if (loc[g] < 0) loc[g] = -2, ng++;
+      }
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)ng + 1, &gh));
+  ng = 0;
+  for (pds_int k = 0; k < S->nglob; k++) { /* global rows ascending */
+    const pds_int g = c->old_of_new[k];
+
+    if (loc[g] == -2) loc[g] = nown + ng, gh[ng++] = k;
+  }
+  /* the share */
+  PDS_CALL_GOTO(ierr, done, pds_sem_alloc(ctx, S->n - 1, (double)El, &T));
+  T->deform = S->deform, T->from_mesh = 1, T->nglob = nown, T->nghost = ng;
+  snprintf(T->mesh_note, sizeof T->mesh_note, "%s", S->mesh_note);
+  if (S->K) PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 6 * (size_t)El + 1, &T->K));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nown + ng + 1, &T->mask));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nown + 1, &T->gsptr));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, T->nloc + 1, &T->gsidx));
+  for (pds_int e = 0; e < S->E; e++) {
+    const pds_int l = lel[e];
+
+    if (l < 0) continue;
+    for (pds_size q = 0; q < n3; q++) {
+      const pds_int g = S->gid[n3 * e + q];
+
+      T->gid[n3 * l + q] = loc[g];
+      T->mask[loc[g]]    = S->mask[g];
+      T->jac[n3 * l + q] = S->jac[n3 * e + q], T->B[n3 * l + q] = S->B[n3 * e + q];
+      for (int d = 0; d < 3; d++) T->xyz[3 * (n3 * l + q) + d] = S->xyz[3 * (n3 * e + q) + d];
+    }
+    memcpy(T->G + 6 * n3 * l, S->G + 6 * n3 * e, 6 * n3 * sizeof *T->G);
+    if (S->K) memcpy(T->K + 6 * l, S->K + 6 * e, 6 * sizeof *T->K);
+  }
+  T->gsptr[0] = 0;
+  for (pds_int i = 0; i < nown; i++) { /* the whole space's lists, in the share's numbering: still ascending */
+    const pds_int g = c->old_of_new[lo + i];
+    pds_int       m = T->gsptr[i];
+
+    for (pds_int k = S->gsptr[g]; k < S->gsptr[g + 1]; k++)
+      T->gsidx[m++] = (pds_int)(lel[S->gsidx[k] / n3] * n3 + S->gsidx[k] % n3);
+    T->gsptr[i + 1] = m;
+    T->nmask += T->mask[i];
+  }
+  *out = T, T = NULL, *ghost = gh, gh = NULL;
+done:
+  pds_sem_free(T);
+  pds_free(ctx, PDS_MEM_HOST, &lel), pds_free(ctx, PDS_MEM_HOST, &loc), pds_free(ctx, PDS_MEM_HOST, &gh);
+  return ierr;
+}
+
+/* y = alpha A x + beta y: the exchange, then the share's kernels with the ghosts received */
+static int semd_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
+  struct mat_dist *D = DIST(A);
+  pds_vec          out = y;
+
+  PDS_CALL(pds_dist_halo_begin(A, x));
+  if (pds_dist_halo_posted_late(A)) PDS_CALL(pds_dist_halo_post(A));
+  PDS_CALL(pds_dist_halo_end(A));
+  if (!A->nrows) return PDS_OK;
+  if (alpha != 1 || beta != 0) {
+    if (!D->t) PDS_CALL(pds_mat_row_vec(A, &D->t));
+    out = D->t;
+  }
+  PDS_CALL(D->nghost ? pds_mat_sem_apply_ghosts(D->Ad, x, D->g, out) : pds_mat_apply(D->Ad, x, out));
+  return out == y ? PDS_OK : pds_vec_axpby(y, alpha, out, beta);
+}
+
+int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A) {
+  pds_ctx           ctx;
+  struct sem_cut    c;
+  struct pds_sem_s *T = NULL;
+  struct pds_order *o = NULL;
+  pds_mat           Ad = NULL, M = NULL;
+  pds_int          *ghost = NULL, *orig = NULL, nghost = 0, nown = 0;
+  pds_real          shape[4];
+  int               ierr;
+
+  PDS_CHECK(sem && sem->hdr.classid == PDS_CLASSID_SEM, NULL, PDS_ERR_ARG,
+            "sem is NULL or not a valid sem object (pds_sem_create_box)");
+  ctx = sem->hdr.ctx;
+  PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
+  *A = NULL;
+  memset(&c, 0, sizeof c);
+  pds_comm_begin(ctx);
+  /* every rank must hold the same space: its shape agreed first (a mismatch fails on every rank) */
+  shape[0] = sem->n, shape[1] = sem->E, shape[2] = sem->nglob, shape[3] = sem->nghost;
+  {
+    pds_real all[4 * 64], *a = ctx->size <= 64 ? all : NULL;
+
+    ierr = a ? PDS_OK : PDS_NEW(ctx, 4 * (size_t)ctx->size, &a);
+    for (int r = 0; !ierr && r < ctx->size; r++)
+      for (int k = 0; k < 4; k++) a[4 * r + k] = r == ctx->rank ? shape[k] : 0;
+    ierr = pds_comm_agree(ctx, ierr);
+    if (!ierr) ierr = pds_comm_sum(ctx, 4 * ctx->size, a);
+    for (int r = 0; !ierr && r < ctx->size; r++)
+      if (a[4 * r] != a[0] || a[4 * r + 1] != a[1] || a[4 * r + 2] != a[2] || a[4 * r + 3] != 0)
+        ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "mpisem: rank %d holds a space of %.0f elements of %.0f points a direction, "
+                         "%.0f global points%s; rank 0 one of %.0f, %.0f, %.0f: every rank passes the whole space", r,
+                         a[4 * r + 1], a[4 * r], a[4 * r + 2], a[4 * r + 3] != 0 ? " (a share)" : "", a[1], a[0], a[2]);
+    if (a != all) pds_free(ctx, PDS_MEM_HOST, &a);
+    if (ierr) return ierr; /* agreed: the same on every rank */
+  }
+  ierr = sem_cut(ctx, sem, ctx->size, &c);
+  if (!ierr) ierr = sem_share(ctx, sem, &c, ctx->rank, &T, &ghost);
+  if (!ierr) nown = T->nglob, nghost = T->nghost, ierr = pds_mat_create_sem(T, &Ad);
+  if (!ierr) ierr = PDS_NEW(ctx, (size_t)nown + 1, &orig); /* the rank's points in the space's numbering */
+  if (!ierr) memcpy(orig, c.old_of_new + c.first[ctx->rank], (size_t)nown * sizeof *orig);
+  if (!ierr) ierr = PDS_NEW(ctx, 1, &o); /* the renumbering (on rank 0), for vector files in the space's numbering */
+  if (!ierr) {
+    o->bs = 1, o->nb = (pds_size)sem->nglob;
+    if (ctx->rank == 0) o->old_of_new = c.old_of_new, c.old_of_new = NULL;
+  }
+  /* collective, agrees; takes Ad and ghost */
+  ierr = pds_dist_create_ghosts(ctx, ierr, "mpisem", nown, Ad, ghost, nghost, &M);
+  Ad = NULL, ghost = NULL;
+  if (!ierr) {
+    if (o) o->refct = 1;
+    pds_mat_dist_set_partition(M, "whole elements per rank, a point on its first element's rank", -1, o);
+    o = NULL;
+    DIST(M)->orig = orig, orig = NULL;
+    M->ops.apply = semd_apply;
+    M->ops.apply_transpose = semd_apply; /* symmetric */
+    *A = M;
+  }
+  if (o) {
+    o->refct = 1;
+    pds_order_release(ctx, &o);
+  }
+  pds_free(ctx, PDS_MEM_HOST, &orig);
+  pds_sem_free(T);
+  cut_free(ctx, &c);
+  return ierr;
+}
+
+int pds_mat_sem_dist_get_points(pds_mat A, pds_int *points) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(!strcmp(A->type, "mpisem"), A->hdr.ctx, PDS_ERR_ARG, "the matrix is %s, not mpisem", A->type);
+  PDS_CHECK(points || !A->nrows, A->hdr.ctx, PDS_ERR_ARG, "points is NULL");
+  if (A->nrows) memcpy(points, DIST(A)->orig, (size_t)A->nrows * sizeof *points);
+  return PDS_OK;
+}
