@@ -332,7 +332,7 @@ int cmd_solve(pds_options o) {
     goto done;
   }
   if (pds_ctx_get_size(ctx) > 1) { /* under mpirun */
-    pds_problem whole; /* fem2d, patches, sem: built whole on rank 0 (a host context), then spread */
+    pds_problem whole; /* fem2d: built whole on rank 0 (a host context), then spread; patches, sem: distributed */
     pds_ctx     host = NULL;
 
     memset(&whole, 0, sizeof whole);
@@ -342,16 +342,16 @@ int cmd_solve(pds_options o) {
     }
     if (pa_on) { /* patches: whole patches a rank, built by every rank (bjacobi's relax and gmg work on them) */
       if ((rc = patches_build_dist(ctx, &pf, &whole))) goto done;
-    } else if ((fem_on || sem_on) && pds_ctx_get_rank(ctx) == 0 &&
+    } else if (sem_on) { /* sem: the matrix-free operator over the ranks (semjacobi works on it) */
+      if ((rc = sem_build_dist(ctx, &sf, &whole))) goto done;
+    } else if (fem_on && pds_ctx_get_rank(ctx) == 0 &&
                (pds_ctx_create("/cpu/omp", &host) == PDS_OK || make_ctx("/cpu/ref", &host) == EXIT_DONE)) {
-      int built = fem_on ? fem_build(host, &fo, &mesh, &fem, &whole.A, &whole.b, &whole.u_exact, &fr)
-                         : sem_build(host, &sf, &whole);
-
-      if (built == EXIT_DONE && fem_on) snprintf(whole.description, sizeof whole.description, "%.159s", fr.source);
-      if (built != EXIT_DONE) pds_problem_destroy(&whole); /* its A NULL: every rank learns rank 0 failed */
+      if (fem_build(host, &fo, &mesh, &fem, &whole.A, &whole.b, &whole.u_exact, &fr) == EXIT_DONE)
+        snprintf(whole.description, sizeof whole.description, "%.159s", fr.source);
+      else pds_problem_destroy(&whole); /* its A NULL: every rank learns rank 0 failed */
     }
     rc = solve_dist(ctx, &st, Apath, problem, dims, ndims, ch_on ? &co : NULL,
-                    fem_on || pa_on || sem_on ? &whole : NULL, pa_on, format, bpath, x0path, json, out);
+                    fem_on || pa_on || sem_on ? &whole : NULL, pa_on || sem_on, format, bpath, x0path, json, out);
     pds_problem_destroy(&whole);
     pds_mesh_destroy(&mesh);
     pds_fem2d_destroy(&fem);

@@ -112,6 +112,8 @@ int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf);
 int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, const char *mesh, sem_flags *sf,
                     bool *on);
 int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
+/* the same over the ranks under mpirun (collective; every rank builds the space): A is mpisem, matrix-free */
+int sem_build_dist(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
 /* -vtk: the space's points with fields solution, exact, error (u may be NULL: the solution alone) */
 int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u);
 
@@ -203,8 +205,8 @@ void   print_result(const solve_settings *st, const char *backend, const solve_i
 int    print_history(pds_solver s);
 /* solve under mpirun with more than one rank (solve_dist.c): -A file (read by rank 0, scattered by rows), -problem
    poisson7 (each rank its rows), the channel of ch (not NULL: -problem channel, blocks over the ranks) or a problem
-   made before (pre not NULL on every rank): distributed already (pre_dist: patches; taken over, *pre left empty), or
-   built whole by rank 0 (fem2d, sem; its A, b and u_exact rank 0's, A NULL there when the build failed); -b and -x0
+   made before (pre not NULL on every rank): distributed already (pre_dist: patches, sem; taken over, *pre left
+   empty), or built whole by rank 0 (fem2d; its A, b and u_exact rank 0's, A NULL there when the build failed); -b and -x0
    files; the result line and the JSON report with the ranks and the communication time */
 int    solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const char *problem, const int *dims,
                   int ndims, const channel_flags *ch, pds_problem *pre, int pre_dist, const char *format,

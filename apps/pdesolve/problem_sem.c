@@ -77,6 +77,25 @@ done:
   return rc;
 }
 
+int sem_build_dist(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
+  const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
+  pds_mesh3d    m     = NULL;
+  int           rc    = EXIT_DONE;
+
+  /* every rank reads the mesh; one that cannot still joins the collective build with no mesh, so all fail */
+  if (sf->mesh) {
+    const int read = sem_read_mesh(ctx, sf->mesh, &m);
+
+    TRY("flag -problem sem -mesh", pds_problem_sem_mesh_dist(ctx, m, sf->order, p));
+    rc = read;
+  } else TRY("flag -problem sem", pds_problem_sem_dist(ctx, el, sf->order, sf->deform, p));
+  snprintf(p->description + strlen(p->description), sizeof p->description - strlen(p->description),
+           " (matrix-free over the ranks: mpisem)");
+done:
+  pds_mesh3d_destroy(&m);
+  return rc;
+}
+
 int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u) {
   const pds_int   el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
   pds_sem         S = NULL;

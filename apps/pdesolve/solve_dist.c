@@ -2,9 +2,9 @@
  * operator from -A FILE (read by rank 0, scattered by contiguous rows; -format bsr -bs N keeps blocks of N), from
  * -problem poisson7 -n NX NY NZ (each rank makes its rows), from -problem channel -n I J K [-decomp BX BY BZ] (one
  * channel cut into blocks, whole blocks per rank: mpistencil7, for bjacobi with -sub_pc bilu0), from -problem patches
- * (whole patches a rank: mpipatches, for bjacobi with -sub_pc gmg or relax), or from fem2d and sem built whole on rank
- * 0 and spread by rows (pds_mat_scatter_dist: csr; semjacobi needs its operator whole: jacobi, the same diagonal, or
- * bjacobi or asm with a csr sub-preconditioner), b from -b FILE (else the problem's, else A * ones), x0
+ * (whole patches a rank: mpipatches, for bjacobi with -sub_pc gmg or relax), from -problem sem (whole elements a
+ * rank, matrix-free: mpisem, for semjacobi, jacobi and bjacobi with -sub_pc semjacobi), or from fem2d built whole on
+ * rank 0 and spread by rows (pds_mat_scatter_dist: csr), b from -b FILE (else the problem's, else A * ones), x0
  * from -x0 FILE (else zero); the same solver and preconditioner flags as on one rank (bjacobi and asm with -sub_pc
  * across ranks). Prints the same result line as the serial solve plus ranks=, t_comm= (rank 0's seconds in MPI calls),
  * the history (-history), writes the solution gathered on rank 0 (-o) and -json with "ranks" and per-rank times. */
@@ -76,7 +76,7 @@ int solve_dist(pds_ctx ctx, const solve_settings *st, const char *Apath, const c
 
     TRY("flag -A", pds_mat_load_dist_partitioned(ctx, Apath, bs, st->partition ? st->partition : "contiguous", &A));
     snprintf(source, sizeof source, "%s", Apath);
-  } else if (pre && pre_dist) { /* made distributed (patches): taken over whole */
+  } else if (pre && pre_dist) { /* made distributed (patches, sem): taken over whole */
     p = *pre, memset(pre, 0, sizeof *pre);
     A = p.A;
     TRY("problem", pds_mat_reference(A));

@@ -5,8 +5,10 @@
 #     ilu0 converges; -json has "ranks" and per-rank times;
 #   - -problem channel -decomp: bjacobi(bilu0) on 2 and 3 ranks takes the iterations of bilu0 on one rank (gmres,
 #     richardson); -blocks under mpirun is a clear error;
-#   - fem2d and sem (built on rank 0, spread by rows) and patches (whole patches a rank): one rank's iterations and
-#     discretization error on 3 with cg + jacobi; patches with bjacobi(gmg) reach one rank's gmg solution;
+#   - fem2d (built on rank 0, spread by rows), patches (whole patches a rank) and sem (whole elements a rank, matrix-free):
+#     one rank's iterations and discretization error on 3 with cg + jacobi; patches with bjacobi(gmg) reach one rank's
+#     gmg solution; sem with semjacobi and bjacobi(semjacobi) takes one rank's semjacobi iterations, and -o writes the
+#     solution in the space's numbering (one rank's values to round-off);
 #     -vtk refused; -halo nccl without NCCL refused;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
@@ -95,7 +97,7 @@ for solver in gmres richardson; do
 done
 run 2 "$TMP/cb" -problem channel -n 8 -blocks 2 -solver gmres -pc bjacobi -sub_pc bilu0
 [ $? = 1 ] && grep -q "decomp" "$TMP/cb" || fail "channel -blocks under mpirun: no clear error"
-# fem2d, patches and sem built whole on rank 0 and spread by rows: cg + jacobi takes one rank's iterations and reaches
+# fem2d (built whole on rank 0 and spread by rows), patches and sem: cg + jacobi takes one rank's iterations and reaches
 # its discretization error (the same to the printed digits); -vtk is refused under mpirun
 derr() { sed -n 's/^result:.* disc_err=\([0-9.e+-]*\).*/\1/p' "$1"; }
 for args in "-problem fem2d -nodes 1500 -fem manufactured -dirichlet symmetric" "-problem patches -n 12" \
@@ -117,6 +119,23 @@ grep -q "mpipatches" "$TMP/g3" || fail "patches under mpirun: -view does not sho
 awk -v a="$(derr "$TMP/g1")" -v b="$(derr "$TMP/g3")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-5 * a) }' ||
   fail "patches: disc_err $(derr "$TMP/g1") with gmg on one rank, $(derr "$TMP/g3") with bjacobi(gmg) on 3"
 echo "ok: patches, bjacobi(gmg) on 3 ranks: $(its "$TMP/g3") iterations (gmg on one: $(its "$TMP/g1")), disc_err $(derr "$TMP/g3")"
+# sem over the ranks (mpisem): semjacobi, and bjacobi with semjacobi on each rank's share, in one rank's semjacobi
+# iterations; the solution written by -o in the space's numbering, as one rank's to round-off
+run 1 "$TMP/s1" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg -pc semjacobi -o "$TMP/s1.mtx" ||
+  fail "sem semjacobi, one rank: $(tail -3 "$TMP/s1")"
+for np in $NPS; do
+  for pc in "semjacobi" "bjacobi -sub_pc semjacobi"; do
+    # shellcheck disable=SC2086
+    run "$np" "$TMP/s3" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg -pc $pc -view -o "$TMP/s3.mtx" ||
+      fail "sem $pc, $np ranks: $(tail -3 "$TMP/s3")"
+    grep -q "mpisem" "$TMP/s3" || fail "sem under mpirun: -view does not show mpisem"
+    [ "$(its "$TMP/s1")" = "$(its "$TMP/s3")" ] && [ "$(derr "$TMP/s1")" = "$(derr "$TMP/s3")" ] ||
+      fail "sem $pc on $np ranks: $(its "$TMP/s3") iterations, disc_err $(derr "$TMP/s3"); one rank $(its "$TMP/s1"), $(derr "$TMP/s1")"
+    paste "$TMP/s1.mtx" "$TMP/s3.mtx" | awk 'NF == 2 && $1 !~ /^%/ { n++; d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
+      END { exit !(n > 100 && m <= 1e-9) }' || fail "sem $pc on $np ranks: -o differs from one rank's solution"
+    echo "ok: sem, cg + $pc on $np ranks: $(its "$TMP/s3") iterations as semjacobi on one, disc_err $(derr "$TMP/s3"), -o as one rank's"
+  done
+done
 run 2 "$TMP/vtk" -problem sem -elements 2 -order 3 -solver cg -pc jacobi -vtk "$TMP/x.vtu"
 [ $? = 1 ] && grep -q "vtk" "$TMP/vtk" || fail "-vtk under mpirun: no clear error"
 # -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)
