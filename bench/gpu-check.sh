@@ -37,8 +37,9 @@
 #      200 s),
 #   5h. issue 15's Python package (tests/python on /gpu/cuda with CuPy where the image has it, the Python overhead
 #      against C, examples/python/solve_mtx.py on /gpu/cuda; python.jsonl, python.txt; a minute),
-#   5i. issue 16's distributed library (bench/mpi/gpu-mpi.sh: tests and scaling on 1 and 2 GPUs and 1-16 host cores;
-#      needs .data/mpi and a 2-GPU machine; mpi.txt, mpi/mpi.jsonl; about 6.5 minutes),
+#   5i. issue 16's distributed library (bench/mpi/gpu-mpi.sh: tests and scaling on 1 and 2 GPUs and 1-16 host cores,
+#      spectral elements over the ranks included; needs .data/mpi and a 2-GPU machine; mpi.txt, mpi/mpi.jsonl; about
+#      8.5 minutes),
 #   6. the CPU peer, when GPU_CHECK_PEER names a petsc_krylov executable (bench/peers/petsc_krylov.c, built against a
 #      PETSc; PDS_PEER_MPIEXEC, PDS_PEER_RANKS, PDS_PEER_ARGS as for bench/scripts/cpu-vs-petsc.sh): pdesolve's CPU
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
@@ -457,10 +458,11 @@ else
 fi
 
 # ---- 5i. issue 16's distributed library: bench/mpi/gpu-mpi.sh (tests on 1 and 2 GPUs, rank 0 under memcheck, the
-# halo through MPI and through NCCL, the driver, bench_mpi's weak and strong scaling of Poisson and of the multi-block
-# channel on the GPUs and on 1-16 host cores), with the OpenMPI runtime and the CUDA + MPI binaries carried in .data/mpi
-# (the GPU image has no MPI: bench/mpi/pack-openmpi.sh, docs/mpi.md); mpi/ (mpi.jsonl, mpi.txt, summary.txt,
-# logs.tar.gz); a machine of 2 GPUs (nvidia-h100-x2), about 6.5 minutes.
+# halo through MPI and through NCCL, the driver, bench_mpi's weak and strong scaling of Poisson, of the multi-block
+# channel and of spectral elements (mpisem) on the GPUs, Poisson and the channel on 1-16 host cores), with the OpenMPI
+# runtime and the CUDA + MPI binaries carried in .data/mpi (the GPU image has no MPI: bench/mpi/pack-openmpi.sh,
+# docs/mpi.md); mpi/ (mpi.jsonl, mpi.txt, summary.txt, logs.tar.gz); a machine of 2 GPUs (nvidia-h100-x2), about 8.5
+# minutes.
 MPR=0
 if want mpi; then
   t0=$SECONDS

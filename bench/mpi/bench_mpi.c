@@ -4,6 +4,7 @@
  *
  *   mpirun -n P bench_mpi [-backend /gpu/cuda] [-n 256] [-strong 0] [-its 50] [-reps 5] [-cases spmv,cg,gmres]
  *                         [-c 64] (-cases channel: the multi-block channel instead) [-halo mpi|nccl]
+ *                         [-e 16] [-order 7] (-cases sem: spectral elements instead)
  *
  * Weak scaling (default): every rank holds an n^3 slab (the box n x n x nP); -strong 1: the box n x n x n cut into P
  * slabs. Validation first: y = A x for x_i = 1 + (i mod 7) (global i) against the exact integers 6 x_c - sum x_nb,
@@ -30,6 +31,12 @@
  * paper 000's defect correction, the residual exchanged between the block faces before each correction, Eq. 4) and
  * ch_gmres (GMRES(30) + bjacobi(bilu0)), `its` iterations each; ch_serial (one rank): GMRES + bilu0 on the serial
  * coupled stencil7 matrix, the one-rank path.
+ * -cases sem (paper 003's operator over the ranks, mpisem): the spectral-element Poisson box of -e elements a direction
+ * (default 16) of -order (default 7), affine; weak: e x e x eP elements (a z-slab of e^3 a rank), -strong 1: e^3 in
+ * all. Validated first on a small box of the same cut: every rank's rows of A x against the whole space's product on
+ * /cpu/ref, bit for bit. Cases: sem_spmv (byte model of cuda_sem.cu for affine elements: 33 bytes a local point, 13 a
+ * row; the duplicated elements of the cut count in the rank's local points), sem_cg (CG + semjacobi, `its`
+ * iterations) and sem_serial (one rank: CG + semjacobi on the serial sem matrix, the one-rank path).
  * One JSON line per case ("bench":"mpi") from rank 0; bench/mpi/gpu-mpi.sh runs it for several rank counts on a GPU
  * machine, bench/mpi/table.py makes the scaling tables. */
 #include <math.h>
@@ -297,11 +304,126 @@ static void channel_cases(pds_ctx ctx, const char *host, long c, int strong, int
   }
   pds_vec_destroy(&od.x), pds_vec_destroy(&od.y), pds_vec_destroy(&b), pds_mat_destroy(&od.A);
 }
+/* every rank's rows of A x (x the serial random vector at the rank's points) of mpisem on ctx against the whole
+   space's sem product on /cpu/ref, bit for bit (the GPU kernels keep ref's order); returns the differing rows */
+static long sem_validate(pds_ctx ctx, const pds_int *el, int order) {
+  pds_ctx         ref;
+  pds_problem     pd, ps;
+  pds_vec         x, y, xs, ys;
+  pds_int         nl, *pts;
+  pds_real       *v;
+  const pds_real *a;
+  long            bad = 0;
+
+  CALL(NULL, pds_ctx_create("/cpu/ref", &ref));
+  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, &pd));
+  CALL(ref, pds_problem_sem(ref, el, order, 0.0, &ps));
+  CALL(ctx, pds_mat_get_size(pd.A, &nl, NULL));
+  pts = malloc(sizeof *pts * ((size_t)nl + 1)), v = malloc(sizeof *v * ((size_t)nl + 1));
+  if (!pts || !v) DIE("out of memory");
+  CALL(ctx, pds_mat_sem_dist_get_points(pd.A, pts));
+  CALL(ctx, pds_mat_create_vecs(pd.A, &x, &y));
+  CALL(ref, pds_mat_create_vecs(ps.A, &xs, &ys));
+  CALL(ref, pds_vec_set_random(xs, 3));
+  CALL(ref, pds_vec_get_array_read(xs, PDS_MEM_HOST, &a));
+  for (pds_int i = 0; i < nl; i++) v[i] = a[pts[i]];
+  CALL(ref, pds_vec_restore_array_read(xs, &a));
+  CALL(ctx, pds_vec_set_values(x, v, PDS_MEM_HOST));
+  CALL(ctx, pds_mat_apply(pd.A, x, y));
+  CALL(ref, pds_mat_apply(ps.A, xs, ys));
+  CALL(ctx, pds_vec_get_values(y, v, PDS_MEM_HOST));
+  CALL(ref, pds_vec_get_array_read(ys, PDS_MEM_HOST, &a));
+  for (pds_int i = 0; i < nl; i++) bad += v[i] != a[pts[i]];
+  CALL(ref, pds_vec_restore_array_read(ys, &a));
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  pds_vec_destroy(&x), pds_vec_destroy(&y), pds_vec_destroy(&xs), pds_vec_destroy(&ys);
+  pds_problem_destroy(&pd), pds_problem_destroy(&ps);
+  free(pts), free(v);
+  CALL(ref, pds_ctx_destroy(&ref));
+  return bad;
+}
+
+/* -cases sem: validation, the product and CG + semjacobi on mpisem, and on one rank the serial sem matrix */
+static void sem_cases(pds_ctx ctx, const char *host, long e, int order, int strong, int its, int reps) {
+  const pds_int el[3] = {(pds_int)e, (pds_int)e, (pds_int)(strong ? e : e * size_)};
+  pds_problem   p;
+  opdata        od;
+  double        t_copy, c_copy, t, cm, nl, nloc, bw;
+  char          head[512];
+
+  if (e < 2 || (strong && e < size_)) DIE("-e %ld: at least 2 elements a direction (and one a rank)", e);
+  {
+    const pds_int vel[3] = {3, 2, (pds_int)(2 * size_)};
+    const long    bad    = sem_validate(ctx, vel, order);
+
+    if (bad) DIE("sem validation: %ld rows of A x differ from the serial sem operator's", bad);
+  }
+  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, &p));
+  memset(&od, 0, sizeof od);
+  od.A = p.A;
+  CALL(ctx, pds_mat_create_vecs(od.A, &od.x, &od.y));
+  CALL(ctx, pds_vec_set(od.x, 1.0));
+  CALL(ctx, pds_vec_set(od.y, 0.0));
+  timeit(ctx, op_copy, &od, od.y, 20, reps, &t_copy, &c_copy);
+  {
+    pds_int  n;
+    pds_size nz;
+
+    CALL(ctx, pds_mat_get_size(od.A, &n, NULL));
+    CALL(ctx, pds_mat_get_nnz(od.A, &nz)); /* the rank's local points (its elements' and the duplicated ones') */
+    nl = n, nloc = (double)nz, bw = 16.0 * nl / t_copy;
+  }
+  snprintf(head, sizeof head,
+           "\"bench\":\"mpi\",\"backend\":\"%s\",\"halo\":\"%s\",\"host_cpu\":\"%s\",\"ranks\":%d,\"scaling\":\"%s\","
+           "\"grid\":[%d,%d,%d],\"order\":%d,\"rows_rank\":%.0f,\"local_points_rank\":%.0f,\"copy_GBs_rank\":%.2f",
+           pds_ctx_get_backend(ctx), pds_ctx_get_halo_transport(ctx), host, size_, strong ? "strong" : "weak",
+           (int)el[0], (int)el[1], (int)el[2], order, nl, nloc, bw * 1e-9);
+  timeit(ctx, op_apply, &od, od.y, 10, reps, &t, &cm);
+  if (rank_ == 0) /* bytes (src/backend/cuda/cuda_sem.cu, affine): 21 a local point in the element kernel, 12 a local
+                     point and 13 a row in the sum at the points; the ghosts' gather and messages are extra */
+    printf("{%s,\"case\":\"sem_spmv\",\"t_us\":%.2f,\"t_comm_us\":%.2f,\"frac_bw\":%.3f}\n", head, t * 1e6,
+           cm * 1e6, (33.0 * nloc + 13.0 * nl) / t / bw);
+  for (int m = 0; m < 2; m++) {
+    pds_problem ps;
+    pds_precond P;
+    opdata      os = od;
+
+    if (m == 1) { /* one rank: the serial sem matrix, the one-GPU path */
+      if (size_ > 1) continue;
+      CALL(ctx, pds_problem_sem(ctx, el, order, 0.0, &ps));
+      os.A = ps.A;
+      CALL(ctx, pds_vec_duplicate(ps.b, &os.x));
+      CALL(ctx, pds_vec_duplicate(ps.b, &os.y));
+    }
+    CALL(ctx, pds_solver_create(ctx, "cg", &os.s));
+    CALL(ctx, pds_precond_create(ctx, "semjacobi", &P));
+    CALL(ctx, pds_solver_set_operator(os.s, os.A));
+    CALL(ctx, pds_solver_set_precond(os.s, P));
+    CALL(ctx, pds_solver_set_tolerances(os.s, 0.0, 0.0, its)); /* exactly `its` iterations */
+    CALL(ctx, pds_solver_setup(os.s));
+    CALL(ctx, pds_vec_copy(m ? ps.b : p.b, os.x));
+    timeit(ctx, op_solve, &os, os.y, 1, reps, &t, &cm);
+    {
+      pds_solver_result r;
+
+      CALL(ctx, pds_solver_get_result(os.s, &r));
+      if (r.iterations != its) DIE("sem cg ran %d iterations, not %d", r.iterations, its);
+      if (!(r.rnorm < r.rnorm0)) DIE("sem cg + semjacobi: the residual did not fall (%g -> %g)", r.rnorm0, r.rnorm);
+      if (rank_ == 0)
+        printf("{%s,\"case\":\"%s\",\"pc\":\"semjacobi\",\"its\":%d,\"t_iter_us\":%.2f,\"t_comm_iter_us\":%.2f,"
+               "\"rel_residual\":%.3e}\n", head, m ? "sem_serial" : "sem_cg", its, t / its * 1e6, cm / its * 1e6,
+               r.rnorm / r.rnorm0);
+    }
+    pds_solver_destroy(&os.s), pds_precond_destroy(&P);
+    if (m == 1) pds_vec_destroy(&os.x), pds_vec_destroy(&os.y), pds_problem_destroy(&ps);
+  }
+  pds_vec_destroy(&od.x), pds_vec_destroy(&od.y), pds_problem_destroy(&p);
+}
 
 int main(int argc, char **argv) {
   const char *backend = "auto", *cases = "spmv,cg,gmres", *halo = "mpi";
-  long        n = 64, cells_c = 64;
-  int         strong = 0, its = 50, reps = 5;
+  long        n = 64, cells_c = 64, elems = 16;
+  int         strong = 0, its = 50, reps = 5, order = 7;
   pds_ctx     ctx;
   box         b;
   pds_mat     A, Ad, Ao;
@@ -321,14 +443,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "-cases")) cases = argv[a + 1];
     else if (!strcmp(argv[a], "-c")) cells_c = atol(argv[a + 1]);
     else if (!strcmp(argv[a], "-halo")) halo = argv[a + 1];
-    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases -c -halo)", argv[a]);
+    else if (!strcmp(argv[a], "-e")) elems = atol(argv[a + 1]);
+    else if (!strcmp(argv[a], "-order")) order = atoi(argv[a + 1]);
+    else DIE("unknown option %s (options: -backend -n -strong -its -reps -cases -c -e -order -halo)", argv[a]);
   }
-  if (!strcmp(cases, "channel")) { /* the multi-block channel alone */
+  if (!strcmp(cases, "channel") || !strcmp(cases, "sem")) { /* the multi-block channel, or spectral elements, alone */
     CALL(NULL, pds_ctx_create_mpi(MPI_COMM_WORLD, backend, &ctx));
     CALL(ctx, pds_ctx_set_halo_transport(ctx, halo));
     cpu_name(host, sizeof host);
     if (its < 1 || reps < 1) DIE("need its >= 1, reps >= 1");
-    channel_cases(ctx, host, cells_c, strong, its, reps);
+    if (!strcmp(cases, "sem")) sem_cases(ctx, host, elems, order, strong, its, reps);
+    else channel_cases(ctx, host, cells_c, strong, its, reps);
     CALL(ctx, pds_ctx_destroy(&ctx));
     MPI_Finalize();
     return 0;

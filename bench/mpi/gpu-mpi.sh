@@ -11,19 +11,22 @@
 #      with -halo nccl;
 #   3. bench_mpi on 1, 2, 4, 8, 16 ranks of the host's cores (/cpu/omp, a thread a rank): weak (64^3 a rank) and strong
 #      (128^3 in all); the channel weak (24^3 a rank) and strong (48^3);
+#   sem (part "sem"): td12_sem_op on /gpu/cuda (the sem kernels keep ref's bits), tm04_sem with 1
+#      and 2 GPUs, through NCCL and with rank 0 under memcheck, the driver's sem on 1 and 2 GPUs, and bench_mpi -cases
+#      sem (32^3 elements of order 7 a GPU weak, 32^3 in all strong; CG + semjacobi), the 2-GPU runs again with NCCL;
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
 # its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist,
-# tm02_stencil7, tm03_patches, td18_channel_decomposed, bench_mpi and pdesolve of a CUDA + MPI build, and libmetis.so.5 when it has
-# METIS), .data/mpi/orsirr_1.mtx. Logs and JSON lines
+# tm02_stencil7, tm03_patches, tm04_sem, td18_channel_decomposed, td12_sem_op, bench_mpi and pdesolve of a CUDA + MPI
+# build, and libmetis.so.5 when it has METIS), .data/mpi/orsirr_1.mtx and .data/mpi/hybrid_3d_cube.msh. Logs and JSON lines
 # go to $OUT.
-# GPU_MPI_PARTS: which parts run (default all: tests gpu cpu). What comes back is a few files (the device tool returns
+# GPU_MPI_PARTS: which parts run (default: tests gpu sem cpu). What comes back is a few files (the device tool returns
 # only a handful): machine.txt, mpi.jsonl, mpi.txt, summary.txt and logs.tar.gz (every log).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FINAL=${OUT:-$ROOT/gpu-mpi-out}
 DATA=$ROOT/.data/mpi
-PARTS=" ${GPU_MPI_PARTS:-tests gpu cpu} "
+PARTS=" ${GPU_MPI_PARTS:-tests gpu sem cpu} "
 mkdir -p "$FINAL"
 OUT=$(mktemp -d) # the logs, packed into $FINAL/logs.tar.gz at the end
 T=$(mktemp -d)
@@ -134,6 +137,38 @@ for sc in 0 1; do # 2 GPUs with the halo through NCCL (the one-GPU lines above a
   c=96; [ $sc = 1 ] && c=128
   timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -cases channel -c $c -strong $sc -its 50 -reps 5 \
     -halo nccl >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_gpu.err" || note "bench_mpi channel gpu np 2 strong $sc nccl" "FAILED"
+done
+fi
+# ---- sem: spectral elements over the ranks (mpisem, matrix-free; its kernels read the ghosts) ----
+if [[ $PARTS == *" sem "* ]]; then
+if timeout 300 "$B/td12_sem_op" /gpu/cuda > "$OUT/td12_cuda.log" 2>&1
+then note "td12_sem_op /gpu/cuda (ref's bits)" "passed"; else note "td12_sem_op /gpu/cuda (ref's bits)" "FAILED (td12_cuda.log)"; fi
+for np in 1 2; do
+  if timeout 240 "${MPIRUN[@]}" -n $np "$B/tm04_sem" /gpu/cuda "$DATA/orsirr_1.mtx" "$DATA/hybrid_3d_cube.msh" \
+       > "$OUT/tm04_cuda_np$np.log" 2>&1
+  then note "tm04_sem /gpu/cuda np $np" "passed"; else note "tm04_sem /gpu/cuda np $np" "FAILED (tm04_cuda_np$np.log)"; fi
+done
+if timeout 240 "${MPIRUN[@]}" -x PDS_TEST_HALO=nccl -n 2 "$B/tm04_sem" /gpu/cuda "$DATA/orsirr_1.mtx" \
+     "$DATA/hybrid_3d_cube.msh" > "$OUT/tm04_nccl.log" 2>&1
+then note "tm04_sem /gpu/cuda np 2, halo via NCCL" "passed"; else note "tm04_sem /gpu/cuda np 2, halo via NCCL" "FAILED (tm04_nccl.log)"; fi
+if timeout 400 "${MPIRUN[@]}" -n 1 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tm04_sem" /gpu/cuda \
+     "$DATA/orsirr_1.mtx" "$DATA/hybrid_3d_cube.msh" : -n 1 "$B/tm04_sem" /gpu/cuda "$DATA/orsirr_1.mtx" \
+     "$DATA/hybrid_3d_cube.msh" > "$OUT/tm04_memcheck.log" 2>&1
+then note "tm04_sem np 2, rank 0 under memcheck" "passed, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$OUT/tm04_memcheck.log")"
+else note "tm04_sem np 2, rank 0 under memcheck" "FAILED (tm04_memcheck.log)"; fi
+for np in 1 2; do
+  if timeout 120 "${MPIRUN[@]}" -n $np "$B/pdesolve" solve -problem sem -elements 16 16 16 -order 7 -backend /gpu/cuda \
+       -solver cg -pc semjacobi -view > "$OUT/driver_sem_np$np.log" 2>&1
+  then note "pdesolve solve sem 16^3 order 7, $np GPU(s)" "$(grep '^result:' "$OUT/driver_sem_np$np.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+  else note "pdesolve solve sem 16^3 order 7, $np GPU(s)" "FAILED (driver_sem_np$np.log)"; fi
+done
+for sc in 0 1; do
+  for np in 1 2; do
+    timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -cases sem -e 32 -order 7 -strong $sc -its 100 \
+      -reps 5 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_sem.err" || note "bench_mpi sem gpu np $np strong $sc" "FAILED (bench_sem.err)"
+  done
+  timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -cases sem -e 32 -order 7 -strong $sc -its 100 \
+    -reps 5 -halo nccl >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_sem.err" || note "bench_mpi sem gpu np 2 strong $sc nccl" "FAILED"
 done
 fi
 # ---- 3. CPU ranks ----

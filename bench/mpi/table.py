@@ -4,7 +4,8 @@
 Weak scaling: efficiency = t(1 rank) / t(P ranks) (the same work per rank: 1 is perfect). Strong scaling: speedup =
 t(1) / t(P) and efficiency = speedup / P. spmv lines also give the exchange's time inside MPI calls and the overlap
 (the share of it hidden behind the diagonal block's product); solver lines the time per iteration and its part in
-MPI calls (reductions and halo waits). ch_* lines: the multi-block channel (mpistencil7, bjacobi(bilu0)). The last column is the rank's copy bandwidth measured in the same run: where it
+MPI calls (reductions and halo waits). ch_* lines: the multi-block channel (mpistencil7, bjacobi(bilu0)); sem_* lines:
+spectral elements over the ranks (mpisem, semjacobi). The last column is the rank's copy bandwidth measured in the same run: where it
 falls as ranks are added (CPU ranks sharing a socket's memory), so does a memory-bound kernel's time per rank."""
 import json
 import sys
@@ -20,18 +21,20 @@ def main(path):
         print("| case | ranks | grid | time (us) | in MPI (us) | halo exposed (us), overlap | %s | copy GB/s a rank |" %
               ("efficiency" if sc == "weak" else "speedup (efficiency)"))
         print("|---|---|---|---|---|---|---|---|")
-        for case in ("spmv", "cg", "gmres", "cg_serial", "ch_spmv", "ch_richardson", "ch_gmres", "ch_serial"):
+        for case in ("spmv", "cg", "gmres", "cg_serial", "ch_spmv", "ch_richardson", "ch_gmres", "ch_serial",
+                     "sem_spmv", "sem_cg", "sem_serial"):
             cs = sorted((r for r in rs if r["case"] == case), key=lambda r: r["ranks"])
             base = None
             for r in cs:
-                prod = case in ("spmv", "ch_spmv")
+                prod = case in ("spmv", "ch_spmv", "sem_spmv")
                 t = r["t_us"] if prod else r["t_iter_us"]
                 c = r["t_comm_us"] if prod else r["t_comm_iter_us"]
                 if r["ranks"] == 1:
                     base = t
                 elif base is None:  # this transport's lines have no one-rank run: the mpi one's, the same work
                     one = [q for q in rows if q["backend"] == be and q["scaling"] == sc and q["case"] == case and
-                           q["ranks"] == 1 and (sc == "weak" or q.get("blocks") == r.get("blocks"))]
+                           q["ranks"] == 1 and (sc == "weak" or q.get("blocks") == r.get("blocks")) and
+                           q.get("order") == r.get("order")]
                     base = (one[0]["t_us"] if prod else one[0]["t_iter_us"]) if one else None
                 if base is None:
                     scale = ""
@@ -44,6 +47,10 @@ def main(path):
                     name = "cg + jacobi, csr not distributed (per iteration)"
                 if case == "ch_serial":
                     name = "channel gmres + bilu0, stencil7 not distributed (per iteration)"
+                if case == "sem_serial":
+                    name = "sem cg + semjacobi, sem not distributed (per iteration)"
+                if "order" in r:
+                    name += f", order {r['order']}"
                 if "blocks" in r:
                     name += f", {'x'.join(map(str, r['blocks']))} blocks"
                 ovl = f"{r['t_exposed_us']:.1f}, {r['overlap']:.2f}" if case == "spmv" and r["ranks"] > 1 else ""
