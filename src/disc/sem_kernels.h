@@ -48,6 +48,11 @@ struct pds_sem_kernels {
               (the three sums in this order, each over m ascending, added left to right) -> work[e n3 + p];
      then w_g = x_g at a masked g, else the sum of work over g's local points in gsidx order from 0. */
   int (*apply)(pds_ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w, pds_real *work);
+  /* apply's two phases apart, for a distributed product that overlaps its exchange with the elements that need no
+     ghost (src/disc/sem_dist.c): elements(e0, e1) the local products of elements e0 .. e1-1 (0 <= e0 < e1 <= E) into
+     work, then assemble the sum at the global points (w_g = x_g at a masked g) */
+  int (*elements)(pds_ctx, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x, pds_real *work);
+  int (*assemble)(pds_ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w, const pds_real *work);
   /* d = diag(A): local d_p = sum_m [D[m n + i]^2 G11(m, j, k) + D[m n + j]^2 G22(i, m, k) + D[m n + k]^2 G33(i, j, m)]
      (m ascending, the three terms added in this order) + 2 D[i n + i] D[j n + j] G12_p + 2 D[i n + i] D[k n + k] G13_p
      + 2 D[j n + j] D[k n + k] G23_p (paper 003 Eq. 9 and the cross terms of a full G, which live on element faces:

@@ -436,6 +436,11 @@ struct pds_sem_dev;
 cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
                                pds_real *work);
 cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work);
+/* the two phases of apply: elements [e0, e1)'s local products into work, then the sum at the global points */
+cudaError_t pds_cuda_sem_elements(cudaStream_t s, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x,
+                                  pds_real *work);
+cudaError_t pds_cuda_sem_assemble(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                                  const pds_real *work);
 
 /* ---- fv (cuda_fv.cu): the finite-volume Euler operator's stages and update (src/disc/fv_kernels.h) ------------- */
 struct pds_fv_dev;

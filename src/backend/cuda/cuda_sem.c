@@ -20,7 +20,21 @@ static int sem_diag_cuda(pds_ctx ctx, const struct pds_sem_dev *S, int variant, 
   LAUNCH(ctx, pds_cuda_sem_diag(s_, S, variant, d, work));
 }
 
+static int sem_elements_cuda(pds_ctx ctx, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x,
+                             pds_real *work) {
+  PDS_CHECK(S && e0 >= 0 && e0 < e1 && e1 <= S->E && S->n >= 2 && S->n <= 14, ctx, PDS_ERR_ARG, "sem.elements: "
+            "elements %" PDS_INT_FMT " .. %" PDS_INT_FMT " of a space of 2 to 14 points a direction", e0, e1 - 1);
+  LAUNCH(ctx, pds_cuda_sem_elements(s_, S, e0, e1, x, work));
+}
+
+static int sem_assemble_cuda(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                             const pds_real *work) {
+  LAUNCH(ctx, pds_cuda_sem_assemble(s_, S, x, w, work));
+}
+
 void pds_cuda_fill_sem(struct pds_sem_kernels *g) {
-  g->apply = sem_apply_cuda;
+  g->apply    = sem_apply_cuda;
+  g->elements = sem_elements_cuda;
+  g->assemble = sem_assemble_cuda;
   g->diag  = sem_diag_cuda;
 }

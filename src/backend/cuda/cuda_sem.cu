@@ -24,14 +24,14 @@
 
 namespace {
 
-__global__ void sem_local_k(int n, long long E, const double *__restrict__ D, const double *__restrict__ G,
+__global__ void sem_local_k(int n, long long e0, long long E, const double *__restrict__ D, const double *__restrict__ G,
                             const pds_int *__restrict__ gid, const unsigned char *__restrict__ mask,
                             const double *__restrict__ x, pds_int nglob, const double *__restrict__ xg,
                             double *__restrict__ work) {
   extern __shared__ double sm[];
   pds_grid_dep();
   const int       n2 = n * n, n3 = n2 * n, i = threadIdx.x, j = threadIdx.y, t = j * n + i;
-  const long long e = blockIdx.x;
+  const long long e = e0 + blockIdx.x;
   double         *sD = sm, *u = sm + n2, *a = u + n3, *b = a + n3, *c = b + n3;
   const double   *Ge = G + 6ll * n3 * e;
 
@@ -85,7 +85,7 @@ constexpr int sem_minb(int N) { return 65536 / (128 * 32 * ((N * N + 31) / 32));
 
 template <int N, bool AFF>
 __global__ void __launch_bounds__(N *N, sem_minb(N))
-    sem_local_t(long long E, const double *__restrict__ D, const double *__restrict__ W,
+    sem_local_t(long long e0, long long E, const double *__restrict__ D, const double *__restrict__ W,
                 const double *__restrict__ G, const double *__restrict__ K, const pds_int *__restrict__ gid,
                 const unsigned char *__restrict__ mask, const double *__restrict__ x, pds_int nglob,
                 const double *__restrict__ xg, double *__restrict__ work) {
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(N *N, sem_minb(N))
   __shared__ double s_u[N3], s_a[N3], s_b[N3], s_D[N * NP], s_DT[N * NP];
   pds_grid_dep();
   const int       i = threadIdx.x, j = threadIdx.y;
-  const long long e = blockIdx.x;
+  const long long e = e0 + blockIdx.x;
   const double   *Ge = G + 6ll * N3 * e;
   double          r_u[N], r_c[N], k6[6] = {0, 0, 0, 0, 0, 0}, wij = 0;
 
@@ -255,32 +255,29 @@ constexpr int ST = 256, AT = 128; // threads a block: diagonal kernels, assembly
 
 extern "C" {
 
-cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
-                               pds_real *work) {
-  const int    n = S->n;
-  const size_t smem = ((size_t)n * n + 4 * (size_t)n * n * n) * sizeof(double);
-  cudaError_t  e;
+// elements [e0, e1): their local products into work (e0 < e1)
+cudaError_t pds_cuda_sem_elements(cudaStream_t s, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x,
+                                  pds_real *work) {
+  const int       n = S->n;
+  const size_t    smem = ((size_t)n * n + 4 * (size_t)n * n * n) * sizeof(double);
+  const long long E0 = e0, E1 = e1;
+  cudaError_t     e;
 
-  if (S->E < 1 || n < 2 || n > 14) return cudaErrorInvalidValue;
+  if (e1 <= e0 || e0 < 0 || e1 > S->E || n < 2 || n > 14) return cudaErrorInvalidValue;
   if (n <= 12) { // the register-column kernel
-    const dim3 g((unsigned)S->E), b(n, n);
-    const long long E = S->E;
+    const dim3 g((unsigned)(e1 - e0)), b(n, n);
 
     switch (n) {
 #define SEM_T(NN)                                                                                                  \
   case NN:                                                                                                         \
-    e = S->K ? pds_launch(sem_local_t<NN, true>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x,        \
-                          S->nglob, S->xg, work)                                                                   \
-             : pds_launch(sem_local_t<NN, false>, g, b, 0, s, E, S->D, S->w, S->G, S->K, S->gid, S->mask, x,       \
-                          S->nglob, S->xg, work);                                                                  \
-    break;
+    return S->K ? pds_launch(sem_local_t<NN, true>, g, b, 0, s, E0, E1, S->D, S->w, S->G, S->K, S->gid, S->mask, x, \
+                             S->nglob, S->xg, work)                                                                \
+                : pds_launch(sem_local_t<NN, false>, g, b, 0, s, E0, E1, S->D, S->w, S->G, S->K, S->gid, S->mask, \
+                             x, S->nglob, S->xg, work);
       SEM_T(2) SEM_T(3) SEM_T(4) SEM_T(5) SEM_T(6) SEM_T(7) SEM_T(8) SEM_T(9) SEM_T(10) SEM_T(11) SEM_T(12)
 #undef SEM_T
-    default: e = cudaErrorInvalidValue;
+    default: return cudaErrorInvalidValue;
     }
-    if (e != cudaSuccess) return e;
-    return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
-                      S->gsptr, S->gsidx, (const double *)work, x, w);
   }
   if (smem > 48 * 1024) { // n >= 11: opt in to more shared memory, once per device (the largest n's amount)
     static int set[64];
@@ -294,11 +291,23 @@ cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, cons
     }
     if (e != cudaSuccess) return e;
   }
-  e = pds_launch(sem_local_k, dim3((unsigned)S->E), dim3(n, n), smem, s, n, (long long)S->E, S->D, S->G, S->gid,
-                 S->mask, x, S->nglob, S->xg, work);
-  if (e != cudaSuccess) return e;
+  return pds_launch(sem_local_k, dim3((unsigned)(e1 - e0)), dim3(n, n), smem, s, n, E0, E1, S->D, S->G, S->gid,
+                    S->mask, x, S->nglob, S->xg, work);
+}
+
+// w_g over the global points: x_g at a masked g (x NULL: 1), else the sum of work over g's local points
+cudaError_t pds_cuda_sem_assemble(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                                  const pds_real *work) {
+  if (S->nglob < 1) return cudaSuccess;
   return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
-                    S->gsptr, S->gsidx, (const double *)work, x, w);
+                    S->gsptr, S->gsidx, work, x, w);
+}
+
+cudaError_t pds_cuda_sem_apply(cudaStream_t s, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                               pds_real *work) {
+  const cudaError_t e = pds_cuda_sem_elements(s, S, 0, S->E, x, work);
+
+  return e != cudaSuccess ? e : pds_cuda_sem_assemble(s, S, x, w, work);
 }
 
 cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work) {
@@ -322,8 +331,7 @@ cudaError_t pds_cuda_sem_diag(cudaStream_t s, const struct pds_sem_dev *S, int v
     e = pds_launch(sem_diag_extended_k, dim3((unsigned)((S->nloc + ST - 1) / ST)), dim3(ST), 0, s, n,
                    (long long)S->nloc, S->D, S->G, work);
   if (e != cudaSuccess) return e;
-  return pds_launch(sem_assemble_k, dim3((unsigned)((S->nglob + AT - 1) / AT)), dim3(AT), 0, s, S->nglob, S->mask,
-                    S->gsptr, S->gsidx, (const double *)work, (const double *)nullptr, d);
+  return pds_cuda_sem_assemble(s, S, nullptr, d, work);
 }
 
 } // extern "C"

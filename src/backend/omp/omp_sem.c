@@ -37,7 +37,35 @@ static int sem_diag_omp(pds_ctx ctx, const struct pds_sem_dev *S, int variant, p
   return PDS_OK;
 }
 
+static int sem_elements_omp(pds_ctx ctx, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x,
+                            pds_real *work) {
+  (void)ctx;
+#pragma omp parallel if ((pds_size)(e1 - e0) * S->n * S->n * S->n >= OMP_MIN_N)
+  {
+    pds_size a, b;
+
+    static_range((pds_size)(e1 - e0), omp_get_thread_num(), omp_get_num_threads(), &a, &b);
+    sb_elements(S, 1, x, work, e0 + (pds_int)a, e0 + (pds_int)b);
+  }
+  return PDS_OK;
+}
+
+static int sem_assemble_omp(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                            const pds_real *work) {
+  (void)ctx;
+#pragma omp parallel if (S->nloc >= OMP_MIN_N)
+  {
+    pds_size g0, g1;
+
+    static_range((pds_size)S->nglob, omp_get_thread_num(), omp_get_num_threads(), &g0, &g1);
+    sb_assemble_range(S, work, x, w, (pds_int)g0, (pds_int)g1);
+  }
+  return PDS_OK;
+}
+
 void pds_omp_fill_sem(struct pds_sem_kernels *g) {
-  g->apply = sem_apply_omp;
+  g->apply    = sem_apply_omp;
+  g->elements = sem_elements_omp;
+  g->assemble = sem_assemble_omp;
   g->diag  = sem_diag_omp;
 }

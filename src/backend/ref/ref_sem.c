@@ -20,7 +20,23 @@ static int sem_diag_ref(pds_ctx ctx, const struct pds_sem_dev *S, int variant, p
   return PDS_OK;
 }
 
+static int sem_elements_ref(pds_ctx ctx, const struct pds_sem_dev *S, pds_int e0, pds_int e1, const pds_real *x,
+                            pds_real *work) {
+  (void)ctx;
+  sb_elements(S, 1, x, work, e0, e1);
+  return PDS_OK;
+}
+
+static int sem_assemble_ref(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w,
+                            const pds_real *work) {
+  (void)ctx;
+  sb_assemble_range(S, work, x, w, 0, S->nglob);
+  return PDS_OK;
+}
+
 void pds_ref_fill_sem(struct pds_sem_kernels *g) {
-  g->apply = sem_apply_ref;
+  g->apply    = sem_apply_ref;
+  g->elements = sem_elements_ref;
+  g->assemble = sem_assemble_ref;
   g->diag  = sem_diag_ref;
 }
