@@ -5,10 +5,12 @@
  * vector files stay in the space's numbering). A rank keeps every element that holds one of its points, its own and
  * those of other ranks along the cut (one layer of elements computed twice: an element of the cut costs each rank that
  * needs it its local product), as a share of the space: a sem matrix whose elements also reach the other ranks' points
- * of those elements (ghosts). A product
- *   gathers the values the neighbours need and exchanges them (src/mat/halo.c, the matrix's halo plan), then runs
- *   the sem kernels on the share: each element's D^T G D on its points, the ghosts read from the received values,
- *   and the sum at each of the rank's points over all its elements, in the order of the whole space's gather-scatter.
+ * of those elements (ghosts); the share's elements whose points are all the rank's come first (inner elements). A
+ * product
+ *   gathers the values the neighbours need and starts their exchange (src/mat/halo.c, the matrix's halo plan),
+ *   runs the inner elements' D^T G D while the messages travel (the sem kernel group's elements phase),
+ *   then, the ghosts received, the other elements', and the sum at each of the rank's points over all its elements,
+ *   in the order of the whole space's gather-scatter (the assemble phase).
  * So the product and the diagonal are the one-rank operator's, bit for bit, on any number of ranks: every point's sum
  * runs over the same elements in the same order. The exchange carries one value a ghost point; no values travel back
  * (a shared point's sum is made whole on its rank, from the duplicated elements, instead of being summed across ranks
@@ -73,7 +75,7 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
                      struct pds_sem_s **out, pds_int **ghost) {
   const pds_size    n3 = (pds_size)S->n * S->n * S->n;
   const pds_int     lo = (pds_int)c->first[rank], nown = (pds_int)(c->first[rank + 1] - c->first[rank]);
-  pds_int          *lel = NULL, *loc = NULL, *gh = NULL, El = 0, ng = 0;
+  pds_int          *lel = NULL, *loc = NULL, *gh = NULL, El = 0, Ei = 0, ng = 0;
   struct pds_sem_s *T = NULL;
   int               ierr;
 
@@ -86,10 +88,20 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
     const pds_int g = c->old_of_new[lo + i];
 
     loc[g] = i;
-    for (pds_int k = S->gsptr[g]; k < S->gsptr[g + 1]; k++) lel[S->gsidx[k] / n3] = 0;
+    for (pds_int k = S->gsptr[g]; k < S->gsptr[g + 1]; k++) lel[S->gsidx[k] / n3] = -2;
   }
-  for (pds_int e = 0; e < S->E; e++)
-    if (!lel[e]) lel[e] = El++;
+  /* the share's elements: first those whose points are all the rank's (their products need no ghost and overlap the
+     exchange), then the others, each part in the space's order */
+  for (int part = 0; part < 2; part++) {
+    for (pds_int e = 0; e < S->E; e++) {
+      int inner = 1;
+
+      if (lel[e] != -2) continue;
+      for (pds_size q = 0; q < n3 && inner; q++) inner = c->owner[S->gid[n3 * e + q]] == rank;
+      if (part || inner) lel[e] = El++;
+    }
+    if (!part) Ei = El;
+  }
   /* the ghosts: the share's points of other ranks, by global row */
   for (pds_int e = 0; e < S->E; e++)
     if (lel[e] >= 0)
@@ -107,7 +119,7 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
   }
   /* the share */
   PDS_CALL_GOTO(ierr, done, pds_sem_alloc(ctx, S->n - 1, (double)El, &T));
-  T->deform = S->deform, T->from_mesh = 1, T->nglob = nown, T->nghost = ng;
+  T->deform = S->deform, T->from_mesh = 1, T->nglob = nown, T->nghost = ng, T->einner = Ei;
   snprintf(T->mesh_note, sizeof T->mesh_note, "%s", S->mesh_note);
   if (S->K) PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, 6 * (size_t)El + 1, &T->K));
   PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)nown + ng + 1, &T->mask));
@@ -129,7 +141,7 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
     if (S->K) memcpy(T->K + 6 * l, S->K + 6 * e, 6 * sizeof *T->K);
   }
   T->gsptr[0] = 0;
-  for (pds_int i = 0; i < nown; i++) { /* the whole space's lists, in the share's numbering: still ascending */
+  for (pds_int i = 0; i < nown; i++) { /* the whole space's lists in their order (the elements' global order) */
     const pds_int g = c->old_of_new[lo + i];
     pds_int       m = T->gsptr[i];
 
@@ -145,20 +157,23 @@ done:
   return ierr;
 }
 
-/* y = alpha A x + beta y: the exchange, then the share's kernels with the ghosts received */
+/* y = alpha A x + beta y: the exchange started, the inner elements' products while it travels, then the others' with
+   the ghosts received, then the sum at the rank's points */
 static int semd_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
   struct mat_dist *D = DIST(A);
   pds_vec          out = y;
 
   PDS_CALL(pds_dist_halo_begin(A, x));
-  if (pds_dist_halo_posted_late(A)) PDS_CALL(pds_dist_halo_post(A));
+  if (A->nrows) PDS_CALL(pds_mat_sem_elements(D->Ad, x, NULL, 0)); /* overlaps the messages */
+  if (pds_dist_halo_posted_late(A)) PDS_CALL(pds_dist_halo_post(A)); /* a device: the products are queued, now send */
   PDS_CALL(pds_dist_halo_end(A));
   if (!A->nrows) return PDS_OK;
+  PDS_CALL(pds_mat_sem_elements(D->Ad, x, D->nghost ? D->g : NULL, 1));
   if (alpha != 1 || beta != 0) {
     if (!D->t) PDS_CALL(pds_mat_row_vec(A, &D->t));
     out = D->t;
   }
-  PDS_CALL(D->nghost ? pds_mat_sem_apply_ghosts(D->Ad, x, D->g, out) : pds_mat_apply(D->Ad, x, out));
+  PDS_CALL(pds_mat_sem_assemble(D->Ad, x, out));
   return out == y ? PDS_OK : pds_vec_axpby(y, alpha, out, beta);
 }
 

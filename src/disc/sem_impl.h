@@ -28,6 +28,7 @@ struct pds_sem_s {
   pds_int           nghost;      /* a rank's share of a distributed space (sem_dist.c): its elements also reach nghost
                                     other ranks' points, numbered nglob .. nglob + nghost - 1 (gid, mask), with no
                                     gather-scatter list; 0 for a whole space */
+  pds_int           einner;      /* a share: its first einner elements reach no ghost */
   pds_real          x[PDS_SEM_NMAX], w[PDS_SEM_NMAX], D[PDS_SEM_NMAX * PDS_SEM_NMAX]; /* the GLL rule */
   pds_int          *gid;         /* [nloc] local point -> global point */
   pds_real         *xyz;         /* [3 nloc] coordinates, point by point */
@@ -51,8 +52,11 @@ PDS_INTERN void pds_sem_free(struct pds_sem_s *S);
 /* sem_op.c: the diagonal of a sem matrix by one of the diagonal kernels (sem_kernels.h: PDS_SEM_DIAG_*; the same
    values); PDS_ERR_ARG for another matrix type */
 PDS_INTERN int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d);
-/* sem_op.c: y = A x of a rank's share (a sem matrix of a space with ghosts), the ghosts' values from g (nghost values;
-   the plain product takes them as zero: the rank's diagonal block) */
-PDS_INTERN int pds_mat_sem_apply_ghosts(pds_mat A, pds_vec x, pds_vec g, pds_vec y);
+/* sem_op.c, a rank's share's product in its phases (sem_dist.c overlaps the exchange with the first): the local
+   products of its inner elements (boundary 0: those that reach no ghost), or of the others (boundary 1: the ghosts'
+   values from g, nghost of them), then y = the sum at its points (the plain product takes the ghosts as zero: the
+   rank's diagonal block) */
+PDS_INTERN int pds_mat_sem_elements(pds_mat A, pds_vec x, pds_vec g, int boundary);
+PDS_INTERN int pds_mat_sem_assemble(pds_mat A, pds_vec x, pds_vec y);
 
 #endif

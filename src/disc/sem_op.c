@@ -15,6 +15,7 @@ struct sem_mat {
   int                unified; /* backend memory is host memory */
   pds_vec            tmp;     /* alpha A x + beta y with beta != 0 or alpha != 1 */
   pds_vec            zg;      /* a rank's share (nghost > 0): zeros for the ghosts of the plain product */
+  pds_int            einner;  /* a rank's share: its first einner elements reach no ghost (else E) */
   int                order;
   pds_int            ne[3];
 };
@@ -57,12 +58,35 @@ static int sem_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_ve
   return pds_vec_axpby(y, alpha, M->tmp, beta); /* y = alpha A x + beta y */
 }
 
-int pds_mat_sem_apply_ghosts(pds_mat A, pds_vec x, pds_vec g, pds_vec y) {
-  struct sem_mat *M = SEMMAT(A);
+int pds_mat_sem_elements(pds_mat A, pds_vec x, pds_vec g, int boundary) {
+  struct sem_mat    *M   = SEMMAT(A);
+  pds_ctx            ctx = A->hdr.ctx;
+  struct pds_sem_dev dev = M->dev;
+  const pds_int      e0 = boundary ? M->einner : 0, e1 = boundary ? dev.E : M->einner;
+  const pds_real    *xa;
 
-  PDS_CHECK(g && M->zg && g->n == M->zg->n, A->hdr.ctx, PDS_ERR_SIZE, "sem share: %" PDS_SIZE_FMT " ghost values "
-            "for %" PDS_SIZE_FMT " ghosts", g ? g->n : 0, M->zg ? M->zg->n : 0);
-  return sem_kernel(A, x, g, y);
+  if (e1 <= e0) return PDS_OK;
+  PDS_KERNEL(ctx, sem.elements);
+  if (boundary) {
+    PDS_CHECK((g ? g->n : 0) == (M->zg ? M->zg->n : 0), ctx, PDS_ERR_SIZE, "sem share: %" PDS_SIZE_FMT " ghost values "
+              "for %" PDS_SIZE_FMT " ghosts", g ? g->n : 0, M->zg ? M->zg->n : 0);
+    if (g) PDS_CALL(pds_vec_dev_read(g, &dev.xg));
+  }
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  return ctx->k->sem.elements(ctx, &dev, e0, e1, xa, M->work);
+}
+
+int pds_mat_sem_assemble(pds_mat A, pds_vec x, pds_vec y) {
+  struct sem_mat *M   = SEMMAT(A);
+  pds_ctx         ctx = A->hdr.ctx;
+  const pds_real *xa;
+  pds_real       *ya;
+
+  if (!M->dev.nglob) return PDS_OK;
+  PDS_KERNEL(ctx, sem.assemble);
+  PDS_CALL(pds_vec_dev_read(x, &xa));
+  PDS_CALL(pds_vec_dev_write(y, &ya));
+  return ctx->k->sem.assemble(ctx, &M->dev, xa, ya, M->work);
 }
 
 int pds_mat_sem_diagonal(pds_mat A, int variant, pds_vec d) {
@@ -199,6 +223,7 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   B->data        = M;
   B->ops.destroy = sem_destroy; /* from here on, destroying B frees what M holds */
   M->unified = ctx->k->mem_alloc == NULL;
+  M->einner  = sem->nghost ? sem->einner : sem->E;
   M->order = sem->n - 1;
   for (int d = 0; d < 3; d++) M->ne[d] = sem->ne[d];
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->D, (size_t)sem->n * sem->n * sizeof *sem->D, M->unified, &M->D));
