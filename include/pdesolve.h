@@ -259,8 +259,11 @@ PDS_EXTERN int pds_mat_get_global_size(pds_mat A, pds_int *N);          /* = loc
 PDS_EXTERN int pds_mat_get_ownership_range(pds_mat A, pds_int *lo, pds_int *hi);
 PDS_EXTERN int pds_mat_is_distributed(pds_mat A);
 /* the rank's two blocks (owned by A): Ad (local columns) and Ao (ghost columns, ascending global order; only the rows
-   that have off-rank entries, in order: compressed rows) */
+   that have off-rank entries, in order: compressed rows; NULL for a matrix-free type: mpisem) */
 PDS_EXTERN int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao);
+/* the values this rank receives in a product's exchange (its ghosts, times the block size; 0 when not distributed):
+   the halo's volume, which a partitioner lowers */
+PDS_EXTERN int pds_mat_dist_get_ghost_count(pds_mat A, pds_int *n);
 /* x (A's columns) and b (A's rows), distributed like A when A is (either may be NULL) */
 PDS_EXTERN int pds_mat_create_vecs(pds_mat A, pds_vec *x, pds_vec *b);
 /* CSR -> BSR with block size bs (bs = 0: detect the largest bs in 8..1 that divides n and gives the fewest
@@ -644,12 +647,14 @@ PDS_EXTERN int pds_mat_create_sem(pds_sem sem, pds_mat *A);
    per line of points). The four give the same values; on CPU backends they are one loop. */
 PDS_EXTERN int pds_precond_semjacobi_set_variant(pds_precond pc, const char *variant);
 /* The sem operator spread over the ranks ("mpisem", collective; docs/mpi.md): every rank passes the whole space (the
-   same on every rank: another is PDS_ERR_SIZE on all). The elements are cut into contiguous ranges, one a rank; a
-   global point belongs to the rank of its first element, and the rows are renumbered rank after rank (each rank's
-   points in the space's order; vector files stay in the space's numbering). A rank keeps every element that holds one
-   of its points, so its product and its diagonal are the one-rank operator's bit for bit, after one exchange of the
-   ghost points' values; still matrix-free. semjacobi, jacobi and bjacobi (-sub_pc semjacobi) work on it. */
-PDS_EXTERN int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A);
+   same on every rank: another is PDS_ERR_SIZE on all) and the same partitioner: NULL or "contiguous" (the elements cut
+   into contiguous ranges, one a rank) or "metis" (METIS on the graph of the elements sharing a corner; a build without
+   METIS: PDS_ERR_UNSUPPORTED). A global point belongs to the rank of its first element, and the rows are renumbered
+   rank after rank (each rank's points in the space's order; vector files stay in the space's numbering). A rank keeps
+   every element that holds one of its points, so its product and its diagonal are the one-rank operator's bit for bit,
+   after one exchange of the ghost points' values; still matrix-free. semjacobi, jacobi and bjacobi (-sub_pc
+   semjacobi) work on it. */
+PDS_EXTERN int pds_mat_create_sem_dist(pds_sem sem, const char *partitioner, pds_mat *A);
 /* points[i]: the space's global point of the rank's row i (pds_mat_get_size rows; host memory), to fill vectors */
 PDS_EXTERN int pds_mat_sem_dist_get_points(pds_mat A, pds_int *points);
 
@@ -905,10 +910,12 @@ PDS_EXTERN int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order
 /* The same u and f on a hexahedral mesh's domain (pds_sem_create_mesh), u prescribed on its boundary. */
 PDS_EXTERN int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p);
 /* pds_problem_sem and pds_problem_sem_mesh over the context's ranks (collective; every rank builds the whole space on
-   the host): A is pds_mat_create_sem_dist's, b and u_exact distributed like it */
+   the host): A is pds_mat_create_sem_dist's with the partitioner (NULL: contiguous), b and u_exact distributed like
+   it */
 PDS_EXTERN int pds_problem_sem_dist(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform,
-                                    pds_problem *p);
-PDS_EXTERN int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p);
+                                    const char *partitioner, pds_problem *p);
+PDS_EXTERN int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, const char *partitioner,
+                                         pds_problem *p);
 
 PDS_EXTERN int pds_problem_destroy(pds_problem *p);
 PDS_EXTERN int pds_problem_count(void);

@@ -77,7 +77,7 @@ done:
   return rc;
 }
 
-int sem_build_dist(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
+int sem_build_dist(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_problem *p) {
   const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
   pds_mesh3d    m     = NULL;
   int           rc    = EXIT_DONE;
@@ -86,9 +86,9 @@ int sem_build_dist(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
   if (sf->mesh) {
     const int read = sem_read_mesh(ctx, sf->mesh, &m);
 
-    TRY("flag -problem sem -mesh", pds_problem_sem_mesh_dist(ctx, m, sf->order, p));
+    TRY("flag -problem sem -mesh", pds_problem_sem_mesh_dist(ctx, m, sf->order, partition, p));
     rc = read;
-  } else TRY("flag -problem sem", pds_problem_sem_dist(ctx, el, sf->order, sf->deform, p));
+  } else TRY("flag -problem sem", pds_problem_sem_dist(ctx, el, sf->order, sf->deform, partition, p));
   snprintf(p->description + strlen(p->description), sizeof p->description - strlen(p->description),
            " (matrix-free over the ranks: mpisem)");
 done:

@@ -316,7 +316,7 @@ static long sem_validate(pds_ctx ctx, const pds_int *el, int order) {
   long            bad = 0;
 
   CALL(NULL, pds_ctx_create("/cpu/ref", &ref));
-  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, &pd));
+  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, NULL, &pd));
   CALL(ref, pds_problem_sem(ref, el, order, 0.0, &ps));
   CALL(ctx, pds_mat_get_size(pd.A, &nl, NULL));
   pts = malloc(sizeof *pts * ((size_t)nl + 1)), v = malloc(sizeof *v * ((size_t)nl + 1));
@@ -358,7 +358,7 @@ static void sem_cases(pds_ctx ctx, const char *host, long e, int order, int stro
 
     if (bad) DIE("sem validation: %ld rows of A x differ from the serial sem operator's", bad);
   }
-  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, &p));
+  CALL(ctx, pds_problem_sem_dist(ctx, el, order, 0.0, NULL, &p));
   memset(&od, 0, sizeof od);
   od.A = p.A;
   CALL(ctx, pds_mat_create_vecs(od.A, &od.x, &od.y));

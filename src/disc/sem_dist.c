@@ -1,6 +1,7 @@
 /* src/disc/sem_dist.c: the spectral-element operator spread over the ranks ("mpisem"; paper 003's operator as Neko
- * runs it on many processes), still matrix-free. The elements are cut into contiguous ranges, one a rank; a global
- * point belongs to the rank of its first element (the lowest-numbered element that holds it), and the rows are
+ * runs it on many processes), still matrix-free. The elements are cut into contiguous ranges, one a rank (or, with
+ * the partitioner "metis", by METIS on the graph of the elements that share a corner, rank 0 cutting it: what follows
+ * holds for any cut); a global point belongs to the rank of its first element (the lowest-numbered element that holds it), and the rows are
  * renumbered rank after rank, each rank's points in the space's order (the renumbering travels with the matrix, so
  * vector files stay in the space's numbering). A rank keeps every element that holds one of its points, its own and
  * those of other ranks along the cut (one layer of elements computed twice: an element of the cut costs each rank that
@@ -22,6 +23,7 @@
  * and the messages (8 bytes a ghost each way). The duplicated elements add their local points to the rank's. */
 #include <stdlib.h>
 
+#include "../graph/graph.h"
 #include "../mat/dist_impl.h"
 #include "sem_impl.h"
 
@@ -40,8 +42,74 @@ static void cut_free(pds_ctx ctx, struct sem_cut *c) {
 /* the first element of rank r's range (E r / P, exact in 64 bits) */
 static pds_int elem_first(pds_int E, int P, int r) { return (pds_int)((long long)E * r / P); }
 
-/* who owns which point, and the renumbering (the same on every rank: a function of the space) */
-static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, int P, struct sem_cut *c) {
+/* the graph of the elements that share a corner (each element's 8 corner points' lists), for METIS */
+static int elem_graph(pds_ctx ctx, const struct pds_sem_s *S, pds_size **ptr, pds_int **adj) {
+  const int      n = S->n;
+  const pds_size n3 = (pds_size)n * n * n;
+  pds_int       *mark = NULL;
+  int            ierr;
+
+  *ptr = NULL, *adj = NULL;
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->E + 1, &mark));
+  PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (size_t)S->E + 1, ptr));
+  for (int pass = 0; pass < 2; pass++) {
+    for (pds_int e = 0; e < S->E; e++) mark[e] = -1;
+    for (pds_int e = 0; e < S->E; e++) {
+      pds_size m = pass ? (*ptr)[e] : 0;
+
+      mark[e] = e;
+      for (int c = 0; c < 8; c++) {
+        const pds_size q = (c & 1 ? n - 1 : 0) + (pds_size)n * ((c & 2 ? n - 1 : 0) + (pds_size)n * (c & 4 ? n - 1 : 0));
+        const pds_int  g = S->gid[n3 * e + q];
+
+        for (pds_int k = S->gsptr[g]; k < S->gsptr[g + 1]; k++) {
+          const pds_int f = (pds_int)(S->gsidx[k] / n3);
+
+          if (mark[f] == e) continue;
+          mark[f] = e;
+          if (pass) (*adj)[m] = f;
+          m++;
+        }
+      }
+      if (!pass) (*ptr)[e + 1] = (*ptr)[e] + m;
+    }
+    if (!pass) PDS_CALL_GOTO(ierr, done, PDS_NEW(ctx, (*ptr)[S->E] + 1, adj));
+  }
+  ierr = PDS_OK;
+done:
+  pds_free(ctx, PDS_MEM_HOST, &mark);
+  if (ierr) pds_free(ctx, PDS_MEM_HOST, ptr), pds_free(ctx, PDS_MEM_HOST, adj);
+  return ierr;
+}
+
+/* part[e]: the rank of each element (the same on every rank; collective, agreed): contiguous ranges, or METIS on the
+   elements' graph (rank 0 cuts it and broadcasts the parts; *cut: the graph's edges cut) */
+static int elem_parts(pds_ctx ctx, const struct pds_sem_s *S, int metis, pds_int *part, long *cut) {
+  const int P = ctx->size;
+  int       ierr = PDS_OK;
+
+  *cut = -1;
+  if (!metis || P == 1) {
+    for (int r = 0; r < P; r++)
+      for (pds_int e = elem_first(S->E, P, r); e < elem_first(S->E, P, r + 1); e++) part[e] = r;
+    return PDS_OK;
+  }
+  if (ctx->rank == 0) {
+    pds_size *ptr = NULL;
+    pds_int  *adj = NULL;
+
+    ierr = elem_graph(ctx, S, &ptr, &adj);
+    if (!ierr) ierr = pds_graph_partition(ctx, S->E, ptr, adj, P, part, cut);
+    pds_free(ctx, PDS_MEM_HOST, &ptr), pds_free(ctx, PDS_MEM_HOST, &adj);
+  }
+  ierr = pds_comm_agree(ctx, ierr);
+  if (!ierr) ierr = pds_comm_bcast(ctx, part, (size_t)S->E * sizeof *part, 0);
+  if (!ierr) ierr = pds_comm_bcast(ctx, cut, sizeof *cut, 0);
+  return ierr;
+}
+
+/* who owns which point (the rank of its first element), and the renumbering (the same on every rank) */
+static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, const pds_int *part, int P, struct sem_cut *c) {
   const pds_size n3 = (pds_size)S->n * S->n * S->n;
   pds_size      *next = NULL;
 
@@ -51,11 +119,8 @@ static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, int P, struct sem_cut
   PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &c->first));
   PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &next));
   for (pds_int g = 0; g < S->nglob; g++) {
-    const pds_int e = (pds_int)(S->gsidx[S->gsptr[g]] / n3); /* the first element: gsidx ascends */
-    int           r = (int)((long long)e * P / S->E);
+    const int r = (int)part[S->gsidx[S->gsptr[g]] / n3]; /* the first element's: gsidx ascends */
 
-    while (r + 1 < P && e >= elem_first(S->E, P, r + 1)) r++;
-    while (r > 0 && e < elem_first(S->E, P, r)) r--;
     c->owner[g] = r;
     c->first[r + 1]++;
   }
@@ -177,14 +242,16 @@ static int semd_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_v
   return out == y ? PDS_OK : pds_vec_axpby(y, alpha, out, beta);
 }
 
-int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A) {
+int pds_mat_create_sem_dist(pds_sem sem, const char *partitioner, pds_mat *A) {
   pds_ctx           ctx;
   struct sem_cut    c;
   struct pds_sem_s *T = NULL;
   struct pds_order *o = NULL;
   pds_mat           Ad = NULL, M = NULL;
-  pds_int          *ghost = NULL, *orig = NULL, nghost = 0, nown = 0;
-  pds_real          shape[4];
+  pds_int          *ghost = NULL, *orig = NULL, *part = NULL, nghost = 0, nown = 0;
+  long              cut = -1;
+  int               metis;
+  pds_real          shape[5];
   int               ierr;
 
   PDS_CHECK(sem && sem->hdr.classid == PDS_CLASSID_SEM, NULL, PDS_ERR_ARG,
@@ -192,27 +259,34 @@ int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A) {
   ctx = sem->hdr.ctx;
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
+  PDS_CHECK(!partitioner || !strcmp(partitioner, "contiguous") || !strcmp(partitioner, "metis"), ctx, PDS_ERR_ARG,
+            "mpisem: partitioner '%s' (contiguous or metis)", partitioner);
+  metis = partitioner && !strcmp(partitioner, "metis");
   memset(&c, 0, sizeof c);
   pds_comm_begin(ctx);
   /* every rank must hold the same space: its shape agreed first (a mismatch fails on every rank) */
-  shape[0] = sem->n, shape[1] = sem->E, shape[2] = sem->nglob, shape[3] = sem->nghost;
+  shape[0] = sem->n, shape[1] = sem->E, shape[2] = sem->nglob, shape[3] = sem->nghost, shape[4] = metis;
   {
-    pds_real all[4 * 64], *a = ctx->size <= 64 ? all : NULL;
+    pds_real all[5 * 64], *a = ctx->size <= 64 ? all : NULL;
 
-    ierr = a ? PDS_OK : PDS_NEW(ctx, 4 * (size_t)ctx->size, &a);
+    ierr = a ? PDS_OK : PDS_NEW(ctx, 5 * (size_t)ctx->size, &a);
     for (int r = 0; !ierr && r < ctx->size; r++)
-      for (int k = 0; k < 4; k++) a[4 * r + k] = r == ctx->rank ? shape[k] : 0;
+      for (int k = 0; k < 5; k++) a[5 * r + k] = r == ctx->rank ? shape[k] : 0;
     ierr = pds_comm_agree(ctx, ierr);
-    if (!ierr) ierr = pds_comm_sum(ctx, 4 * ctx->size, a);
+    if (!ierr) ierr = pds_comm_sum(ctx, 5 * ctx->size, a);
     for (int r = 0; !ierr && r < ctx->size; r++)
-      if (a[4 * r] != a[0] || a[4 * r + 1] != a[1] || a[4 * r + 2] != a[2] || a[4 * r + 3] != 0)
+      if (a[5 * r] != a[0] || a[5 * r + 1] != a[1] || a[5 * r + 2] != a[2] || a[5 * r + 3] != 0)
         ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "mpisem: rank %d holds a space of %.0f elements of %.0f points a direction, "
                          "%.0f global points%s; rank 0 one of %.0f, %.0f, %.0f: every rank passes the whole space", r,
-                         a[4 * r + 1], a[4 * r], a[4 * r + 2], a[4 * r + 3] != 0 ? " (a share)" : "", a[1], a[0], a[2]);
+                         a[5 * r + 1], a[5 * r], a[5 * r + 2], a[5 * r + 3] != 0 ? " (a share)" : "", a[1], a[0], a[2]);
+      else if (a[5 * r + 4] != a[4])
+        ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "mpisem: rank %d asks for another partitioner than rank 0", r);
     if (a != all) pds_free(ctx, PDS_MEM_HOST, &a);
     if (ierr) return ierr; /* agreed: the same on every rank */
   }
-  ierr = sem_cut(ctx, sem, ctx->size, &c);
+  ierr = pds_comm_agree(ctx, PDS_NEW(ctx, (size_t)sem->E + 1, &part));
+  if (!ierr) ierr = elem_parts(ctx, sem, metis, part, &cut); /* collective, agreed */
+  if (!ierr) ierr = sem_cut(ctx, sem, part, ctx->size, &c);
   if (!ierr) ierr = sem_share(ctx, sem, &c, ctx->rank, &T, &ghost);
   if (!ierr) nown = T->nglob, nghost = T->nghost, ierr = pds_mat_create_sem(T, &Ad);
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)nown + 1, &orig); /* the rank's points in the space's numbering */
@@ -227,7 +301,9 @@ int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A) {
   Ad = NULL, ghost = NULL;
   if (!ierr) {
     if (o) o->refct = 1;
-    pds_mat_dist_set_partition(M, "whole elements per rank, a point on its first element's rank", -1, o);
+    pds_mat_dist_set_partition(M, metis ? "whole elements per rank, cut by METIS (k-way, the elements' graph), a point "
+                                          "on its first element's rank" : "whole elements per rank (contiguous "
+                                          "ranges), a point on its first element's rank", cut, o);
     o = NULL;
     DIST(M)->orig = orig, orig = NULL;
     M->ops.apply = semd_apply;
@@ -238,7 +314,7 @@ int pds_mat_create_sem_dist(pds_sem sem, pds_mat *A) {
     o->refct = 1;
     pds_order_release(ctx, &o);
   }
-  pds_free(ctx, PDS_MEM_HOST, &orig);
+  pds_free(ctx, PDS_MEM_HOST, &orig), pds_free(ctx, PDS_MEM_HOST, &part);
   pds_sem_free(T);
   cut_free(ctx, &c);
   return ierr;

@@ -60,14 +60,14 @@ done:
 }
 
 /* the problem on the space S (destroyed here, also on failure), described by desc; dist: over the ranks (mpisem, b
-   and u the rank's rows; collective: every failure agreed) */
-static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, int dist, pds_problem *p) {
+   and u the rank's rows, the elements cut by partitioner; collective: every failure agreed) */
+static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, int dist, const char *partitioner, pds_problem *p) {
   pds_real *b = NULL, *u = NULL;
   pds_int  *pts = NULL, nr = S->nglob;
   int       ierr = PDS_OK;
 
   if (dist) { /* the operator first (collective), then each rank its rows of the whole b and u */
-    ierr = pds_mat_create_sem_dist(S, &p->A);
+    ierr = pds_mat_create_sem_dist(S, partitioner, &p->A);
     if (!ierr) nr = p->A->nrows, ierr = PDS_NEW(ctx, (size_t)nr + 1, &pts);
     if (!ierr) ierr = pds_mat_sem_dist_get_points(p->A, pts);
   } else ierr = pds_mat_create_sem(S, &p->A);
@@ -87,7 +87,8 @@ static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, int dist, pds_p
   return ierr;
 }
 
-static int sem_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, int dist, pds_problem *p) {
+static int sem_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, int dist, const char *part,
+                   pds_problem *p) {
   pds_sem S = NULL;
   char    desc[160];
   int     ierr;
@@ -101,10 +102,10 @@ static int sem_box(pds_ctx ctx, const pds_int elements[3], int order, pds_real d
   if (ierr) return ierr;
   snprintf(desc, sizeof desc, "sem %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f "
            "on (0,1)^3", elements[0], elements[1], elements[2], order, deform != 0 ? " (deformed)" : "");
-  return sem_problem(ctx, S, desc, dist, p);
+  return sem_problem(ctx, S, desc, dist, part, p);
 }
 
-static int sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, int dist, pds_problem *p) {
+static int sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, int dist, const char *part, pds_problem *p) {
   pds_sem      S = NULL;
   pds_sem_info info;
   char         desc[160];
@@ -120,20 +121,21 @@ static int sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, int dist, pds_probl
   (void)pds_sem_get_info(S, &info);
   snprintf(desc, sizeof desc, "sem mesh of %" PDS_INT_FMT " hexahedra of order %d%s: -lap u = f", info.nelem, order,
            info.affine ? " (affine)" : "");
-  return sem_problem(ctx, S, desc, dist, p);
+  return sem_problem(ctx, S, desc, dist, part, p);
 }
 
 int pds_problem_sem(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
-  return sem_box(ctx, elements, order, deform, 0, p);
+  return sem_box(ctx, elements, order, deform, 0, NULL, p);
 }
-int pds_problem_sem_dist(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, pds_problem *p) {
-  return sem_box(ctx, elements, order, deform, 1, p);
+int pds_problem_sem_dist(pds_ctx ctx, const pds_int elements[3], int order, pds_real deform, const char *partitioner,
+                         pds_problem *p) {
+  return sem_box(ctx, elements, order, deform, 1, partitioner, p);
 }
 int pds_problem_sem_mesh(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
-  return sem_mesh(ctx, mesh, order, 0, p);
+  return sem_mesh(ctx, mesh, order, 0, NULL, p);
 }
-int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, pds_problem *p) {
-  return sem_mesh(ctx, mesh, order, 1, p);
+int pds_problem_sem_mesh_dist(pds_ctx ctx, pds_mesh3d mesh, int order, const char *partitioner, pds_problem *p) {
+  return sem_mesh(ctx, mesh, order, 1, partitioner, p);
 }
 
 /* the registry's "sem": dims = elements per direction, order 7 (8 GLL points a direction), affine */

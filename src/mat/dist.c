@@ -354,6 +354,13 @@ int pds_mat_dist_get_local(pds_mat A, pds_mat *Ad, pds_mat *Ao) {
   return PDS_OK;
 }
 
+int pds_mat_dist_get_ghost_count(pds_mat A, pds_int *n) {
+  PDS_VALID(A, PDS_CLASSID_MAT, "matrix");
+  PDS_CHECK(n, MAT_CTX(A), PDS_ERR_ARG, "result pointer is NULL");
+  *n = A->dist ? DIST(A)->nghost * DIST(A)->bs : 0;
+  return PDS_OK;
+}
+
 pds_mat pds_mat_dist_local_pc(pds_mat A) { return DIST(A)->Apc ? DIST(A)->Apc : DIST(A)->Ad; }
 
 void pds_mat_dist_set_partition(pds_mat A, const char *name, long edgecut, struct pds_order *order) {

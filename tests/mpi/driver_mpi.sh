@@ -7,8 +7,8 @@
 #     richardson); -blocks under mpirun is a clear error;
 #   - fem2d (built on rank 0, spread by rows), patches (whole patches a rank) and sem (whole elements a rank, matrix-free):
 #     one rank's iterations and discretization error on 3 with cg + jacobi; patches with bjacobi(gmg) reach one rank's
-#     gmg solution; sem with semjacobi and bjacobi(semjacobi) takes one rank's semjacobi iterations, and -o writes the
-#     solution in the space's numbering (one rank's values to round-off);
+#     gmg solution; sem with semjacobi and bjacobi(semjacobi) takes one rank's semjacobi iterations (also with its
+#     elements cut by METIS), and -o writes the solution in the space's numbering (one rank's values to round-off);
 #     -vtk refused; -halo nccl without NCCL refused;
 #   - a missing file: every rank exits with status 1 (no hang: ctest's timeout would say so).
 set -u
@@ -136,6 +136,14 @@ for np in $NPS; do
     echo "ok: sem, cg + $pc on $np ranks: $(its "$TMP/s3") iterations as semjacobi on one, disc_err $(derr "$TMP/s3"), -o as one rank's"
   done
 done
+# sem with its elements cut by METIS (where the build has it): one rank's iterations and error, -view says so
+if run 3 "$TMP/sm" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg -pc semjacobi -partition metis -view; then
+  grep -q "METIS" "$TMP/sm" && [ "$(its "$TMP/s1")" = "$(its "$TMP/sm")" ] && [ "$(derr "$TMP/s1")" = "$(derr "$TMP/sm")" ] ||
+    fail "sem -partition metis: $(its "$TMP/sm") iterations, disc_err $(derr "$TMP/sm"); one rank $(its "$TMP/s1")"
+  echo "ok: sem -partition metis on 3 ranks: $(its "$TMP/sm") iterations as on one"
+else
+  grep -q "without METIS" "$TMP/sm" || fail "sem -partition metis failed: $(tail -3 "$TMP/sm")"
+fi
 run 2 "$TMP/vtk" -problem sem -elements 2 -order 3 -solver cg -pc jacobi -vtk "$TMP/x.vtu"
 [ $? = 1 ] && grep -q "vtk" "$TMP/vtk" || fail "-vtk under mpirun: no clear error"
 # -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)

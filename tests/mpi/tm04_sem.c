@@ -8,7 +8,9 @@
  *     in rank order) and converges to the serial solution; bjacobi with -sub_pc semjacobi is the same iteration, bit for
  *     bit; a second solve gives the same bits;
  *   - two elements on three ranks leave a rank without points, and the solve still converges;
- *   - ranks passing different spaces, and asm (which needs rows): every rank returns an error. */
+ *   - the mesh's elements cut by METIS: the same bits, a smaller halo than contiguous ranges;
+ *   - ranks passing different spaces or partitioners, an unknown partitioner, and asm (which needs rows): every rank
+ *     returns an error. */
 #include <mpi.h>
 
 #include "pdesolve_mpi.h"
@@ -33,6 +35,17 @@ static double maxdiff_pts(pds_vec xd, pds_vec xs, const pds_int *pts) {
 }
 
 /* pd (distributed) against ps (serial) of the same space */
+/* the ghosts of all ranks: the values a product's exchange moves */
+static double halo_volume(pds_mat A) {
+  pds_int n;
+  double  v;
+
+  TEST_CALL(pds_mat_dist_get_ghost_count(A, &n));
+  v = n;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return v;
+}
+
 static void check(pds_ctx ctx, pds_ctx serial, pds_problem *pd, pds_problem *ps, const char *what) {
   pds_vec  x, y, xs, ys, x2, xb;
   pds_int  nl, *pts, N;
@@ -102,11 +115,11 @@ int main(int argc, char **argv) {
   {
     static const pds_int el[3] = {4, 3, 2};
 
-    TEST_CALL(pds_problem_sem_dist(ctx, el, 5, 0.0, &pd)); /* affine */
+    TEST_CALL(pds_problem_sem_dist(ctx, el, 5, 0.0, NULL, &pd)); /* affine */
     TEST_CALL(pds_problem_sem(serial, el, 5, 0.0, &ps));
     check(ctx, serial, &pd, &ps, "sem 4x3x2, order 5");
     pds_problem_destroy(&pd), pds_problem_destroy(&ps);
-    TEST_CALL(pds_problem_sem_dist(ctx, el, 3, 0.15, &pd)); /* deformed: G at every point */
+    TEST_CALL(pds_problem_sem_dist(ctx, el, 3, 0.15, "contiguous", &pd)); /* deformed: G at every point */
     TEST_CALL(pds_problem_sem(serial, el, 3, 0.15, &ps));
     check(ctx, serial, &pd, &ps, "sem 4x3x2, order 3, deformed");
     pds_problem_destroy(&pd), pds_problem_destroy(&ps);
@@ -114,16 +127,33 @@ int main(int argc, char **argv) {
   { /* an unstructured hexahedral mesh: the shared hybrid mesh (argv[3], else the shared folder's) cut into hexahedra */
     pds_mesh3d m, h;
     char       buf[4096];
+    double     ghosts_c, ghosts_m;
 
     if (argc > 3) snprintf(buf, sizeof buf, "%s", argv[3]);
     else if (!test_shared_path("meshes/hybrid_3d_cube.msh", buf, sizeof buf))
       TEST_FAIL("the shared mesh meshes/hybrid_3d_cube.msh is missing (PDS_SHARED_DIR)");
     TEST_CALL(pds_mesh3d_read_gmsh(serial, buf, &m));
     TEST_CALL(pds_mesh3d_subdivide_hex(m, &h));
-    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, 2, &pd));
+    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, 2, NULL, &pd));
     TEST_CALL(pds_problem_sem_mesh(serial, h, 2, &ps));
     check(ctx, serial, &pd, &ps, "sem on the hybrid mesh cut into hexahedra, order 2");
-    pds_problem_destroy(&pd), pds_problem_destroy(&ps);
+    ghosts_c = halo_volume(pd.A);
+    pds_problem_destroy(&pd);
+#if PDS_HAVE_METIS /* the elements cut by METIS: the same bits, a smaller halo than contiguous ranges */
+    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, 2, "metis", &pd));
+    check(ctx, serial, &pd, &ps, "the same, the elements cut by METIS");
+    ghosts_m = halo_volume(pd.A);
+    if (rank_ == 0) printf("halo: %.0f values a product with contiguous element ranges, %.0f with METIS\n", ghosts_c, ghosts_m);
+    TEST_ASSERT(size_ == 1 ? ghosts_m == 0 : ghosts_m < ghosts_c);
+    pds_problem_destroy(&pd);
+#else
+    TEST_ASSERT_ERR(ctx, pds_problem_sem_mesh_dist(ctx, h, 2, "metis", &pd), PDS_ERR_UNSUPPORTED, "METIS");
+#endif
+    if (size_ > 1)
+      expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, 2, rank_ == 1 ? "metis" : "contiguous", &pd),
+                      "different partitioners");
+    expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, 2, "scotch", &pd), "an unknown partitioner");
+    pds_problem_destroy(&ps);
     pds_mesh3d_destroy(&h), pds_mesh3d_destroy(&m);
   }
   { /* two elements: on three ranks one rank has no points */
@@ -132,7 +162,7 @@ int main(int argc, char **argv) {
     pds_vec              x, xs;
     pds_real             scale;
 
-    TEST_CALL(pds_problem_sem_dist(ctx, el, 4, 0.0, &pd));
+    TEST_CALL(pds_problem_sem_dist(ctx, el, 4, 0.0, NULL, &pd));
     TEST_CALL(pds_problem_sem(serial, el, 4, 0.0, &ps));
     TEST_CALL(pds_mat_get_size(pd.A, &nl, NULL));
     if (size_ == 3 && rank_ == 0) TEST_ASSERT(nl == 0);
@@ -171,7 +201,7 @@ int main(int argc, char **argv) {
     pds_mat              A = NULL;
 
     TEST_CALL(pds_sem_create_box(ctx, el, rank_ == 1 ? 3 : 2, 0.0, &S));
-    expect_all_fail(pds_mat_create_sem_dist(S, &A), "different spaces");
+    expect_all_fail(pds_mat_create_sem_dist(S, NULL, &A), "different spaces");
     TEST_ASSERT(A == NULL);
     pds_sem_destroy(&S);
   }
