@@ -162,6 +162,10 @@ for np in 1 2; do
   then note "pdesolve solve sem 16^3 order 7, $np GPU(s)" "$(grep '^result:' "$OUT/driver_sem_np$np.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
   else note "pdesolve solve sem 16^3 order 7, $np GPU(s)" "FAILED (driver_sem_np$np.log)"; fi
 done
+if timeout 120 "${MPIRUN[@]}" -n 2 "$B/pdesolve" solve -problem sem -elements 16 16 16 -order 7 -backend /gpu/cuda \
+     -solver cg -pc bjacobi -sub_pc semjacobi -partition metis -view > "$OUT/driver_sem_metis.log" 2>&1
+then note "... 2 GPUs, bjacobi(semjacobi), METIS" "$(grep '^result:' "$OUT/driver_sem_metis.log" | grep -o 'iterations=[0-9]* reason=[a-z_]*')"
+else note "... 2 GPUs, bjacobi(semjacobi), METIS" "FAILED (driver_sem_metis.log)"; fi
 for sc in 0 1; do
   for np in 1 2; do
     timeout 200 "${MPIRUN[@]}" -n $np "$B/bench_mpi" -backend /gpu/cuda -cases sem -e 32 -order 7 -strong $sc -its 100 \
