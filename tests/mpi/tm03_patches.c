@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
   pds_ctx     ctx, serial;
 
   mpi_test_begin(&argc, &argv, backend, &ctx, &serial);
-#ifdef PDS_TM03_SMALL /* the sanitizer build (tests/mpi/CMakeLists.txt): 2 x 2 x 1 patches */
+#ifdef PDS_MPI_TEST_SMALL /* the sanitizer build (tests/mpi/CMakeLists.txt): 2 x 2 x 1 patches */
   check(ctx, serial, (const pds_int[3]){16, 16, 8}, 8);
 #else
   check(ctx, serial, (const pds_int[3]){32, 24, 16}, 8); /* 4 x 3 x 2 patches (relax: blocks of 8^3) */

@@ -3,7 +3,7 @@
  * 3 (argv[1]: the backend). Rows are renumbered rank after rank; pds_mat_sem_dist_get_points maps them back.
  *   - b, u_exact, the product and the diagonal are the serial ones' values at the same points, bit for bit (every
  *     point's sum runs over the same elements in the same order), on a box (affine and deformed) and on an
- *     unstructured hexahedral mesh;
+ *     unstructured hexahedral mesh (lower orders in the sanitizer build);
  *   - CG with semjacobi takes the serial iteration count (one more or less on more ranks: the dot products are summed
  *     in rank order) and converges to the serial solution; bjacobi with -sub_pc semjacobi is the same iteration, bit for
  *     bit; a second solve gives the same bits;
@@ -106,6 +106,13 @@ static void check(pds_ctx ctx, pds_ctx serial, pds_problem *pd, pds_problem *ps,
   free(pts);
 }
 
+/* the orders: lower in the sanitizer build (tests/mpi/CMakeLists.txt), where every iteration costs tens of times more */
+#ifdef PDS_MPI_TEST_SMALL
+enum { ORDER_BOX = 3, ORDER_DEFORMED = 2, ORDER_MESH = 1 };
+#else
+enum { ORDER_BOX = 5, ORDER_DEFORMED = 3, ORDER_MESH = 2 };
+#endif
+
 int main(int argc, char **argv) {
   const char *backend = argc > 1 ? argv[1] : "/cpu/ref";
   pds_ctx     ctx, serial;
@@ -115,13 +122,13 @@ int main(int argc, char **argv) {
   {
     static const pds_int el[3] = {4, 3, 2};
 
-    TEST_CALL(pds_problem_sem_dist(ctx, el, 5, 0.0, NULL, &pd)); /* affine */
-    TEST_CALL(pds_problem_sem(serial, el, 5, 0.0, &ps));
-    check(ctx, serial, &pd, &ps, "sem 4x3x2, order 5");
+    TEST_CALL(pds_problem_sem_dist(ctx, el, ORDER_BOX, 0.0, NULL, &pd)); /* affine */
+    TEST_CALL(pds_problem_sem(serial, el, ORDER_BOX, 0.0, &ps));
+    check(ctx, serial, &pd, &ps, "sem 4x3x2, affine");
     pds_problem_destroy(&pd), pds_problem_destroy(&ps);
-    TEST_CALL(pds_problem_sem_dist(ctx, el, 3, 0.15, "contiguous", &pd)); /* deformed: G at every point */
-    TEST_CALL(pds_problem_sem(serial, el, 3, 0.15, &ps));
-    check(ctx, serial, &pd, &ps, "sem 4x3x2, order 3, deformed");
+    TEST_CALL(pds_problem_sem_dist(ctx, el, ORDER_DEFORMED, 0.15, "contiguous", &pd)); /* deformed: G at every point */
+    TEST_CALL(pds_problem_sem(serial, el, ORDER_DEFORMED, 0.15, &ps));
+    check(ctx, serial, &pd, &ps, "sem 4x3x2, deformed");
     pds_problem_destroy(&pd), pds_problem_destroy(&ps);
   }
   { /* an unstructured hexahedral mesh: the shared hybrid mesh (argv[3], else the shared folder's) cut into hexahedra */
@@ -134,25 +141,25 @@ int main(int argc, char **argv) {
       TEST_FAIL("the shared mesh meshes/hybrid_3d_cube.msh is missing (PDS_SHARED_DIR)");
     TEST_CALL(pds_mesh3d_read_gmsh(serial, buf, &m));
     TEST_CALL(pds_mesh3d_subdivide_hex(m, &h));
-    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, 2, NULL, &pd));
-    TEST_CALL(pds_problem_sem_mesh(serial, h, 2, &ps));
-    check(ctx, serial, &pd, &ps, "sem on the hybrid mesh cut into hexahedra, order 2");
+    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, ORDER_MESH, NULL, &pd));
+    TEST_CALL(pds_problem_sem_mesh(serial, h, ORDER_MESH, &ps));
+    check(ctx, serial, &pd, &ps, "sem on the hybrid mesh cut into hexahedra");
     ghosts_c = halo_volume(pd.A);
     pds_problem_destroy(&pd);
 #if PDS_HAVE_METIS /* the elements cut by METIS: the same bits, a smaller halo than contiguous ranges */
-    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, 2, "metis", &pd));
+    TEST_CALL(pds_problem_sem_mesh_dist(ctx, h, ORDER_MESH, "metis", &pd));
     check(ctx, serial, &pd, &ps, "the same, the elements cut by METIS");
     ghosts_m = halo_volume(pd.A);
     if (rank_ == 0) printf("halo: %.0f values a product with contiguous element ranges, %.0f with METIS\n", ghosts_c, ghosts_m);
     TEST_ASSERT(size_ == 1 ? ghosts_m == 0 : ghosts_m < ghosts_c);
     pds_problem_destroy(&pd);
 #else
-    TEST_ASSERT_ERR(ctx, pds_problem_sem_mesh_dist(ctx, h, 2, "metis", &pd), PDS_ERR_UNSUPPORTED, "METIS");
+    TEST_ASSERT_ERR(ctx, pds_problem_sem_mesh_dist(ctx, h, ORDER_MESH, "metis", &pd), PDS_ERR_UNSUPPORTED, "METIS");
 #endif
     if (size_ > 1)
-      expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, 2, rank_ == 1 ? "metis" : "contiguous", &pd),
+      expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, ORDER_MESH, rank_ == 1 ? "metis" : "contiguous", &pd),
                       "different partitioners");
-    expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, 2, "scotch", &pd), "an unknown partitioner");
+    expect_all_fail(pds_problem_sem_mesh_dist(ctx, h, ORDER_MESH, "scotch", &pd), "an unknown partitioner");
     pds_problem_destroy(&ps);
     pds_mesh3d_destroy(&h), pds_mesh3d_destroy(&m);
   }
