@@ -13,7 +13,8 @@
 #      (128^3 in all); the channel weak (24^3 a rank) and strong (48^3);
 #   sem (part "sem"): td12_sem_op on /gpu/cuda (the sem kernels keep ref's bits), tm04_sem with 1
 #      and 2 GPUs, through NCCL and with rank 0 under memcheck, the driver's sem on 1 and 2 GPUs, and bench_mpi -cases
-#      sem (32^3 elements of order 7 a GPU weak, 32^3 in all strong; CG + semjacobi), the 2-GPU runs again with NCCL;
+#      sem (32^3 elements of order 7 a GPU weak, 32^3 in all strong; CG + semjacobi), the 2-GPU runs again with NCCL,
+#      and on 1-16 host cores (/cpu/omp, 8^3 elements a rank weak, 16^3 in all strong);
 #   4. a short table (bench/mpi/table.py) at the end.
 # What it carries (made on the CPU machine, which has MPI and the CUDA compiler; the GPU machine has neither MPI nor
 # its headers): .data/mpi/openmpi.tar.xz (bench/mpi/pack-openmpi.sh) and .data/mpi/bin.tar.xz (bin/: tm01_dist,
@@ -173,6 +174,15 @@ for sc in 0 1; do
   done
   timeout 200 "${MPIRUN[@]}" -n 2 "$B/bench_mpi" -backend /gpu/cuda -cases sem -e 32 -order 7 -strong $sc -its 100 \
     -reps 5 -halo nccl >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_sem.err" || note "bench_mpi sem gpu np 2 strong $sc nccl" "FAILED"
+done
+for np in 1 2 4 8 16; do # the host's cores, a rank a core: 8^3 elements of order 7 a rank (weak), 16^3 in all (strong)
+  [ "$np" -gt "$(nproc)" ] && continue
+  for sc in 0 1; do
+    e=8; [ $sc = 1 ] && e=16
+    OMP_NUM_THREADS=1 timeout 150 "${MPIRUN_CPU[@]}" -n $np "$B/bench_mpi" -backend /cpu/omp -cases sem \
+      -e $e -order 7 -strong $sc -its 20 -reps 3 >> "$OUT/mpi.jsonl" 2>> "$OUT/bench_sem.err" ||
+      note "bench_mpi sem cpu np $np strong $sc" "FAILED (bench_sem.err)"
+  done
 done
 fi
 # ---- 3. CPU ranks ----
