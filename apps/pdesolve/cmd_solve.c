@@ -343,7 +343,7 @@ int cmd_solve(pds_options o) {
     if (pa_on) { /* patches: whole patches a rank, built by every rank (bjacobi's relax and gmg work on them) */
       if ((rc = patches_build_dist(ctx, &pf, &whole))) goto done;
     } else if (sem_on) { /* sem: the matrix-free operator over the ranks (semjacobi works on it) */
-      if ((rc = sem_build_dist(ctx, &sf, st.partition, &whole))) goto done;
+      if ((rc = sem_build(ctx, &sf, st.partition, &whole))) goto done;
     } else if (fem_on && pds_ctx_get_rank(ctx) == 0 &&
                (pds_ctx_create("/cpu/omp", &host) == PDS_OK || make_ctx("/cpu/ref", &host) == EXIT_DONE)) {
       if (fem_build(host, &fo, &mesh, &fem, &whole.A, &whole.b, &whole.u_exact, &fr) == EXIT_DONE)
@@ -365,7 +365,7 @@ int cmd_solve(pds_options o) {
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", fr.source);
   } else if (sem_on) {
-    if ((rc = sem_build(ctx, &sf, &p))) goto done;
+    if ((rc = sem_build(ctx, &sf, NULL, &p))) goto done;
     A = p.A;
     TRY("problem", pds_mat_reference(A));
     snprintf(source, sizeof source, "%s", p.description);

@@ -111,10 +111,9 @@ typedef struct {
 int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf);
 int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndims, const char *mesh, sem_flags *sf,
                     bool *on);
-int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p);
-/* the same over the ranks under mpirun (collective; every rank builds the space): A is mpisem, matrix-free, its
-   elements cut by partition (-partition: NULL or "contiguous", "metis") */
-int sem_build_dist(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_problem *p);
+/* the flags' problem, A the matrix-free sem operator; on more than one rank (collective: every rank builds the
+   space) A is mpisem, its elements cut by partition (-partition: NULL or "contiguous", "metis") */
+int sem_build(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_problem *p);
 /* -vtk: the space's points with fields solution, exact, error (u may be NULL: the solution alone) */
 int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x, pds_vec u);
 

@@ -63,34 +63,25 @@ done:
   return rc;
 }
 
-int sem_build(pds_ctx ctx, const sem_flags *sf, pds_problem *p) {
+int sem_build(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_problem *p) {
   const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
+  const int     dist  = pds_ctx_get_size(ctx) > 1;
   pds_mesh3d    m     = NULL;
   int           rc    = EXIT_DONE;
 
-  if (sf->mesh) {
-    if ((rc = sem_read_mesh(ctx, sf->mesh, &m))) goto done;
-    TRY("flag -problem sem -mesh", pds_problem_sem_mesh(ctx, m, sf->order, p));
-  } else TRY("flag -problem sem", pds_problem_sem(ctx, el, sf->order, sf->deform, p));
-done:
-  pds_mesh3d_destroy(&m);
-  return rc;
-}
-
-int sem_build_dist(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_problem *p) {
-  const pds_int el[3] = {sf->elements[0], sf->elements[1], sf->elements[2]};
-  pds_mesh3d    m     = NULL;
-  int           rc    = EXIT_DONE;
-
-  /* every rank reads the mesh; one that cannot still joins the collective build with no mesh, so all fail */
-  if (sf->mesh) {
+  if (sf->mesh) { /* over the ranks, one that cannot read the mesh still joins the collective build with none: all fail */
     const int read = sem_read_mesh(ctx, sf->mesh, &m);
 
-    TRY("flag -problem sem -mesh", pds_problem_sem_mesh_dist(ctx, m, sf->order, partition, p));
+    if (read && !dist) return read;
+    TRY("flag -problem sem -mesh", dist ? pds_problem_sem_mesh_dist(ctx, m, sf->order, partition, p)
+                                        : pds_problem_sem_mesh(ctx, m, sf->order, p));
     rc = read;
-  } else TRY("flag -problem sem", pds_problem_sem_dist(ctx, el, sf->order, sf->deform, partition, p));
-  snprintf(p->description + strlen(p->description), sizeof p->description - strlen(p->description),
-           " (matrix-free over the ranks: mpisem)");
+  } else
+    TRY("flag -problem sem", dist ? pds_problem_sem_dist(ctx, el, sf->order, sf->deform, partition, p)
+                                  : pds_problem_sem(ctx, el, sf->order, sf->deform, p));
+  if (dist)
+    snprintf(p->description + strlen(p->description), sizeof p->description - strlen(p->description),
+             " (matrix-free over the ranks: mpisem)");
 done:
   pds_mesh3d_destroy(&m);
   return rc;

@@ -29,14 +29,13 @@
 
 struct sem_cut {
   pds_int  *owner;      /* [nglob] the rank of each point */
-  pds_int  *new_of_old; /* [nglob] the point's global row */
-  pds_int  *old_of_new; /* [nglob] */
+  pds_int  *old_of_new; /* [nglob] global row -> the space's point */
   pds_size *first;      /* [P + 1] rank r's rows first[r] .. first[r + 1] - 1 */
 };
 
 static void cut_free(pds_ctx ctx, struct sem_cut *c) {
-  pds_free(ctx, PDS_MEM_HOST, &c->owner), pds_free(ctx, PDS_MEM_HOST, &c->new_of_old);
-  pds_free(ctx, PDS_MEM_HOST, &c->old_of_new), pds_free(ctx, PDS_MEM_HOST, &c->first);
+  pds_free(ctx, PDS_MEM_HOST, &c->owner), pds_free(ctx, PDS_MEM_HOST, &c->old_of_new);
+  pds_free(ctx, PDS_MEM_HOST, &c->first);
 }
 
 /* the first element of rank r's range (E r / P, exact in 64 bits) */
@@ -114,7 +113,6 @@ static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, const pds_int *part, 
   pds_size      *next = NULL;
 
   PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->owner));
-  PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->new_of_old));
   PDS_CALL(PDS_NEW(ctx, (size_t)S->nglob + 1, &c->old_of_new));
   PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &c->first));
   PDS_CALL(PDS_NEW(ctx, (size_t)P + 1, &next));
@@ -125,11 +123,7 @@ static int sem_cut(pds_ctx ctx, const struct pds_sem_s *S, const pds_int *part, 
     c->first[r + 1]++;
   }
   for (int r = 0; r < P; r++) c->first[r + 1] += c->first[r], next[r] = c->first[r];
-  for (pds_int g = 0; g < S->nglob; g++) {
-    const pds_int k = (pds_int)next[c->owner[g]]++;
-
-    c->new_of_old[g] = k, c->old_of_new[k] = g;
-  }
+  for (pds_int g = 0; g < S->nglob; g++) c->old_of_new[next[c->owner[g]]++] = g;
   pds_free(ctx, PDS_MEM_HOST, &next);
   return PDS_OK;
 }
@@ -157,16 +151,15 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
   }
   /* the share's elements: first those whose points are all the rank's (their products need no ghost and overlap the
      exchange), then the others, each part in the space's order */
-  for (int part = 0; part < 2; part++) {
-    for (pds_int e = 0; e < S->E; e++) {
-      int inner = 1;
+  for (pds_int e = 0; e < S->E; e++) {
+    int inner = lel[e] == -2;
 
-      if (lel[e] != -2) continue;
-      for (pds_size q = 0; q < n3 && inner; q++) inner = c->owner[S->gid[n3 * e + q]] == rank;
-      if (part || inner) lel[e] = El++;
-    }
-    if (!part) Ei = El;
+    for (pds_size q = 0; q < n3 && inner; q++) inner = c->owner[S->gid[n3 * e + q]] == rank;
+    if (inner) lel[e] = El++;
   }
+  Ei = El;
+  for (pds_int e = 0; e < S->E; e++)
+    if (lel[e] == -2) lel[e] = El++;
   /* the ghosts: the share's points of other ranks, by global row */
   for (pds_int e = 0; e < S->E; e++)
     if (lel[e] >= 0)
@@ -182,7 +175,7 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
 
     if (loc[g] == -2) loc[g] = nown + ng, gh[ng++] = k;
   }
-  /* the share */
+  /* the share: what the operator reads (gid, G or K, mask, the lists; its coordinates and mass stay unset) */
   PDS_CALL_GOTO(ierr, done, pds_sem_alloc(ctx, S->n - 1, (double)El, &T));
   T->deform = S->deform, T->from_mesh = 1, T->nglob = nown, T->nghost = ng, T->einner = Ei;
   snprintf(T->mesh_note, sizeof T->mesh_note, "%s", S->mesh_note);
@@ -199,8 +192,6 @@ static int sem_share(pds_ctx ctx, const struct pds_sem_s *S, const struct sem_cu
 
       T->gid[n3 * l + q] = loc[g];
       T->mask[loc[g]]    = S->mask[g];
-      T->jac[n3 * l + q] = S->jac[n3 * e + q], T->B[n3 * l + q] = S->B[n3 * e + q];
-      for (int d = 0; d < 3; d++) T->xyz[3 * (n3 * l + q) + d] = S->xyz[3 * (n3 * e + q) + d];
     }
     memcpy(T->G + 6 * n3 * l, S->G + 6 * n3 * e, 6 * n3 * sizeof *T->G);
     if (S->K) memcpy(T->K + 6 * l, S->K + 6 * e, 6 * sizeof *T->K);
@@ -229,10 +220,9 @@ static int semd_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_v
   pds_vec          out = y;
 
   PDS_CALL(pds_dist_halo_begin(A, x));
-  if (A->nrows) PDS_CALL(pds_mat_sem_elements(D->Ad, x, NULL, 0)); /* overlaps the messages */
+  PDS_CALL(pds_mat_sem_elements(D->Ad, x, NULL, 0)); /* overlaps the messages */
   if (pds_dist_halo_posted_late(A)) PDS_CALL(pds_dist_halo_post(A)); /* a device: the products are queued, now send */
   PDS_CALL(pds_dist_halo_end(A));
-  if (!A->nrows) return PDS_OK;
   PDS_CALL(pds_mat_sem_elements(D->Ad, x, D->nghost ? D->g : NULL, 1));
   if (alpha != 1 || beta != 0) {
     if (!D->t) PDS_CALL(pds_mat_row_vec(A, &D->t));
@@ -250,39 +240,35 @@ int pds_mat_create_sem_dist(pds_sem sem, const char *partitioner, pds_mat *A) {
   pds_mat           Ad = NULL, M = NULL;
   pds_int          *ghost = NULL, *orig = NULL, *part = NULL, nghost = 0, nown = 0;
   long              cut = -1;
-  int               metis;
-  pds_real          shape[5];
-  int               ierr;
+  int               metis, ierr;
 
   PDS_CHECK(sem && sem->hdr.classid == PDS_CLASSID_SEM, NULL, PDS_ERR_ARG,
             "sem is NULL or not a valid sem object (pds_sem_create_box)");
   ctx = sem->hdr.ctx;
   PDS_CHECK(A, ctx, PDS_ERR_ARG, "output handle is NULL");
   *A = NULL;
-  PDS_CHECK(!partitioner || !strcmp(partitioner, "contiguous") || !strcmp(partitioner, "metis"), ctx, PDS_ERR_ARG,
-            "mpisem: partitioner '%s' (contiguous or metis)", partitioner);
   metis = partitioner && !strcmp(partitioner, "metis");
   memset(&c, 0, sizeof c);
   pds_comm_begin(ctx);
-  /* every rank must hold the same space: its shape agreed first (a mismatch fails on every rank) */
-  shape[0] = sem->n, shape[1] = sem->E, shape[2] = sem->nglob, shape[3] = sem->nghost, shape[4] = metis;
+  ierr = pds_comm_agree(ctx, !partitioner || metis || !strcmp(partitioner, "contiguous") ? PDS_OK :
+                             PDS_ERROR(ctx, PDS_ERR_ARG, "mpisem: partitioner '%s' (contiguous or metis)", partitioner));
+  if (ierr) return ierr;
+  /* every rank must pass the same space and partitioner: the maxima of v and -v over the ranks differ otherwise (a
+     mismatch fails on every rank) */
   {
-    pds_real all[5 * 64], *a = ctx->size <= 64 ? all : NULL;
+    const pds_real shape[5] = {sem->n, sem->E, sem->nglob, sem->nghost, metis};
+    pds_real       v[10];
 
-    ierr = a ? PDS_OK : PDS_NEW(ctx, 5 * (size_t)ctx->size, &a);
-    for (int r = 0; !ierr && r < ctx->size; r++)
-      for (int k = 0; k < 5; k++) a[5 * r + k] = r == ctx->rank ? shape[k] : 0;
-    ierr = pds_comm_agree(ctx, ierr);
-    if (!ierr) ierr = pds_comm_sum(ctx, 5 * ctx->size, a);
-    for (int r = 0; !ierr && r < ctx->size; r++)
-      if (a[5 * r] != a[0] || a[5 * r + 1] != a[1] || a[5 * r + 2] != a[2] || a[5 * r + 3] != 0)
-        ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "mpisem: rank %d holds a space of %.0f elements of %.0f points a direction, "
-                         "%.0f global points%s; rank 0 one of %.0f, %.0f, %.0f: every rank passes the whole space", r,
-                         a[5 * r + 1], a[5 * r], a[5 * r + 2], a[5 * r + 3] != 0 ? " (a share)" : "", a[1], a[0], a[2]);
-      else if (a[5 * r + 4] != a[4])
-        ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "mpisem: rank %d asks for another partitioner than rank 0", r);
-    if (a != all) pds_free(ctx, PDS_MEM_HOST, &a);
-    if (ierr) return ierr; /* agreed: the same on every rank */
+    for (int k = 0; k < 5; k++) v[k] = shape[k], v[5 + k] = -shape[k];
+    ierr = pds_comm_max(ctx, 10, v);
+    if (!ierr && (v[3] != 0 || v[0] != -v[5] || v[1] != -v[6] || v[2] != -v[7]))
+      ierr = PDS_ERROR(ctx, PDS_ERR_SIZE, "mpisem: the ranks pass different spaces (here %.0f elements of %.0f points a "
+                       "direction, %.0f global points%s): every rank passes the same whole space", shape[1], shape[0],
+                       shape[2], v[3] != 0 ? "; some rank a share" : "");
+    else if (!ierr && v[4] != -v[9])
+      ierr = PDS_ERROR(ctx, PDS_ERR_ARG, "mpisem: the ranks ask for different partitioners (here %s)",
+                       metis ? "metis" : "contiguous");
+    if (ierr) return ierr; /* the same on every rank */
   }
   ierr = pds_comm_agree(ctx, PDS_NEW(ctx, (size_t)sem->E + 1, &part));
   if (!ierr) ierr = elem_parts(ctx, sem, metis, part, &cut); /* collective, agreed */

@@ -32,29 +32,27 @@ static void sem_mat_free(pds_ctx ctx, struct sem_mat *M) {
   if (M->zg) pds_vec_destroy(&M->zg);
 }
 
-/* y = A x, the ghosts' values from g (NULL: a whole space's product, or the zeros of a share's) */
-static int sem_kernel(pds_mat A, pds_vec x, pds_vec g, pds_vec y) {
-  struct sem_mat    *M   = SEMMAT(A);
-  pds_ctx            ctx = A->hdr.ctx;
-  struct pds_sem_dev dev = M->dev;
-  const pds_real    *xa;
-  pds_real          *ya;
+/* y = A x (a share's ghosts: M->dev.xg, the zeros of zg) */
+static int sem_kernel(pds_mat A, pds_vec x, pds_vec y) {
+  struct sem_mat *M   = SEMMAT(A);
+  pds_ctx         ctx = A->hdr.ctx;
+  const pds_real *xa;
+  pds_real       *ya;
 
-  if (!dev.E) return PDS_OK; /* a rank's share without points */
+  if (!M->dev.E) return PDS_OK; /* a rank's share without points */
   PDS_KERNEL(ctx, sem.apply);
-  if (g) PDS_CALL(pds_vec_dev_read(g, &dev.xg));
   PDS_CALL(pds_vec_dev_read(x, &xa));
   PDS_CALL(pds_vec_dev_write(y, &ya));
-  return ctx->k->sem.apply(ctx, &dev, xa, ya, M->work);
+  return ctx->k->sem.apply(ctx, &M->dev, xa, ya, M->work);
 }
 
 /* y = alpha A x + beta y */
 static int sem_apply(pds_mat A, pds_real alpha, pds_vec x, pds_real beta, pds_vec y) {
   struct sem_mat *M = SEMMAT(A);
 
-  if (alpha == 1 && beta == 0) return sem_kernel(A, x, M->zg, y);
+  if (alpha == 1 && beta == 0) return sem_kernel(A, x, y);
   if (!M->tmp) PDS_CALL(pds_vec_create(A->hdr.ctx, A->nrows, &M->tmp));
-  PDS_CALL(sem_kernel(A, x, M->zg, M->tmp));
+  PDS_CALL(sem_kernel(A, x, M->tmp));
   return pds_vec_axpby(y, alpha, M->tmp, beta); /* y = alpha A x + beta y */
 }
 
@@ -237,12 +235,13 @@ int pds_mat_create_sem(pds_sem sem, pds_mat *A) {
   PDS_CALL_GOTO(ierr, fail, dup(ctx, sem->gsidx, sem->nloc * sizeof *sem->gsidx, M->unified, &M->gsidx));
   PDS_CALL_GOTO(ierr, fail, pds_malloc(ctx, M->unified ? PDS_MEM_HOST : PDS_MEM_DEVICE,
                                        sem->nloc * sizeof(pds_real), &M->work));
-  if (sem->nghost) {
-    PDS_CALL_GOTO(ierr, fail, pds_vec_create(ctx, (pds_size)sem->nghost, &M->zg));
-    PDS_CALL_GOTO(ierr, fail, pds_vec_set(M->zg, 0.0));
-  }
   M->dev = (struct pds_sem_dev){sem->n,   sem->E,   sem->nglob, sem->nloc,  M->D,     M->w,
                                 M->G,     M->K,     M->gid,     M->mask,    M->gsptr, M->gsidx, NULL};
+  if (sem->nghost) { /* the plain product's ghosts: zeros */
+    PDS_CALL_GOTO(ierr, fail, pds_vec_create(ctx, (pds_size)sem->nghost, &M->zg));
+    PDS_CALL_GOTO(ierr, fail, pds_vec_set(M->zg, 0.0));
+    PDS_CALL_GOTO(ierr, fail, pds_vec_dev_read(M->zg, &M->dev.xg));
+  }
   B->nnz                 = (pds_size)(n3 * sem->E); /* local points: what the operator stores per value of x */
   B->ops.apply           = sem_apply;
   B->ops.apply_transpose = sem_apply; /* symmetric */

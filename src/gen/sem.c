@@ -75,8 +75,7 @@ static int sem_problem(pds_ctx ctx, pds_sem S, const char *desc, int dist, const
   if (!ierr) ierr = PDS_NEW(ctx, (size_t)S->nglob, &u);
   if (!ierr) ierr = sem_fill(ctx, S, b, u);
   for (pds_int i = 0; !ierr && dist && i < nr; i++) b[i] = b[pts[i]], u[i] = u[pts[i]]; /* pts[i] >= i: in place */
-  if (!ierr) ierr = dist ? pds_mat_create_vecs(p->A, &p->u_exact, &p->b) : pds_vec_create(ctx, (pds_size)nr, &p->b);
-  if (!ierr && !dist) ierr = pds_vec_create(ctx, (pds_size)nr, &p->u_exact);
+  if (!ierr) ierr = pds_mat_create_vecs(p->A, &p->u_exact, &p->b);
   if (!ierr) ierr = pds_vec_set_values(p->b, b, PDS_MEM_HOST);
   if (!ierr) ierr = pds_vec_set_values(p->u_exact, u, PDS_MEM_HOST);
   if (dist) ierr = pds_comm_agree(ctx, ierr);

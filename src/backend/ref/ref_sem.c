@@ -6,13 +6,6 @@
 #include "../sem_bodies.h"
 #include "ref_impl.h"
 
-static int sem_apply_ref(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w, pds_real *work) {
-  (void)ctx;
-  sb_elements(S, 1, x, work, 0, S->E);
-  sb_assemble_range(S, work, x, w, 0, S->nglob);
-  return PDS_OK;
-}
-
 static int sem_diag_ref(pds_ctx ctx, const struct pds_sem_dev *S, int variant, pds_real *d, pds_real *work) {
   (void)ctx, (void)variant; /* one loop for every variant */
   sb_elements(S, 0, NULL, work, 0, S->E);
@@ -32,6 +25,11 @@ static int sem_assemble_ref(pds_ctx ctx, const struct pds_sem_dev *S, const pds_
   (void)ctx;
   sb_assemble_range(S, work, x, w, 0, S->nglob);
   return PDS_OK;
+}
+
+static int sem_apply_ref(pds_ctx ctx, const struct pds_sem_dev *S, const pds_real *x, pds_real *w, pds_real *work) {
+  sem_elements_ref(ctx, S, 0, S->E, x, work);
+  return sem_assemble_ref(ctx, S, x, w, work);
 }
 
 void pds_ref_fill_sem(struct pds_sem_kernels *g) {
