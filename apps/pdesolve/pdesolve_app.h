@@ -105,6 +105,7 @@ typedef struct {
   int    order;            /* -order N */
   double deform;           /* -deform D */
   const char *mesh;        /* -mesh F.msh (read by the fem2d flags; solve passes it on): hexahedra instead of the box */
+  bool   subdivide;        /* -subdivide: the mesh's cells cut into hexahedra first */
   bool   el_set, order_set, deform_set;
 } sem_flags;
 

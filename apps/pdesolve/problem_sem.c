@@ -1,8 +1,9 @@
 /* apps/pdesolve/problem_sem.c: the spectral-element problem family of the driver (-problem sem -elements EX [EY EZ]
- * -order N [-deform D], or -mesh F.msh for a Gmsh hexahedral mesh): -lap u = f on the unit cube (or the mesh's
- * domain) on hexahedra with N + 1 Gauss-Lobatto-Legendre points per direction (pds_problem_sem, pds_problem_sem_mesh,
- * paper 003), affine or smoothly deformed, with its manufactured solution. Its flags and
- * the build of A (the matrix-free sem operator), b and u, and the -vtk output of the solution. Used by solve. */
+ * -order N [-deform D], or -mesh F.msh for a Gmsh hexahedral mesh, or for any mesh cut into hexahedra with
+ * -subdivide): -lap u = f on the unit cube (or the mesh's domain) on hexahedra with N + 1 Gauss-Lobatto-Legendre
+ * points per direction (pds_problem_sem, pds_problem_sem_mesh, paper 003), affine or smoothly deformed, with its
+ * manufactured solution. Its flags and the build of A (the matrix-free sem operator), b and u, and the -vtk output of
+ * the solution. Used by solve. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@ int read_sem_flags(pds_options o, const char *cmdname, sem_flags *sf) {
                               "smooth deformation of the cube x = xi + D sin(pi xi_x) sin(pi xi_y) sin(pi xi_z) "
                               "(1, 1, 1): full geometric factors (|D| < 0.106 keeps every element valid)",
                               &sf->deform, &sf->deform_set));
+  OPT(o, pds_options_get_bool(o, "-subdivide", false,
+                              "with -mesh: cut every cell into hexahedra first (a tetrahedron into 4, a prism into 6, "
+                              "a hexahedron into 8), so tetrahedral and hybrid meshes can be used",
+                              &sf->subdivide, NULL));
   return EXIT_DONE;
 }
 
@@ -39,6 +44,7 @@ int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndi
                                                                         : ndims > 0  ? "-n"
                                                                                      : "-deform");
   if (sf->mesh) return EXIT_DONE;
+  if (sf->subdivide) return fail("flag -subdivide needs -problem sem -mesh F.msh");
   if (!*on) {
     if (sf->el_set || sf->order_set || sf->deform_set)
       return fail("flag %s is only used with -problem sem", sf->el_set ? "-elements" : sf->order_set ? "-order"
@@ -52,13 +58,31 @@ int check_sem_flags(pds_options o, const char *problem, const int *dims, int ndi
   return EXIT_DONE;
 }
 
-/* the hexahedral mesh of -mesh */
-static int sem_read_mesh(pds_ctx ctx, const char *path, pds_mesh3d *m) {
-  int  rc = EXIT_DONE;
-  char what[4200];
+/* the hexahedral mesh of -mesh: as read, or cut into hexahedra (-subdivide); a mesh with other cells and no
+   -subdivide is an error that names the flag */
+static int sem_read_mesh(pds_ctx ctx, const sem_flags *sf, pds_mesh3d *m) {
+  pds_mesh3d h = NULL;
+  pds_int    ncell = 0, nhex = 0;
+  int        rc = EXIT_DONE;
+  char       what[4200];
 
-  snprintf(what, sizeof what, "flag -mesh: cannot read '%s'", path);
-  TRY(what, pds_mesh3d_read_gmsh(ctx, path, m));
+  snprintf(what, sizeof what, "flag -mesh: cannot read '%s'", sf->mesh);
+  TRY(what, pds_mesh3d_read_gmsh(ctx, sf->mesh, m));
+  if (sf->subdivide) {
+    snprintf(what, sizeof what, "flag -subdivide: cannot cut '%s' into hexahedra", sf->mesh);
+    TRY(what, pds_mesh3d_subdivide_hex(*m, &h));
+    pds_mesh3d_destroy(m);
+    *m = h;
+    return EXIT_DONE;
+  }
+  TRY(what, pds_mesh3d_count(*m, 0, &ncell));
+  TRY(what, pds_mesh3d_count(*m, PDS_CELL_HEX, &nhex));
+  if (nhex < ncell) {
+    rc = fail("flag -problem sem -mesh: '%s' has %lld cells that are not hexahedra (of %lld); spectral elements need "
+              "hexahedra: add -subdivide to cut them into hexahedra first",
+              sf->mesh, (long long)(ncell - nhex), (long long)ncell);
+    pds_mesh3d_destroy(m);
+  }
 done:
   return rc;
 }
@@ -70,7 +94,7 @@ int sem_build(pds_ctx ctx, const sem_flags *sf, const char *partition, pds_probl
   int           rc    = EXIT_DONE;
 
   if (sf->mesh) { /* over the ranks, one that cannot read the mesh still joins the collective build with none: all fail */
-    const int read = sem_read_mesh(ctx, sf->mesh, &m);
+    const int read = sem_read_mesh(ctx, sf, &m);
 
     if (read && !dist) return read;
     TRY("flag -problem sem -mesh", dist ? pds_problem_sem_mesh_dist(ctx, m, sf->order, partition, p)
@@ -100,7 +124,7 @@ int sem_write_vtk(pds_ctx ctx, const sem_flags *sf, const char *path, pds_vec x,
   if (sf->mesh) {
     pds_mesh3d m = NULL;
 
-    if ((rc = sem_read_mesh(ctx, sf->mesh, &m))) goto done;
+    if ((rc = sem_read_mesh(ctx, sf, &m))) goto done;
     const int ie = pds_sem_create_mesh(ctx, m, sf->order, &S);
 
     pds_mesh3d_destroy(&m);

@@ -31,7 +31,7 @@ MONITOR_RE = re.compile(r"^ *(\d+) KSP residual norm (\d\.\d{12}e[+-]\d{2,3})$")
 SOLVE_FLAGS = ["-A", "-problem", "-n", "-b", "-x0", "-backend", "-solver", "-pc", "-rtol", "-atol", "-inftol",
                "-maxit", "-restart", "-orthog", "-omega", "-format", "-bs", "-monitor", "-view", "-history", "-o", "-json",
                "-pc_bilu0_variant", "-pc_bilu0_factors", "-cfl", "-re", "-stretch", "-beta", "-blocks", "-grids",
-               "-decomp", "-patch", "-elements", "-order", "-deform", "-pc_semjacobi_variant"]
+               "-decomp", "-patch", "-elements", "-order", "-deform", "-subdivide", "-pc_semjacobi_variant"]
 RELAX_GMG_FLAGS = ["-relax_block", "-relax_type", "-relax_omega", "-relax_sweeps", "-relax_symmetric",
                    "-relax_variant", "-gmg_cycle", "-gmg_levels", "-gmg_smoother", "-gmg_block", "-gmg_omega",
                    "-gmg_pre", "-gmg_post", "-gmg_prolong", "-gmg_coarse", "-gmg_coarse_max"]
@@ -479,7 +479,19 @@ def check_sem(d):
                 "$Elements\n1\n1 4 2 1 1 1 2 3 4\n$EndElements\n")
     p = d.run(*base, "-mesh", d.path("tet.msh"))
     expect_rc(p, 1)
-    ensure("not hexahedral" in p.stderr, p.stderr)
+    ensure("not hexahedra" in p.stderr and "-subdivide" in p.stderr, p.stderr)
+    # -subdivide: the tetrahedron as 4 hexahedra converges; the hexahedra as 8 each (a conforming refinement of the
+    # structured mesh: its point count) give a smaller error at the same order
+    p = d.run(*base, "-mesh", d.path("tet.msh"), "-subdivide", "-order", 3)
+    expect_rc(p, 0)
+    p = d.run(*base, "-mesh", hexmesh, "-subdivide", "-order", 3)
+    expect_rc(p, 0)
+    r = result_of(p)
+    ensure(r["n"] == (2 * nx * 3 + 1) * (2 * ny * 3 + 1) * (2 * nz * 3 + 1) and r["disc_err"] < rm[3]["disc_err"],
+           f"-subdivide: {r} against {rm[3]}")
+    p = d.run(*base, "-elements", 2, "-subdivide")
+    expect_rc(p, 1)
+    ensure("-subdivide needs -problem sem -mesh" in p.stderr, p.stderr)
     p = d.run("gen", "-problem", "sem", "-mesh", hexmesh, "-o", "g")
     expect_rc(p, 1)
     ensure("-mesh" in p.stderr, p.stderr)
