@@ -107,6 +107,41 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
   return EXIT_DONE;
 }
 
+/* every -wall tag must name some boundary face of the -mesh file: a misspelt tag would otherwise give a flow with
+   no walls at all (every boundary face free stream) and no sign of it; the message lists the tags the file has */
+static int fv_check_walls(pds_ctx ctx, pds_mesh3d m, const fv_flags *f) {
+  const pds_int *ftag;
+  pds_int        nf;
+  int            rc = EXIT_DONE;
+
+  TRY("flag -wall", pds_mesh3d_get_faces(m, &nf, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  TRY("flag -wall", pds_mesh3d_face_tags(m, &ftag));
+  for (int w = 0; w < f->nwall; w++) {
+    pds_int hits = 0;
+
+    for (pds_int e = 0; e < nf; e++) hits += ftag[e] == f->wall[w];
+    if (hits == 0) {
+      char    have[256] = "";
+      size_t  len = 0;
+      pds_int seen[16], ns = 0;
+
+      for (pds_int e = 0; e < nf && ns < 16; e++) { /* the file's boundary tags, as first met (at most 16) */
+        int known = ftag[e] <= 0;
+
+        for (pds_int k = 0; k < ns && !known; k++) known = seen[k] == ftag[e];
+        if (known) continue;
+        seen[ns++] = ftag[e];
+        len += (size_t)snprintf(have + len, len < sizeof have ? sizeof have - len : 0, "%s%d", ns > 1 ? ", " : "",
+                                (int)ftag[e]);
+      }
+      return fail("flag -wall %d: no boundary face of '%s' has this tag (its boundary faces have tags: %s)",
+                  f->wall[w], f->mesh, ns ? have : "none");
+    }
+  }
+done:
+  return rc;
+}
+
 /* the mesh of the flags: the sphere or the Gmsh file, renumbered */
 static int fv_mesh(pds_ctx ctx, const fv_flags *f, pds_mesh3d *m) {
   int  rc = EXIT_DONE;
@@ -120,6 +155,7 @@ static int fv_mesh(pds_ctx ctx, const fv_flags *f, pds_mesh3d *m) {
     TRY(what, pds_mesh3d_generate_sphere(ctx, f->cells, f->radius, f->box, m));
   }
   TRY("flag -reorder", pds_mesh3d_reorder(*m, f->reorder));
+  if (f->mesh && (rc = fv_check_walls(ctx, *m, f))) goto done;
 done:
   return rc;
 }

@@ -554,6 +554,10 @@ def check_fv(d):
     expect_rc(p, 0)
     r = fv_result(p)
     ensure(r["cells"] == 12 and r["wall_faces"] == 0 and r["rnorm"] < 1e-14, f"free stream on a box: {r}")
+    # -wall naming a tag no boundary face has (this file tags none): an error that lists the file's tags
+    p = d.run("fv", "-mesh", d.path("box.msh"), "-steps", 5, "-wall", 7)
+    expect_rc(p, 1)
+    ensure("-wall 7" in p.stderr and "tags: none" in p.stderr, p.stderr)
     # order 2 on the sphere: the report has the stencils; the force is along the flow
     p = d.run("fv", "-cells", 2000, "-steps", 10, "-order", 2, "-cfl", 0.5, "-json", "fv2.json")
     expect_rc(p, 0)
