@@ -39,10 +39,23 @@ def host_usable(a):
     return None if p % 16 else p
 
 
+def real_vector(data):
+    """data as a NumPy array that can be a vector: real (pdesolve solves real systems: a complex array would lose its
+    imaginary part without a word) and one-dimensional, a row (1, n) or a column (n, 1); ArgumentError otherwise."""
+    a = np.asarray(data)
+    if np.iscomplexobj(a):
+        raise ArgumentError("pdesolve: an array of complex type %s: pdesolve solves real systems (pass the real "
+                            "part explicitly, or write the complex system as a real one of twice the size)" % a.dtype)
+    if a.ndim > 1 and sum(int(s) != 1 for s in a.shape) > 1:
+        raise ArgumentError("pdesolve: an array of shape %s: a vector has one dimension (or is a row or a column)"
+                            % (a.shape,))
+    return a
+
+
 def host_copy(data):
     """A float64, 16-byte-aligned 1-D copy of array-like data (the one copy of an array that cannot be used in
     place)."""
-    src = np.asarray(data, dtype=F8).reshape(-1)
+    src = np.asarray(real_vector(data), dtype=F8).reshape(-1)
     out = aligned_empty(src.size)
     out[...] = src
     return out
@@ -64,6 +77,9 @@ def device_pointer(obj, cai):
         raise ArgumentError("pdesolve: a device array of type %s; vectors are float64 ('<f8'): convert it first "
                             "(x.astype('float64'))" % typestr)
     shape = tuple(cai.get("shape", ()))
+    if sum(int(s) != 1 for s in shape) > 1:
+        raise ArgumentError("pdesolve: a device array of shape %s: a vector has one dimension (or is a row or a "
+                            "column)" % (shape,))
     n = 1
     for s in shape:
         n *= int(s)

@@ -62,6 +62,25 @@ def test_sizes_and_values(ctx):
         pds.Matrix.from_csr(np.array([0, 1]), np.array([0], dtype=np.int32), np.array([1.0]), (3, 3), ctx)
 
 
+def test_vector_arrays(ctx):
+    """a complex array is an error, not its real part without a word; so is one of two dimensions with more than
+    one entry each (its flattened length once matched a matrix of twice the rows); rows and columns are vectors"""
+    A = pds.Matrix(sp.csr_array(sp.eye(5) * 2.0), ctx)
+    s = pds.Solver(A, "cg", rtol=1e-12)
+    for b in (np.ones(5) + 1j, np.ones(5, dtype=np.complex64)):
+        with pytest.raises(errors.ArgumentError, match="complex"):
+            s.solve(b)
+        with pytest.raises(errors.ArgumentError, match="complex"):
+            pds.Vector(b, ctx)
+    with pytest.raises(errors.ArgumentError, match="shape"):
+        pds.Solver(pds.Matrix(sp.csr_array(sp.eye(10) * 2.0), ctx), "cg").solve(np.ones((5, 2)))
+    with pytest.raises(errors.ArgumentError, match="shape"):
+        pds.Vector(np.ones((2, 3)), ctx)
+    for b in (np.ones((5, 1)), np.ones((1, 5)), np.ones(5, dtype=np.int64)):
+        x, r = s.solve(b)
+        assert r.converged and np.allclose(x, 0.5)
+
+
 def test_singular_block(ctx):
     A = sp.csr_array(np.array([[1.0, 2, 0, 0], [2, 4, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
     M = pds.Matrix(A, ctx)
