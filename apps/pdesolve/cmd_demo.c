@@ -22,9 +22,10 @@ static bool file_exists(const char *path) {
 }
 
 typedef struct {
-  const char *name;    /* "poisson7", "fem2d", "channel", "patches", "sem" (generated) or a file of shared/matrices
-                          without .mtx */
-  int         n;       /* grid size of poisson7, channel, patches (n^3), nodes of fem2d, elements of sem (n^3) */
+  const char *name;    /* "poisson7", "fem2d", "channel", "patches", "sem", "fv" (generated) or a file of
+                          shared/matrices without .mtx */
+  int         n;       /* grid size of poisson7, channel, patches (n^3), nodes of fem2d, elements of sem (n^3), cells
+                          of fv */
   const char *rhs;     /* rhs file of shared/matrices, or NULL: b = A*ones (poisson7: the generator's b) */
   const char *solver, *pc;
   int         bs;      /* pbjacobi block size */
@@ -57,7 +58,34 @@ static const demo_case demo_cases[] = {
      "paper 002's kind of system: cell-centred Poisson on 64 patches of 16^3; geometric multigrid V-cycle"},
     {"sem", 3, NULL, "cg", "jacobi", 0, 30, true,
      "paper 003's kind of system: spectral elements, 3^3 hexahedra of order 7, matrix-free; its Eq. 9 diagonal"},
+    {"fv", 2000, NULL, "gmres", "ilu0", 0, 30, true,
+     "paper 001's kind of system: Euler flow past a sphere, the first implicit step (Roe fluxes, 5x5 blocks, CFL 50)"},
 };
+
+/* fv: the linear system of the first implicit step of pdesolve fv on the sphere in a box (about `cells` cells,
+   radius 0.5, half width 5, the sphere a wall): J dQ = R at the free stream, J = pds_fv_jacobian at CFL 50 (a bsr
+   matrix of 5 x 5 blocks), R the residual (nonzero near the wall) */
+static int demo_fv_system(pds_ctx ctx, int cells, pds_mat *J, pds_vec *R) {
+  const pds_int wall[1] = {1};
+  pds_mesh3d    m  = NULL;
+  pds_fv        fv = NULL;
+  pds_vec       Q  = NULL;
+  pds_fv_params pr;
+  int           ierr;
+
+  pds_fv_params_default(&pr);
+  pr.nwall = 1, pr.wall_tags = wall;
+  ierr = pds_mesh3d_generate_sphere(ctx, cells, 0.5, 5.0, &m);
+  if (!ierr) ierr = pds_fv_create(ctx, m, &pr, &fv);
+  if (!ierr) ierr = pds_fv_create_state(fv, &Q);
+  if (!ierr) ierr = pds_vec_duplicate(Q, R);
+  if (!ierr) ierr = pds_fv_residual(fv, Q, *R);
+  if (!ierr) ierr = pds_fv_jacobian(fv, Q, 50.0, J);
+  pds_vec_destroy(&Q);
+  pds_fv_destroy(&fv);
+  pds_mesh3d_destroy(&m);
+  return ierr;
+}
 
 /* One table row: problem n nnz backend method its reduction error vs time status (formats of the numeric columns
    given, so the header and the rows line up). */
@@ -105,12 +133,16 @@ static int demo_run(pds_ctx ctx, const demo_case *c, const char *mdir, double rt
 
   *ok = false;
   memset(&p, 0, sizeof p);
-  if (c->n && !strcmp(c->name, "fem2d")) snprintf(label, sizeof label, "%s ~%d", c->name, c->n);
+  if (c->n && (!strcmp(c->name, "fem2d") || !strcmp(c->name, "fv")))
+    snprintf(label, sizeof label, "%s ~%d", c->name, c->n);
   else if (c->n) snprintf(label, sizeof label, "%s %d^3", c->name, c->n);
   else snprintf(label, sizeof label, "%s", c->name);
   snprintf(method, sizeof method, "%s+%s", c->solver, c->pc);
   if (c->bs) snprintf(method + strlen(method), sizeof method - strlen(method), "(%d)", c->bs);
-  if (c->n) {
+  if (c->n && !strcmp(c->name, "fv")) {
+    TRY(label, demo_fv_system(ctx, c->n, &A, &b));
+    TRY(label, pds_mat_get_size(A, &n, NULL));
+  } else if (c->n) {
     pds_int d[3] = {c->n, c->n, c->n}, patch[1] = {DEMO_PATCH};
 
     if (!strcmp(c->name, "patches")) TRY(label, pds_problem_patches(ctx, d, 1, patch, &p));

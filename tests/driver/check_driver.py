@@ -796,6 +796,8 @@ def check_demo_quick(d):
     expect_rc(p, 0)
     ensure(re.search(r"demo: \d+ cases? run, \d+ as expected, 0 unexpected, 0 errors", p.stdout), "demo summary" + describe(p))
     ensure("poisson7" in p.stdout, "demo did not run poisson7")
+    ensure(all(re.search(r"^%s .* ok$" % k, p.stdout, re.M) for k in ("channel", "patches", "sem", "fv ~2000")),
+           "demo: a case of the papers' systems is missing or not ok" + describe(p))
     # without the shared matrices (PDS_SHARED_DIR set to nothing): generated problems only, still exit 0
     p = d.run("demo", "-quick", env={"PDS_SHARED_DIR": ""})
     expect_rc(p, 0)
