@@ -53,7 +53,8 @@
 # version> builds that driver first (e.g. `git archive REV | tar -x -C .old`, carried with the call).
 # Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
-# GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run: each phase gets what is left; bench_gpu leaves
+# GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run (the tests and each compute-sanitizer run too: what
+# does not fit is skipped and counted in the summary, which is always printed): each phase gets what is left; bench_gpu leaves
 # GPU_CHECK_FEM2D_S seconds (default 100; an H200 run takes about 60: the CPU solves run to convergence when they take
 # under 20 s) of it to bench_fem2d_gpu and GPU_CHECK_BILU_S (default 150) to bench_bilu, bench_fem2d_gpu leaves the
 # latter; bench_bilu runs with at most GPU_CHECK_BILU_S seconds (less if less is left), and its own -budget_s 10 s
@@ -130,10 +131,17 @@ SAN_BUDGET=$(left 240)
 SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer \
             2>/dev/null | head -1)
 export SANITIZER=${SANITIZER:-compute-sanitizer}
-san() { # tool, exe, extra flags...: one run, one line of result
+san() { # tool, exe, extra flags...: one run, one line of result; skipped, saying so, when the check's budget is
+  # nearly spent (a fresh machine builds everything first: the tests with the tools then took more than a call's
+  # 600 s once, and the summary was lost with them)
   local tool=$1 exe=$2; shift 2
-  local log="$OUT/san-$tool-$(basename "$exe").log" t=$SECONDS rc
-  PDS_TEST_SMALL=1 timeout "$((SAN_BUDGET / 2))" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
+  local log="$OUT/san-$tool-$(basename "$exe").log" t=$SECONDS rc lim=$((DEADLINE - SECONDS - 20))
+  if [ $lim -lt 10 ]; then
+    printf '%-10s %-16s %-8s\n' "$tool" "$(basename "$exe")" "SKIPPED (GPU_CHECK_BUDGET spent)"
+    return
+  fi
+  [ $lim -gt $((SAN_BUDGET / 2)) ] && lim=$((SAN_BUDGET / 2))
+  PDS_TEST_SMALL=1 timeout "$lim" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
     > "$log" 2>&1
   rc=$?
   local summ; summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$log" | tail -1)
@@ -178,7 +186,7 @@ SANPID=$!
 # tests whose meshes the gmsh program writes at test time need gmsh; the device image has none
 EXCL='^tc01_backend:cuda$'
 if ! command -v gmsh >/dev/null 2>&1; then EXCL="$EXCL|^td05_"; note "skipped (no gmsh here)" "td05_convergence:cuda"; fi
-ctest -L cuda -E "$EXCL" -j 6 --output-on-failure --timeout 240 >> "$OUT/ctest.log" 2>&1
+timeout "$(left 30)" ctest -L cuda -E "$EXCL" -j 6 --output-on-failure --timeout 240 >> "$OUT/ctest.log" 2>&1
 CT=$?
 note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest.log" | tr '\n' ' ') (tc01 rc $TC01, rest rc $CT; $((SECONDS - t0)) s)"
 grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Exception)' "$OUT/ctest.log" | head -20 > "$OUT/ctest-failed.txt"
@@ -201,7 +209,7 @@ cat "$OUT"/san-memcheck-tc01.txt "$OUT"/san-memcheck.txt "$OUT"/san-racecheck.tx
 { for f in "$OUT"/san-*.log; do echo "=== $(basename "$f")"; grep -v '^=========  *$' "$f" | tail -40; done; } \
   > "$OUT/sanitizer.log" 2>&1
 rm -f "$OUT"/san-*.log "$OUT"/san-*.txt
-note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l < "$OUT/sanitizer.txt") runs ($((SECONDS - t0)) s incl. tests)"
+note "compute-sanitizer" "$(grep -c clean "$OUT/sanitizer.txt") clean of $(wc -l < "$OUT/sanitizer.txt") runs, $(grep -c SKIPPED "$OUT/sanitizer.txt") skipped for the budget ($((SECONDS - t0)) s incl. tests)"
 
 if [ -n "$BITSPID" ]; then wait "$BITSPID"; note "bits vs old build (cuda)" "$(cat "$OUT/bits.txt")"; fi
 fi
