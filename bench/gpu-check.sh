@@ -45,8 +45,12 @@
 #      backends against PETSc on the same cores of the GPU machine's host (JSON lines in petsc-peer.jsonl),
 #   7. a short summary table at the end.
 # GPU_CHECK_SKIP_BENCH=1 leaves out 3, 4 and 5 (a check of the tests alone), GPU_CHECK_SKIP_TESTS=1 leaves out 2 (the
-# benchmarks alone): with every phase the whole check no longer fits the device's 600 s per call (build ~50 s, tests
-# with the sanitizers ~370 s, benchmarks ~100 + 100 + 150 s on an H100), so it runs as two calls, one of each.
+# benchmarks alone); in 2, GPU_CHECK_TOOLS (default "memcheck racecheck synccheck") names the compute-sanitizer tools
+# and GPU_CHECK_CTEST=0 leaves out ctest: on a fresh machine the build, ctest and racecheck + synccheck fill one call,
+# so a whole check of the tests is GPU_CHECK_TOOLS="racecheck synccheck", then GPU_CHECK_CTEST=0
+# GPU_CHECK_TOOLS=memcheck on the warm machine. With every phase the whole check does not fit the device's 600 s per
+# call (build 50-80 s, ctest about 300 s beside racecheck and synccheck, memcheck about 200 s, benchmarks
+# ~100 + 100 + 150 s on an H100): the tests take the calls above, the benchmarks their own.
 # GPU_CHECK_BITS_OLD=<pdesolve driver of an
 # older build> adds a bit-for-bit comparison of every solver x preconditioner on /gpu/cuda against it
 # (bench/scripts/bits-vs.sh; for changes that must keep the bits); GPU_CHECK_BITS_OLD_SRC=<source tree of an older
@@ -135,6 +139,7 @@ san() { # tool, exe, extra flags...: one run, one line of result; skipped, sayin
   # nearly spent (a fresh machine builds everything first: the tests with the tools then took more than a call's
   # 600 s once, and the summary was lost with them)
   local tool=$1 exe=$2; shift 2
+  case " ${GPU_CHECK_TOOLS:-memcheck racecheck synccheck} " in *" $tool "*) ;; *) return;; esac
   local log="$OUT/san-$tool-$(basename "$exe").log" t=$SECONDS rc lim=$((DEADLINE - SECONDS - 20))
   if [ $lim -lt 10 ]; then
     printf '%-10s %-16s %-8s\n' "$tool" "$(basename "$exe")" "SKIPPED (GPU_CHECK_BUDGET spent)"
@@ -186,8 +191,12 @@ SANPID=$!
 # tests whose meshes the gmsh program writes at test time need gmsh; the device image has none
 EXCL='^tc01_backend:cuda$'
 if ! command -v gmsh >/dev/null 2>&1; then EXCL="$EXCL|^td05_"; note "skipped (no gmsh here)" "td05_convergence:cuda"; fi
-timeout "$(left 30)" ctest -L cuda -E "$EXCL" -j 6 --output-on-failure --timeout 240 >> "$OUT/ctest.log" 2>&1
-CT=$?
+if [ "${GPU_CHECK_CTEST:-1}" = 1 ]; then
+  timeout "$(left 30)" ctest -L cuda -E "$EXCL" -j 6 --output-on-failure --timeout 240 >> "$OUT/ctest.log" 2>&1
+  CT=$?
+else
+  CT="skipped (GPU_CHECK_CTEST=0)"
+fi
 note "ctest -L cuda" "$(grep -E 'tests passed' "$OUT/ctest.log" | tr '\n' ' ') (tc01 rc $TC01, rest rc $CT; $((SECONDS - t0)) s)"
 grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Not Run|SEGFAULT|Exception)' "$OUT/ctest.log" | head -20 > "$OUT/ctest-failed.txt"
 wait $SANPID
