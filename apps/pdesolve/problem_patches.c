@@ -74,8 +74,8 @@ static void patches_describe(patches_flags *pf, int count, const char *where, pd
   }
   if (count >= 0) snprintf(counted, sizeof counted, "%d ", count);
   snprintf(p->description, sizeof p->description,
-           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, %spatches of %.60s%s (cell-centred "
-           "Poisson)", pf->n[0], pf->n[1], pf->n[2], counted, sizes, where);
+           "patches %" PDS_INT_FMT "x%" PDS_INT_FMT "x%" PDS_INT_FMT " cells, %spatch%s of up to %.60s%s (cell-centred "
+           "Poisson)", pf->n[0], pf->n[1], pf->n[2], counted, count == 1 ? "" : "es", sizes, where);
   pf->count = count;
 }
 
