@@ -62,11 +62,11 @@ static const demo_case demo_cases[] = {
      "paper 001's kind of system: Euler flow past a sphere, the first implicit step (Roe fluxes, 5x5 blocks, CFL 50)"},
 };
 
-/* fv: the linear system of the first implicit step of pdesolve fv on the sphere in a box (about `cells` cells,
-   radius 0.5, half width 5, the sphere a wall): J dQ = R at the free stream, J = pds_fv_jacobian at CFL 50 (a bsr
+/* fv: the linear system of the first implicit step of pdesolve fv on its default sphere in a box (about `cells`
+   cells, the sphere a wall): J dQ = R at the free stream, J = pds_fv_jacobian at fv's implicit CFL number (a bsr
    matrix of 5 x 5 blocks), R the residual (nonzero near the wall) */
 static int demo_fv_system(pds_ctx ctx, int cells, pds_mat *J, pds_vec *R) {
-  const pds_int wall[1] = {1};
+  const pds_int wall[1] = {FV_WALL_TAG};
   pds_mesh3d    m  = NULL;
   pds_fv        fv = NULL;
   pds_vec       Q  = NULL;
@@ -75,12 +75,12 @@ static int demo_fv_system(pds_ctx ctx, int cells, pds_mat *J, pds_vec *R) {
 
   pds_fv_params_default(&pr);
   pr.nwall = 1, pr.wall_tags = wall;
-  ierr = pds_mesh3d_generate_sphere(ctx, cells, 0.5, 5.0, &m);
+  ierr = pds_mesh3d_generate_sphere(ctx, cells, FV_RADIUS, FV_BOX, &m);
   if (!ierr) ierr = pds_fv_create(ctx, m, &pr, &fv);
   if (!ierr) ierr = pds_fv_create_state(fv, &Q);
   if (!ierr) ierr = pds_vec_duplicate(Q, R);
   if (!ierr) ierr = pds_fv_residual(fv, Q, *R);
-  if (!ierr) ierr = pds_fv_jacobian(fv, Q, 50.0, J);
+  if (!ierr) ierr = pds_fv_jacobian(fv, Q, FV_IMPLICIT_CFL, J);
   pds_vec_destroy(&Q);
   pds_fv_destroy(&fv);
   pds_mesh3d_destroy(&m);

@@ -40,7 +40,7 @@ static const char *const fv_pcs[]  = {"ilu0", "pbjacobi", "jacobi", "none"};
 
 /* the flags; EXIT_ERROR with a message for bad ones */
 static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *backend, size_t blen) {
-  static const int one[1] = {1};
+  static const int one[1] = {FV_WALL_TAG};
 
   memset(f, 0, sizeof *f);
   pds_options_begin_section(o, "flags:");
@@ -51,8 +51,8 @@ static int read_fv_flags(pds_options o, const char *cmdname, fv_flags *f, char *
                                 &f->mesh, NULL));
   OPT(o, pds_options_get_int(o, "-cells", 20000, 432, 50000000, "about this many cells of -problem sphere",
                              &f->cells, NULL));
-  OPT(o, pds_options_get_real(o, "-radius", 0.5, 1e-6, 1e6, "the sphere's radius", &f->radius, NULL));
-  OPT(o, pds_options_get_real(o, "-box", 5.0, 1e-6, 1e6, "the box's half width (more than twice the radius)",
+  OPT(o, pds_options_get_real(o, "-radius", FV_RADIUS, 1e-6, 1e6, "the sphere's radius", &f->radius, NULL));
+  OPT(o, pds_options_get_real(o, "-box", FV_BOX, 1e-6, 1e6, "the box's half width (more than twice the radius)",
                               &f->box, NULL));
   OPT(o, pds_options_get_int_list(o, "-wall", 1, one, 16, 1, 1 << 30,
                                   "boundary tags that are walls (the sphere: 1); other boundary faces are free stream",
@@ -330,7 +330,7 @@ int cmd_fv(pds_options o) {
   if (f.problem && f.mesh) return fail("flags -problem and -mesh exclude each other");
   if (f.mesh && !f.wall_set) f.nwall = 0; /* a Gmsh mesh: walls only where -wall names them */
   if (!f.mesh && !(f.radius < f.box / 2)) return fail("flag -radius %g: less than half of -box %g", f.radius, f.box);
-  if (f.implicit && !f.cfl_set) f.cfl = 50;
+  if (f.implicit && !f.cfl_set) f.cfl = FV_IMPLICIT_CFL;
   if (make_ctx(backend, &ctx)) return EXIT_ERROR;
   t0 = pds_wtime();
   if ((rc = fv_mesh(ctx, &f, &m))) goto done;

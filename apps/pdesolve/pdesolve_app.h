@@ -224,5 +224,11 @@ int cmd_apply(pds_options o);
 int cmd_gen(pds_options o);
 int cmd_demo(pds_options o);
 int cmd_fv(pds_options o);
+/* pdesolve fv's sphere in a box (its -radius, -box and wall tag defaults) and its CFL number with -implicit; the demo's
+   fv case takes the same */
+#define FV_RADIUS       0.5
+#define FV_BOX          5.0
+#define FV_WALL_TAG     1
+#define FV_IMPLICIT_CFL 50.0
 
 #endif

@@ -39,16 +39,21 @@ def host_usable(a):
     return None if p % 16 else p
 
 
+def check_vector_shape(shape, what="an array"):
+    """ArgumentError unless shape is a vector's: one dimension, or a row (1, n) or a column (n, 1)."""
+    if sum(int(s) != 1 for s in shape) > 1:
+        raise ArgumentError("pdesolve: %s of shape %s: a vector has one dimension (or is a row or a column)"
+                            % (what, tuple(shape)))
+
+
 def real_vector(data):
     """data as a NumPy array that can be a vector: real (pdesolve solves real systems: a complex array would lose its
-    imaginary part without a word) and one-dimensional, a row (1, n) or a column (n, 1); ArgumentError otherwise."""
+    imaginary part without a word) and of a vector's shape (check_vector_shape); ArgumentError otherwise."""
     a = np.asarray(data)
     if np.iscomplexobj(a):
         raise ArgumentError("pdesolve: an array of complex type %s: pdesolve solves real systems (pass the real "
                             "part explicitly, or write the complex system as a real one of twice the size)" % a.dtype)
-    if a.ndim > 1 and sum(int(s) != 1 for s in a.shape) > 1:
-        raise ArgumentError("pdesolve: an array of shape %s: a vector has one dimension (or is a row or a column)"
-                            % (a.shape,))
+    check_vector_shape(a.shape)
     return a
 
 
@@ -77,9 +82,7 @@ def device_pointer(obj, cai):
         raise ArgumentError("pdesolve: a device array of type %s; vectors are float64 ('<f8'): convert it first "
                             "(x.astype('float64'))" % typestr)
     shape = tuple(cai.get("shape", ()))
-    if sum(int(s) != 1 for s in shape) > 1:
-        raise ArgumentError("pdesolve: a device array of shape %s: a vector has one dimension (or is a row or a "
-                            "column)" % (shape,))
+    check_vector_shape(shape, "a device array")
     n = 1
     for s in shape:
         n *= int(s)

@@ -4,6 +4,7 @@ import ctypes
 
 import numpy as np
 
+from ._arrays import real_vector
 from ._lib import lib
 from .errors import StateError
 
@@ -97,7 +98,6 @@ class CObject(Closable):
 
     def _work_in(self, key, x):
         """x (a 1-D NumPy array) copied into this object's work vector `key`."""
-        from ._arrays import real_vector
         x = real_vector(x)
         v = self._work(key, x.size)
         if v._array is not None:
