@@ -439,8 +439,10 @@ PDS_EXTERN int pds_solver_set_damping(pds_solver s, pds_real omega);     /* rich
 PDS_EXTERN int pds_solver_set_device_loop(pds_solver s, int on);
 /* The arithmetic of the solve (cg, bicgstab, richardson on a csr operator with no or the jacobi preconditioner):
    PDS_PRECISION_DOUBLE (default); _SINGLE: the matrix values and the Krylov vectors in float, reductions accumulated
-   in double (half the bytes, about eps_f accuracy: it may stall); _MIXED: iterative refinement in double around
-   single-precision inner solves (double's accuracy while cond(A) eps_f << 1). b and x stay double vectors.
+   in double (half the bytes, about eps_f accuracy: it may stall); _MIXED: double's accuracy (while cond(A) eps_f
+   << 1) from float iterations: cg updates x and the residual in double after every tenfold reduction and keeps
+   its search direction (reliable updates: about double's iteration count), bicgstab and richardson run as the
+   preconditioner of an FGMRES in double. b and x stay double vectors.
    docs/dev.md has the numerics and the measured costs. */
 PDS_EXTERN int pds_solver_set_precision(pds_solver s, pds_precision p);
 PDS_EXTERN int pds_solver_get_precision(pds_solver s, pds_precision *p);

@@ -268,8 +268,9 @@ int cmd_solve(pds_options o) {
   }
   OPT(o, pds_options_get_choice(o, "-precision", "double", precision_names, NELEM(precision_names),
                                 "double; single (matrix values and vectors in float, reductions in double: cg, "
-                                "bicgstab, richardson on csr with -pc none or jacobi); mixed (refinement in double "
-                                "around single-precision solves)", &st.precision, NULL));
+                                "bicgstab, richardson on csr with -pc none or jacobi); mixed (double's accuracy from "
+                                "float iterations: cg with reliable updates in double, bicgstab and richardson "
+                                "inside FGMRES in double)", &st.precision, NULL));
   OPT(o, pds_options_get_choice(o, "-format", "csr", format_names, NELEM(format_names),
                                 "matrix storage (bsr converts from csr with block size -bs; stencil7 reads it on the "
                                 "grid -grid with -bs unknowns per point)", &format, NULL));

@@ -68,7 +68,7 @@ typedef enum {
 typedef enum {
   PDS_PRECISION_DOUBLE = 0, /* everything in double (the default) */
   PDS_PRECISION_SINGLE = 1, /* matrix values and Krylov vectors in float, reductions accumulated in double */
-  PDS_PRECISION_MIXED  = 2  /* iterative refinement in double around single-precision inner solves */
+  PDS_PRECISION_MIXED  = 2  /* double's accuracy from single-precision iterations, updated in double */
 } pds_precision;
 
 /* The outcome of one solve. Not converging is a result, not an error. */

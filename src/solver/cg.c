@@ -51,6 +51,20 @@ static int cg_body(pds_solver s, void *data) {
   return pds_vec_fused_cg_xp(c->x, c->p, c->z, c->S);  /* x += alpha p; p = z + beta p (as the step says) */
 }
 
+/* A solve that continues the last one from a replaced residual (s->keep_dir: mixed precision's reliable update,
+   src/solver/precision.c; x is the correction from 0, r = b the true residual): the last solve's direction p and
+   its (r,z), which S still holds (the step that ended it tested before it replaced RHO), give the next direction
+   p = z + ((r,z) / (r,z)_last) p, as if r had been the recurrence's. A last (r,z) of the other sign or not finite
+   (it cannot be on an SPD system) gives p = z. */
+static int cg_continue(pds_vec S, pds_vec z, pds_vec p, pds_real rz) {
+  pds_real Sh[PDS_KS_N], last;
+
+  PDS_CALL(pds_vec_get_values(S, Sh, PDS_MEM_HOST));
+  last = Sh[PDS_KS_RHO];
+  if (!isfinite(last) || last == 0 || (last < 0) != (rz < 0)) return pds_vec_copy(z, p);
+  return pds_vec_axpby(p, 1.0, z, rz / last);
+}
+
 static int cg_solve(pds_solver s, pds_vec b, pds_vec x) {
   struct cg_iter c = {x, s->work[0], s->work[1], s->work[2], s->work[3], s->data, 0};
   pds_real       rz, rr, carry[PDS_KS_XP - PDS_KS_ALPHA + 1] = {0};
@@ -66,7 +80,8 @@ static int cg_solve(pds_solver s, pds_vec b, pds_vec x) {
     pds_solver_diverged(s, 0, !isfinite(rz) ? PDS_DIVERGED_NAN : PDS_DIVERGED_INDEFINITE);
     return PDS_OK;
   }
-  PDS_CALL(pds_vec_copy(c.z, c.p));                  /* p = z */
+  if (s->keep_dir) PDS_CALL(cg_continue(c.S, c.z, c.p, rz)); /* a reliable update: p = z + beta p */
+  else PDS_CALL(pds_vec_copy(c.z, c.p));             /* p = z */
   carry[PDS_KS_RHO - PDS_KS_ALPHA] = rz;
   PDS_CALL(pds_solver_loop_init(s, c.S, c.none, carry));
   return pds_solver_loop(s, c.S, cg_body, &c, b, x);

@@ -6,24 +6,36 @@
  *         initial guess are rounded to float on entry, the iterate converted back (exactly) on exit. The tracked
  *         residual is the float recurrence's; it can fall below what float can resolve while the true residual
  *         stalls near eps_f cond(A) ||b|| (paper 004 sees BiCGSTAB stall or diverge in float from grid 3 on).
- * mixed:  flexible GMRES in double preconditioned by single-precision solves (inner-outer, "GMRES-based iterative
- *         refinement": Carson & Higham 2018; Anzt, Heuveline et al. for GPUs): the outer FGMRES(m) runs on the double
- *         matrix and vectors and keeps the Krylov space from one inner solve to the next; each of its
- *         preconditioner applications z = M^-1 v is a solve of A z = v in single precision (the solver's method and
- *         preconditioner) to the relative tolerance PDS_MIXED_INNER_RTOL. The outer least-squares residual is the
- *         true residual in double, so the solve stops on rtol/atol as a double solve does and reaches double's
- *         accuracy; almost all the work is float iterations. Plain iterative refinement (x += d, d from a float
- *         solve of A d = r) was measured first and dropped: it restarts the Krylov space at every step, and on paper
- *         004's grids 5 and 6 (cond(A) eps_f about 0.02-0.1) float BiCGSTAB drifts and diverges before it reaches
- *         the reduction one step needs, so refinement diverged with it (docs/dev.md has the numbers). An inner solve
- *         that breaks down or diverges (its residual past twice ||v||: PDS_MIXED_INNER_DTOL) gives z = v (an
- *         unpreconditioned outer step) instead of its iterate.
- *         Every inner iteration is an iteration of the solve: the monitor and the history see them numbered on from
- *         the previous inner solve, each with the inner recurrence's norm relative to its right-hand side (||v|| = 1)
- *         times the outer residual before that outer step: an estimate of the residual the step reaches, on the
- *         scale of the true one (iteration 0 is the true initial residual). The result's rnorm is the true residual
- *         of the final x (computed in double), its reason the outer solve's.
- * Both: csr operators, the methods cg, bicgstab and richardson, the preconditioners none and jacobi, no
+ * mixed, cg: float CG with reliable updates (Sleijpen & van der Vorst 1996; Clark et al. 2010 for GPUs): the
+ *         single-precision iteration runs as above on the true residual r = b - A x (double, rounded to float) from
+ *         a zero correction until its recurrence's residual has fallen by PDS_MIXED_RELIABLE_DELTA (or below the
+ *         solve's tolerance); then x += correction in double, r is recomputed in double, and CG goes on from the
+ *         new r with its search direction kept (cg.c: keep_dir), so the Krylov space survives the update. The test
+ *         that ends the solve is on the true residual, so it stops on rtol/atol as a double solve does with
+ *         double's accuracy. Measured (docs/dev.md): 1.00-1.01x double's iterations to 1e-6 on paper 004's
+ *         grids 3-5 (symmetric boundary rows), 1.13-1.15x to 1e-10, each at a float iteration's cost; the FGMRES
+ *         scheme below took 1.5-1.8x on the same systems, plain refinement (p restarted at every update)
+ *         1.15-1.35x.
+ * mixed, bicgstab and richardson: flexible GMRES in double preconditioned by single-precision solves (inner-outer,
+ *         "GMRES-based iterative refinement": Carson & Higham 2018; Anzt, Heuveline et al. for GPUs): the outer
+ *         FGMRES(m) runs on the double matrix and vectors and keeps the Krylov space from one inner solve to the
+ *         next; each of its preconditioner applications z = M^-1 v is a solve of A z = v in single precision (the
+ *         solver's method and preconditioner) to the relative tolerance PDS_MIXED_INNER_RTOL. The outer
+ *         least-squares residual is the true residual in double, so the solve stops on rtol/atol as a double solve
+ *         does and reaches double's accuracy; almost all the work is float iterations. Plain iterative refinement
+ *         (x += d, d from a float solve of A d = r) was measured first and dropped: it restarts the Krylov space at
+ *         every step, and on paper 004's grids 5 and 6 (cond(A) eps_f about 0.02-0.1) float BiCGSTAB drifts and
+ *         diverges before it reaches the reduction one step needs, so refinement diverged with it (docs/dev.md has
+ *         the numbers). An inner solve that breaks down or diverges (its residual past twice ||v||:
+ *         PDS_MIXED_INNER_DTOL) gives z = v (an unpreconditioned outer step) instead of its iterate.
+ *         BiCGSTAB with reliable updates was measured too: 1.12-1.24x double's iterations on grids 3 and 4, but it
+ *         diverged on grid 5, where FGMRES converges.
+ * Mixed, both schemes: every inner iteration is an iteration of the solve: the monitor and the history see them
+ *         numbered on from the previous inner solve, each with the inner recurrence's norm (FGMRES: relative to its
+ *         right-hand side, ||v|| = 1, times the outer residual before that outer step): an estimate of the residual,
+ *         on the scale of the true one (iteration 0 is the true initial residual). The result's rnorm is the true
+ *         residual of the final x (computed in double), its reason the test on it (FGMRES: the outer solve's).
+ * Single and mixed: csr operators, the methods cg, bicgstab and richardson, the preconditioners none and jacobi, no
  * infinity-norm test; anything else is an error at setup that says what is supported. */
 #include <math.h>
 
@@ -43,6 +55,14 @@
    rises on the way down in any precision: t402's 40 x 40 convection-diffusion took 148 iterations (59 in double),
    against 132 with 10 and under 128 with 100 */
 #define PDS_MIXED_INNER_DTOL 2.0
+/* mixed cg: the reduction of the float recurrence's residual after which x and r are updated in double. Each update
+   costs a double residual and one float product; between updates the gap between the recurrence and the true
+   residual grows to about eps_f ||A|| ||correction||. Measured in a NumPy model of the method on paper 004's grids
+   3-5 with symmetric boundary rows (docs/dev.md): 0.1 and 0.01 took the same iterations to 1e-6, 0.1 up to 3%
+   fewer to 1e-10 (QUDA's default is 0.1 too) */
+#ifndef PDS_MIXED_RELIABLE_DELTA
+#define PDS_MIXED_RELIABLE_DELTA 1e-1
+#endif
 
 static int mixed_outer_create(pds_solver s);
 
@@ -86,7 +106,7 @@ int pds_solver_precision_setup(pds_solver s) {
   if (!s->xf) PDS_CALL(pds_vec_create_f32(ctx, n, &s->xf));
   if (s->precision == PDS_PRECISION_MIXED) {
     if (!s->rd) PDS_CALL(pds_vec_create(ctx, n, &s->rd));
-    if (!s->outer) PDS_CALL(mixed_outer_create(s));
+    if (!s->outer && strcmp(s->type, "cg")) PDS_CALL(mixed_outer_create(s));
   }
   return PDS_OK;
 }
@@ -111,14 +131,15 @@ static int solve_single(pds_solver s, pds_vec b, pds_vec x) {
   return pds_vec_copy(s->xf, x);
 }
 
-/* one inner solve of A z = v (v in s->bf, z in s->xf from 0) to rtol relative to ||v||, numbered on from the
-   iterations before it: the solver's settings swapped for the inner ones and restored, whatever happens */
-static int inner_solve(pds_solver s, pds_real rtol, pds_real vnorm) {
+/* one inner solve of A z = v (v in s->bf, z in s->xf from 0) to rtol relative to ||v|| (or atol), ended as
+   diverged past dtol ||v||, numbered on from the iterations before it: the solver's settings swapped for the inner
+   ones and restored, whatever happens */
+static int inner_solve(pds_solver s, pds_real rtol, pds_real vnorm, pds_real atol, pds_real dtol) {
   pds_real rt = s->rtol, at = s->atol, bn = s->res.bnorm, r0 = s->res.rnorm0, dt = s->dtol;
   int      mx = s->maxit, ierr;
 
-  s->rtol = rtol, s->atol = 0, s->res.bnorm = vnorm, s->maxit = mx - s->mixed_its;
-  s->dtol = PDS_MIXED_INNER_DTOL;
+  s->rtol = rtol, s->atol = atol, s->res.bnorm = vnorm, s->maxit = mx - s->mixed_its;
+  s->dtol = dtol;
   s->inner = 1;
   ierr = pds_vec_set(s->xf, 0.0);
   if (!ierr && s->maxit > 0) ierr = s->ops.solve(s, s->bf, s->xf);
@@ -136,7 +157,7 @@ static int mixed_pc_apply(void *user, pds_vec v, pds_vec z) {
 
   PDS_CALL(pds_vec_norm2(v, &vn));
   PDS_CALL(pds_vec_copy(v, s->bf)); /* v rounded to float */
-  PDS_CALL(inner_solve(s, PDS_MIXED_INNER_RTOL, vn));
+  PDS_CALL(inner_solve(s, PDS_MIXED_INNER_RTOL, vn, 0, PDS_MIXED_INNER_DTOL));
   s->mixed_its += s->res.iterations;
   if (s->res.reason < 0 && s->res.reason != PDS_DIVERGED_MAXIT) return pds_vec_copy(v, z);
   return pds_vec_copy(s->xf, z); /* exactly */
@@ -171,6 +192,44 @@ fail:
   return ierr;
 }
 
+/* mixed cg: float CG on the true residual, x and r updated in double after every PDS_MIXED_RELIABLE_DELTA of
+   reduction, the direction kept (cg.c) */
+static int solve_reliable(pds_solver s, pds_vec b, pds_vec x) {
+  const pds_real tol = fmax(s->atol, s->rtol * s->res.bnorm); /* the solve's test, as an absolute bound */
+  pds_real       rn, r0;
+  int            reason, ierr, its;
+
+  PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
+  PDS_CALL(pds_vec_norm2(s->rd, &rn));
+  PDS_CALL(pds_solver_test(s, 0, rn, b, NULL));
+  reason = s->res.reason, r0 = rn;
+  s->mixed_its = 0, s->inner_scale = 1.0; /* the inner norms are the float recurrence's, on the true scale */
+  for (int first = 1; !reason; first = 0) {
+    PDS_CALL(pds_vec_copy(s->rd, s->bf)); /* the true residual, rounded to float */
+    s->keep_dir = !first;
+    /* to delta ||r|| or the solve's tolerance; diverged when past dtol times the solve's initial residual */
+    ierr = inner_solve(s, PDS_MIXED_RELIABLE_DELTA, rn, tol, s->dtol * r0 / rn);
+    s->keep_dir = 0;
+    PDS_CALL(ierr);
+    its = s->res.iterations, reason = s->res.reason;
+    s->mixed_its += its;
+    if (reason != PDS_DIVERGED_NAN) { /* x += correction (converted exactly), then the true residual */
+      PDS_CALL(pds_vec_copy(s->xf, s->rd));
+      PDS_CALL(pds_vec_axpy(x, 1.0, s->rd));
+    }
+    PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
+    PDS_CALL(pds_vec_norm2(s->rd, &rn));
+    if (reason < 0 && reason != PDS_DIVERGED_MAXIT) break; /* a breakdown or divergence of the float iteration */
+    reason = pds_ks_conv(rn, s->mixed_its, s->atol, s->rtol * s->res.bnorm, s->dtol, r0, s->maxit);
+    /* no float step made (the float residual already met the bound): float resolves no more; stop */
+    if (!reason && its == 0) reason = PDS_DIVERGED_BREAKDOWN;
+  }
+  s->res.iterations = s->mixed_its;
+  s->res.reason     = reason;
+  s->res.rnorm      = rn;
+  return PDS_OK;
+}
+
 static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
   pds_solver o = s->outer;
   pds_real   rn;
@@ -196,5 +255,6 @@ static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
 }
 
 int pds_solver_solve_precision(pds_solver s, pds_vec b, pds_vec x) {
-  return s->precision == PDS_PRECISION_SINGLE ? solve_single(s, b, x) : solve_mixed(s, b, x);
+  if (s->precision == PDS_PRECISION_SINGLE) return solve_single(s, b, x);
+  return !strcmp(s->type, "cg") ? solve_reliable(s, b, x) : solve_mixed(s, b, x);
 }

@@ -48,6 +48,8 @@ struct pds_solver_s {
   int                   mixed_its; /* mixed: the inner iterations of this solve so far */
   pds_real              inner_scale; /* mixed: what an inner norm (relative to ||v|| = 1) is recorded times: the outer
                                         residual before the step */
+  int                   keep_dir;  /* mixed cg: this solve continues the last one's search direction from a replaced
+                                      residual (a reliable update, precision.c); only cg reads it */
   int                   inner;     /* mixed: an inner solve runs (its iteration 0 is not recorded; the monitor numbers
                                       its iterations on from mixed_its) */
   pds_solver_result     res;
