@@ -399,6 +399,9 @@ struct Summary {
   // precision runs (double, single, mixed): iterations, reason, seconds per iteration, floor ratio, true ||r||_2
   int      pr_its[3], pr_reason[3];
   double   pr_it[3], pr_floor[3], pr_true[3];
+  // CG in the three precisions on the grid with symmetric boundary rows: iterations, reason, solve seconds, true ||r||
+  int      cg_its[3], cg_reason[3];
+  double   cg_t[3], cg_true[3];
 };
 static std::vector<Summary> g_sum;
 
@@ -813,12 +816,13 @@ struct SolveRun {
 // (dloop 0: the host in the loop, one copy per iteration, as before the device loop; prec: the solve's precision,
 // maxit > 0 its iteration limit, hist: the residual history of the last solve)
 static SolveRun solve(Backend &B, int fixed, pds_vec x, int reps, int dloop = 1,
-                      pds_precision prec = PDS_PRECISION_DOUBLE, int maxit = 0, std::vector<double> *hist = nullptr) {
+                      pds_precision prec = PDS_PRECISION_DOUBLE, int maxit = 0, std::vector<double> *hist = nullptr,
+                      const char *method = "bicgstab") {
   pds_solver          s;
   pds_solver_result   r;
   std::vector<double> t;
 
-  PK(B.ctx, pds_solver_create(B.ctx, "bicgstab", &s));
+  PK(B.ctx, pds_solver_create(B.ctx, method, &s));
   PK(B.ctx, pds_solver_set_device_loop(s, dloop));
   PK(B.ctx, pds_solver_set_precision(s, prec));
   if (hist) PK(B.ctx, pds_solver_set_history(s, 1));
@@ -1084,6 +1088,36 @@ static void run_grid(int gridno, long target, Backend *be, int nbe) {
     LOG("  bicgstab %-6s: %d iterations (%s), %.1f us/it (floor x%.2f), true ||r|| %.2e", pn[p], q.its,
         pds_reason_name(q.reason), 1e6 * S.pr_it[p], S.pr_floor[p], tr);
   }
+  // CG in double, single and mixed (float CG with reliable updates) on the same grid with symmetric boundary rows
+  // (SPD), from x = 0 to the same atol: the whole solve's time, so mixed's extra iterations and its updates count
+  {
+    static const char *const pn[3] = {"double", "single", "mixed"};
+    Backend                  sym = gpu;
+    pds_vec                  xs, r;
+
+    PK(gpu.ctx, pds_fem2d_assemble(gpu.fem, PDS_DIRICHLET_SYMMETRIC, &sym.A, &sym.b));
+    PK(gpu.ctx, pds_vec_duplicate(sym.b, &xs));
+    PK(gpu.ctx, pds_vec_duplicate(sym.b, &r));
+    for (int p = 0; p < 3; p++) {
+      SolveRun q = solve(sym, 0, xs, 3, 1, (pds_precision)p, 3 * g.its + 1000, nullptr, "cg");
+      double   tr;
+
+      PK(gpu.ctx, pds_mat_residual(sym.A, sym.b, xs, r));
+      PK(gpu.ctx, pds_vec_norm2(r, &tr));
+      if (p != 1 && !(q.reason > 0 && tr <= (p == 2 ? 1.0 : 10.0) * g_atol)) // mixed tests the true residual
+        fail("grid %d: CG %s: %s, true residual %.3e > atol", gridno, pn[p], pds_reason_name(q.reason), tr);
+      S.cg_its[p] = q.its, S.cg_reason[p] = q.reason, S.cg_t[p] = q.t, S.cg_true[p] = tr;
+      J("precision_cg").str("backend", "/gpu/cuda").str("precision", pn[p]).num("iterations", q.its)
+          .str("reason", pds_reason_name(q.reason)).num("time_s", q.t)
+          .num("time_per_it_s", q.its ? q.t / q.its : 0).num("true_rnorm", tr).emit();
+      LOG("  cg (symmetric rows) %-6s: %d iterations (%s), %.4f s, %.1f us/it, true ||r|| %.2e", pn[p], q.its,
+          pds_reason_name(q.reason), q.t, q.its ? 1e6 * q.t / q.its : 0, tr);
+    }
+    PK(gpu.ctx, pds_vec_destroy(&xs));
+    PK(gpu.ctx, pds_vec_destroy(&r));
+    PK(gpu.ctx, pds_mat_destroy(&sym.A));
+    PK(gpu.ctx, pds_vec_destroy(&sym.b));
+  }
   S.its = g.its, S.bi_gpu = g.t / g.its;
   double fl = bicgstab_floor(n, nnz) / g_copy_bw;
   S.bi_floor_ratio = S.bi_gpu / fl;
@@ -1204,6 +1238,14 @@ static void print_tables(void) {
       fprintf(stderr, "| %d | %lld | %s | %d | %s | %.1f | %.2f | %.2f | %.2e |\n", S.g.grid, S.g.n,
               p == 0 ? "double" : p == 1 ? "single" : "mixed", S.pr_its[p], pds_reason_name(S.pr_reason[p]),
               1e6 * S.pr_it[p], S.pr_it[0] > 0 ? S.pr_it[p] / S.pr_it[0] : 0, S.pr_floor[p], S.pr_true[p]);
+  fprintf(stderr, "\n| grid | nodes | precision | CG its (symmetric rows) | reason | solve ms | us/it | solve x double |"
+                  " true ||r||_2 |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const Summary &S : g_sum)
+    for (int p = 0; p < 3; p++)
+      fprintf(stderr, "| %d | %lld | %s | %d | %s | %.2f | %.1f | %.2f | %.2e |\n", S.g.grid, S.g.n,
+              p == 0 ? "double" : p == 1 ? "single" : "mixed", S.cg_its[p], pds_reason_name(S.cg_reason[p]),
+              1e3 * S.cg_t[p], S.cg_its[p] ? 1e6 * S.cg_t[p] / S.cg_its[p] : 0,
+              S.cg_t[0] > 0 ? S.cg_t[p] / S.cg_t[0] : 0, S.cg_true[p]);
   fprintf(stderr, "\n(* CPU solve extrapolated: time per iteration x the iteration count to convergence on the GPU)\n");
   bool any = false;
   for (const Summary &S : g_sum) any = any || S.rcm_pds[0] > 0;
