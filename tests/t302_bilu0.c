@@ -553,22 +553,26 @@ static void check_variants(pds_ctx ctx) {
       for (int t = 0; t < nv; t++) {
         const char *name = cuda ? gpu[t] : "auto";
         /* lanes factors planes of at most PDS_BILU0_ELEM_MAX points by its element kernel, wider ones by its
-           lanes kernel: these grids' planes are narrow, so lanes also runs with every plane on the lanes kernel
-           (0) and with the two mixed in one factorization (20) */
-        static const char *const em[] = {NULL, "0", "20"};
-        const int                ne   = cuda && !strcmp(name, "lanes") ? 3 : 1;
+           lanes kernel, and (n >= 5) planes of more than PDS_BILU0_LANES_WIDE blocks by the lanes kernel bounded to
+           128 registers: these grids' planes are narrow, so lanes also runs with every plane on the lanes kernel
+           (0), with the two mixed in one factorization (20), and with every plane on the bounded kernel (0, 0) */
+        static const char *const em[] = {NULL, "0", "20", "0"}, *lw[] = {NULL, NULL, NULL, "0"};
+        const int                ne   = cuda && !strcmp(name, "lanes") ? 4 : 1;
         double                  *y;
 
         for (int m = 0; m < ne; m++) {
           if (em[m]) setenv("PDS_BILU0_ELEM_MAX", em[m], 1);
+          if (lw[m]) setenv("PDS_BILU0_LANES_WIDE", lw[m], 1);
           y = variant_run(ctx, name, 0, nb, dims, n, v, bh, np * n);
           if (em[m]) unsetenv("PDS_BILU0_ELEM_MAX");
+          if (lw[m]) unsetenv("PDS_BILU0_LANES_WIDE");
           if (memcmp(y, ref, sizeof *y * (size_t)np * n)) {
             pds_size i = 0;
 
             while (y[i] == ref[i]) i++;
-            TEST_FAIL("bilu0 variant %s%s%s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, /cpu/ref "
-                      "%.17g", name, em[m] ? ", PDS_BILU0_ELEM_MAX " : "", em[m] ? em[m] : "", n, nb,
+            TEST_FAIL("bilu0 variant %s%s%s%s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, "
+                      "/cpu/ref %.17g", name, em[m] ? ", PDS_BILU0_ELEM_MAX " : "", em[m] ? em[m] : "",
+                      lw[m] ? ", PDS_BILU0_LANES_WIDE 0" : "", n, nb,
                       pds_ctx_get_backend(ctx), i, y[i], ref[i]);
           }
           free(y);

@@ -6,7 +6,9 @@
  *               dynamic-parallelism variant: the device queues the plane launches without the host; docs/bilu0.md
  *               says why dynamic parallelism itself is not built);
  *   lanes       n lanes per point (registers, shuffles), one launch per plane, captured in a graph; a plane that
- *               fits in one wave of the element kernel is factored with n^2 lanes per point (elem_max below);
+ *               fits in one wave of the element kernel is factored with n^2 lanes per point (elem_max below), one
+ *               wider than a wave of lanes' own factorization kernel by that kernel bounded to 128 registers
+ *               (lanes_wide below);
  *   recycle     one persistent cooperative launch (paper 000's thread recycling): no more blocks than fit on the
  *               device at once (occupancy query, and the cooperative launch refuses more), a grid barrier per plane;
  *   syncfree    one launch per phase, no barrier: each point waits on its three upstream neighbours' flags;
@@ -16,6 +18,7 @@
  *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
  * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +55,7 @@ struct bilu0_plan {
   struct pds_cuda_graph graph[2];      /* graph, lanes: 0 factor, 1 solve (keys: vals, dinv, fvals, b, x) */
   long long            elem_max;       /* lanes, tiles: planes of at most this many points factored by n^2 lanes a
                                           point (below) */
+  long long            lanes_wide;     /* lanes, tiles: planes of more blocks than this factored by the bounded kernel */
 };
 
 /* The factorization of lanes and tiles runs a plane with the element kernel (cuda_bilu0.cu: n^2 lanes a point, a
@@ -68,6 +72,21 @@ static int elem_max(pds_ctx ctx, struct cuda_be *be, int n, long long *out) {
     return PDS_OK;
   }
   PDS_CUDA_CALL(ctx, pds_cuda_bilu0_elem_wave(n, be->nsm, out));
+  return PDS_OK;
+}
+
+/* A plane wider than one wave of lanes' factorization kernel (n >= 5: one block an SM, for its registers) is
+   factored by the same kernel bounded to 128 registers, two blocks an SM (cuda_bilu0.cu: lanes_k's MB; same bits).
+   PDS_BILU0_LANES_WIDE=k in the environment sets the bound to k blocks (0: the bounded kernel on every plane wider
+   than the element kernel's). */
+static int lanes_wide(pds_ctx ctx, struct cuda_be *be, int n, long long *out) {
+  const char *s = getenv("PDS_BILU0_LANES_WIDE");
+
+  if (s) {
+    *out = atoll(s);
+    return PDS_OK;
+  }
+  PDS_CUDA_CALL(ctx, pds_cuda_bilu0_lanes_wave(n, be->nsm, out));
   return PDS_OK;
 }
 
@@ -276,7 +295,8 @@ static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int
   P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
   P->n = g[0].n, P->nb = nb, P->single = single;
   for (int q = 0; q < nb; q++) P->np += (pds_size)g[q].I * g[q].J * g[q].K;
-  if ((ierr = elem_max(ctx, be, P->n, &P->elem_max)) || (ierr = plan_build(ctx, be, g, nb, P))) {
+  if ((ierr = elem_max(ctx, be, P->n, &P->elem_max)) || (ierr = lanes_wide(ctx, be, P->n, &P->lanes_wide)) ||
+      (ierr = plan_build(ctx, be, g, nb, P))) {
     plan_free(be, P);
     return ierr;
   }
@@ -297,6 +317,9 @@ static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
   if ((P->variant == V_LANES || P->variant == V_TILES) && k > 0 && (size_t)k < len)
     k += snprintf(buf + k, len - (size_t)k, "; factorization of planes of up to %lld points by n^2 lanes a point",
                   P->elem_max);
+  if ((P->variant == V_LANES || P->variant == V_TILES) && P->lanes_wide < LLONG_MAX && k > 0 && (size_t)k < len)
+    k += snprintf(buf + k, len - (size_t)k, ", of more than %lld blocks by the register-bounded kernel",
+                  P->lanes_wide);
   if (P->variant == V_TILES && k > 0 && (size_t)k < len)
     snprintf(buf + k, len - (size_t)k, "; sweeps by %d planes of tiles of %d^3", P->ntp, P->tedge);
   return PDS_OK;
@@ -358,7 +381,9 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
   case V_HYPERPLANE: L->kind = PDS_CUDA_BILU0_SQUARE; PDS_CUDA_CALL(ctx, planes(P, L, phase)); return PDS_OK;
   case V_GRAPH: L->kind = PDS_CUDA_BILU0_SQUARE; return planes_graphed(ctx, be, P, L, phase);
   case V_LANES:
-  case V_TILES: L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max; return planes_graphed(ctx, be, P, L, phase);
+  case V_TILES:
+    L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
+    return planes_graphed(ctx, be, P, L, phase);
   case V_RECYCLE:
     L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
     L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;

@@ -22,6 +22,7 @@
 // caches) + 8 n^2 written; forward sweep 8 (3 n^2 + n^2) + 8 n (b) + 8 n (x written) + neighbours' x (cached);
 // backward the same without b, with x read: an application 8 (8 n^2 + 4 n) bytes per point (float factors: 4 (8 n^2)
 // + 32 n). Flops: factorization (4 n^3 + n^3 .. 2 n^3) ~ (6 + 2/3) n^3, application 8 2 n^2.
+#include <climits>
 #include <cooperative_groups.h>
 
 #include <cuda/atomic>
@@ -360,9 +361,15 @@ __device__ __forceinline__ void lane_point(bool on, const int4 &e, int u, const 
 // (cuda_launch.cuh): what does not depend on the plane before (the schedule entry, the sweeps' blocks, inverse and
 // b) is read before pds_grid_dep(), so the next plane's kernel is resident and has those loads in flight while this
 // one computes; only the neighbours' values wait
-template <int N, int G, int PH, class T>
-__global__ void __launch_bounds__(256) lanes_k(const int4 *__restrict__ sched, long long begin, long long count,
-                                               fac_args f) {
+// MB: blocks per SM the registers are bounded for. The factorization (PH 0) takes 136-188 registers a thread at
+// n = 5..8 (154 at n = 6, nvcc 13.0), so one 256-thread block fills an SM; a plane wider than that one wave
+// (L.lanes_wide blocks) runs the instantiation with MB = 2 (128 registers, 16 bytes spilled at n = 6): same
+// arithmetic, twice the points resident. Measured on an H100 at n = 6 (docs/bilu0.md): 100^3 2.33 -> 2.12 ns a
+// point, 128^3 2.06 -> 1.91; bounding every plane was slower at 55^3 (3.87 -> 4.32), MB = 3 slower everywhere (80
+// registers, 304 bytes spilled)
+template <int N, int G, int PH, class T, int MB = 1>
+__global__ void __launch_bounds__(256, MB) lanes_k(const int4 *__restrict__ sched, long long begin, long long count,
+                                                   fac_args f) {
   const long long t   = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long idx = t / G;
   const bool      on  = idx < count;
@@ -781,6 +788,9 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
     if (L.count <= 0) return cudaSuccess;
     if (L.phase == 0 && L.count <= L.elem_max)
       return pds_launch(elem_k<N>, (unsigned)((L.count * el<N>::P + 63) / 64), 64, 0, s, L.sched, L.begin, L.count, f);
+    if constexpr (N >= 5)
+      if (L.phase == 0 && nb > L.lanes_wide)
+        return pds_launch(lanes_k<N, G, 0, T, 2>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
     if (L.phase == 0) return pds_launch(lanes_k<N, G, 0, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
     if (L.phase == 1) return pds_launch(lanes_k<N, G, 1, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
     return pds_launch(lanes_k<N, G, 2, T>, nb, 256, 0, s, L.sched, L.begin, L.count, f);
@@ -850,6 +860,16 @@ template <int N> cudaError_t elem_wave(int nsm, long long *points) {
   return e;
 }
 
+// the blocks of one wave of lanes' factorization kernel (the unbounded one) on nsm SMs; n < 5: no bound (its
+// registers already let two blocks share an SM)
+template <int N> cudaError_t lanes_wave(int nsm, long long *blocks) {
+  int per = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, lanes_k<N, lanes_of(N), 0, double>, 256, 0);
+
+  *blocks = N >= 5 ? (long long)per * nsm : LLONG_MAX;
+  return e;
+}
+
 template <class T> cudaError_t launch_t(const pds_cuda_bilu0_launch &L, const fac_args &f) {
   switch (L.n) {
   case 1: return launch_n<1, T>(L, f);
@@ -887,6 +907,20 @@ cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points) {
   case 6: return elem_wave<6>(nsm, points);
   case 7: return elem_wave<7>(nsm, points);
   case 8: return elem_wave<8>(nsm, points);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t pds_cuda_bilu0_lanes_wave(int n, int nsm, long long *blocks) {
+  switch (n) {
+  case 1: return lanes_wave<1>(nsm, blocks);
+  case 2: return lanes_wave<2>(nsm, blocks);
+  case 3: return lanes_wave<3>(nsm, blocks);
+  case 4: return lanes_wave<4>(nsm, blocks);
+  case 5: return lanes_wave<5>(nsm, blocks);
+  case 6: return lanes_wave<6>(nsm, blocks);
+  case 7: return lanes_wave<7>(nsm, blocks);
+  case 8: return lanes_wave<8>(nsm, blocks);
   default: return cudaErrorInvalidValue;
   }
 }

@@ -177,6 +177,8 @@ typedef struct {
   long long              smem;            /* tiles: shared memory bytes per tile */
   long long              elem_max;        /* lanes, phase 0: planes of at most this many points are factored by the
                                              element kernel (n^2 lanes per point), wider ones by lanes */
+  long long              lanes_wide;      /* lanes, phase 0, n >= 5: planes of more blocks than this are factored by
+                                             lanes' register-bounded kernel (two blocks an SM) */
   const long long       *goff;            /* block: plane offsets of the grid-major schedule; recycle: plane-major's */
   const int             *gbase;           /* block: grid g's planes are goff[gbase[g]] .. goff[gbase[g + 1] - 1] */
   int                    nb, nh, nsm;     /* block: grids; recycle: planes and the device's SMs */
@@ -234,6 +236,7 @@ typedef struct {
 } pds_cuda_ilu0_launch;
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);
 cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */
+cudaError_t pds_cuda_bilu0_lanes_wave(int n, int nsm, long long *blocks); /* blocks of one wave of lanes' factorization */
 cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
                                     float *out);
 /* ---- single precision (cuda_f32.cu): the kernel group of src/backend/kernels_f32.h, its numerics, on float vectors;
