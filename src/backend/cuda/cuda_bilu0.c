@@ -6,9 +6,8 @@
  *               dynamic-parallelism variant: the device queues the plane launches without the host; docs/bilu0.md
  *               says why dynamic parallelism itself is not built);
  *   lanes       n lanes per point (registers, shuffles), one launch per plane, captured in a graph; a plane that
- *               fits in one wave of the element kernel is factored with n^2 lanes per point (elem_max below), one
- *               wider than a wave of lanes' own factorization kernel by that kernel bounded to 128 registers
- *               (lanes_wide below);
+ *               fits in one wave of the element kernel is factored with n^2 lanes per point, one wider than a wave
+ *               of lanes' own factorization kernel by that kernel bounded to 128 registers (wave_bounds below);
  *   recycle     one persistent cooperative launch (paper 000's thread recycling): no more blocks than fit on the
  *               device at once (occupancy query, and the cooperative launch refuses more), a grid barrier per plane;
  *   syncfree    one launch per phase, no barrier: each point waits on its three upstream neighbours' flags;
@@ -59,34 +58,22 @@ struct bilu0_plan {
 };
 
 /* The factorization of lanes and tiles runs a plane with the element kernel (cuda_bilu0.cu: n^2 lanes a point, a
-   short chain per point, many registers) when the plane fits in one wave of it on this device, and a wider plane
-   with lanes' kernel (n lanes a point, a longer chain, one wave for far more points). Both give the same bits.
-   Measured on an H100 at n = 6 (docs/bilu0.md): the element kernel 1.7-1.9x faster on 15^3-35^3, whose planes fit;
-   on every plane it is 1.45-1.5x slower at 100^3 and on 64 grids of 15^3 (7500 and 10800 points a plane, 5-7 waves).
-   PDS_BILU0_ELEM_MAX=k in the environment sets the bound to k points (0: lanes' kernel always). */
-static int elem_max(pds_ctx ctx, struct cuda_be *be, int n, long long *out) {
-  const char *s = getenv("PDS_BILU0_ELEM_MAX");
+   short chain per point, many registers) when the plane fits in one wave of it on this device (elem_max points),
+   and a wider plane with lanes' kernel (n lanes a point, a longer chain, one wave for far more points). Both give the
+   same bits. Measured on an H100 at n = 6 (docs/bilu0.md): the element kernel 1.7-1.9x faster on 15^3-35^3, whose
+   planes fit; on every plane it is 1.45-1.5x slower at 100^3 and on 64 grids of 15^3 (7500 and 10800 points a plane,
+   5-7 waves). A plane wider than one wave of lanes' kernel (n >= 5: one block an SM, for its registers; lanes_wide
+   blocks) is factored by the same kernel bounded to 128 registers, two blocks an SM (cuda_bilu0.cu: lanes_k's MB;
+   same bits). In the environment PDS_BILU0_ELEM_MAX=k sets the first bound to k points (0: lanes' kernel always),
+   PDS_BILU0_LANES_WIDE=k the second to k blocks (0: the bounded kernel on every plane wider than the element
+   kernel's). */
+static int wave_bounds(pds_ctx ctx, struct cuda_be *be, int n, long long *elem_max, long long *lanes_wide) {
+  const char *e = getenv("PDS_BILU0_ELEM_MAX"), *w = getenv("PDS_BILU0_LANES_WIDE");
 
-  if (s) {
-    *out = atoll(s);
-    return PDS_OK;
-  }
-  PDS_CUDA_CALL(ctx, pds_cuda_bilu0_elem_wave(n, be->nsm, out));
-  return PDS_OK;
-}
-
-/* A plane wider than one wave of lanes' factorization kernel (n >= 5: one block an SM, for its registers) is
-   factored by the same kernel bounded to 128 registers, two blocks an SM (cuda_bilu0.cu: lanes_k's MB; same bits).
-   PDS_BILU0_LANES_WIDE=k in the environment sets the bound to k blocks (0: the bounded kernel on every plane wider
-   than the element kernel's). */
-static int lanes_wide(pds_ctx ctx, struct cuda_be *be, int n, long long *out) {
-  const char *s = getenv("PDS_BILU0_LANES_WIDE");
-
-  if (s) {
-    *out = atoll(s);
-    return PDS_OK;
-  }
-  PDS_CUDA_CALL(ctx, pds_cuda_bilu0_lanes_wave(n, be->nsm, out));
+  if (e) *elem_max = atoll(e);
+  else PDS_CUDA_CALL(ctx, pds_cuda_bilu0_elem_wave(n, be->nsm, elem_max));
+  if (w) *lanes_wide = atoll(w);
+  else PDS_CUDA_CALL(ctx, pds_cuda_bilu0_lanes_wave(n, be->nsm, lanes_wide));
   return PDS_OK;
 }
 
@@ -295,8 +282,7 @@ static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int
   P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
   P->n = g[0].n, P->nb = nb, P->single = single;
   for (int q = 0; q < nb; q++) P->np += (pds_size)g[q].I * g[q].J * g[q].K;
-  if ((ierr = elem_max(ctx, be, P->n, &P->elem_max)) || (ierr = lanes_wide(ctx, be, P->n, &P->lanes_wide)) ||
-      (ierr = plan_build(ctx, be, g, nb, P))) {
+  if ((ierr = wave_bounds(ctx, be, P->n, &P->elem_max, &P->lanes_wide)) || (ierr = plan_build(ctx, be, g, nb, P))) {
     plan_free(be, P);
     return ierr;
   }
