@@ -67,6 +67,7 @@
 static std::vector<long> g_nodes = {107, 452, 46068, 106377, 424129, 1694081}; // paper 004's Table 3.1
 static int    g_reps = 20, g_warm = 3, g_cpu_iters = 30, g_maxit = 200000;
 static double g_cpu_solve_max = 10, g_atol = 1e-6;
+static const char *const g_prec_names[3] = {"double", "single", "mixed"}; // by pds_precision
 static long   g_skip_cpu_solve_above = 0, g_sweep_above = 400000, g_rcm_above = 40000;
 
 // ---- context of the run -----------------------------------------------------------------------------------------
@@ -1069,7 +1070,6 @@ static void run_grid(int gridno, long target, Backend *be, int nbe) {
   // up to 3x double's iterations (float may stall; mixed: 10x, its float inner solves restart often), with its
   // history; a true residual in double for each
   for (int p = 0; p < 3; p++) {
-    static const char *const pn[3] = {"double", "single", "mixed"};
     std::vector<double>      h;
     SolveRun                 q = solve(gpu, 0, xg, 3, 1, (pds_precision)p, (p == 2 ? 10 : 3) * g.its + 100, &h);
     pds_vec                  r;
@@ -1081,19 +1081,18 @@ static void run_grid(int gridno, long target, Backend *be, int nbe) {
     PK(gpu.ctx, pds_vec_destroy(&r));
     S.pr_its[p] = q.its, S.pr_reason[p] = q.reason, S.pr_it[p] = q.its ? q.t / q.its : 0, S.pr_true[p] = tr;
     S.pr_floor[p] = q.its ? S.pr_it[p] / flp : 0;
-    J("precision").str("backend", "/gpu/cuda").str("precision", pn[p]).num("iterations", q.its)
+    J("precision").str("backend", "/gpu/cuda").str("precision", g_prec_names[p]).num("iterations", q.its)
         .str("reason", pds_reason_name(q.reason)).num("time_s", q.t).num("time_per_it_s", S.pr_it[p])
         .num("floor_per_it_s", flp).num("per_it_over_floor", S.pr_floor[p]).num("rnorm", q.rnorm)
         .num("true_rnorm", tr).arr("history", h).emit();
-    LOG("  bicgstab %-6s: %d iterations (%s), %.1f us/it (floor x%.2f), true ||r|| %.2e", pn[p], q.its,
+    LOG("  bicgstab %-6s: %d iterations (%s), %.1f us/it (floor x%.2f), true ||r|| %.2e", g_prec_names[p], q.its,
         pds_reason_name(q.reason), 1e6 * S.pr_it[p], S.pr_floor[p], tr);
   }
   // CG in double, single and mixed (float CG with reliable updates) on the same grid with symmetric boundary rows
   // (SPD), from x = 0 to the same atol: the whole solve's time, so mixed's extra iterations and its updates count
   {
-    static const char *const pn[3] = {"double", "single", "mixed"};
-    Backend                  sym = gpu;
-    pds_vec                  xs, r;
+    Backend sym = gpu;
+    pds_vec xs, r;
 
     PK(gpu.ctx, pds_fem2d_assemble(gpu.fem, PDS_DIRICHLET_SYMMETRIC, &sym.A, &sym.b));
     PK(gpu.ctx, pds_vec_duplicate(sym.b, &xs));
@@ -1105,13 +1104,14 @@ static void run_grid(int gridno, long target, Backend *be, int nbe) {
       PK(gpu.ctx, pds_mat_residual(sym.A, sym.b, xs, r));
       PK(gpu.ctx, pds_vec_norm2(r, &tr));
       if (p != 1 && !(q.reason > 0 && tr <= (p == 2 ? 1.0 : 10.0) * g_atol)) // mixed tests the true residual
-        fail("grid %d: CG %s: %s, true residual %.3e > atol", gridno, pn[p], pds_reason_name(q.reason), tr);
+        fail("grid %d: CG %s: %s, true residual %.3e > atol", gridno, g_prec_names[p], pds_reason_name(q.reason),
+             tr);
       S.cg_its[p] = q.its, S.cg_reason[p] = q.reason, S.cg_t[p] = q.t, S.cg_true[p] = tr;
-      J("precision_cg").str("backend", "/gpu/cuda").str("precision", pn[p]).num("iterations", q.its)
+      J("precision_cg").str("backend", "/gpu/cuda").str("precision", g_prec_names[p]).num("iterations", q.its)
           .str("reason", pds_reason_name(q.reason)).num("time_s", q.t)
           .num("time_per_it_s", q.its ? q.t / q.its : 0).num("true_rnorm", tr).emit();
-      LOG("  cg (symmetric rows) %-6s: %d iterations (%s), %.4f s, %.1f us/it, true ||r|| %.2e", pn[p], q.its,
-          pds_reason_name(q.reason), q.t, q.its ? 1e6 * q.t / q.its : 0, tr);
+      LOG("  cg (symmetric rows) %-6s: %d iterations (%s), %.4f s, %.1f us/it, true ||r|| %.2e", g_prec_names[p],
+          q.its, pds_reason_name(q.reason), q.t, q.its ? 1e6 * q.t / q.its : 0, tr);
     }
     PK(gpu.ctx, pds_vec_destroy(&xs));
     PK(gpu.ctx, pds_vec_destroy(&r));
@@ -1236,14 +1236,14 @@ static void print_tables(void) {
   for (const Summary &S : g_sum)
     for (int p = 0; p < 3; p++)
       fprintf(stderr, "| %d | %lld | %s | %d | %s | %.1f | %.2f | %.2f | %.2e |\n", S.g.grid, S.g.n,
-              p == 0 ? "double" : p == 1 ? "single" : "mixed", S.pr_its[p], pds_reason_name(S.pr_reason[p]),
+              g_prec_names[p], S.pr_its[p], pds_reason_name(S.pr_reason[p]),
               1e6 * S.pr_it[p], S.pr_it[0] > 0 ? S.pr_it[p] / S.pr_it[0] : 0, S.pr_floor[p], S.pr_true[p]);
   fprintf(stderr, "\n| grid | nodes | precision | CG its (symmetric rows) | reason | solve ms | us/it | solve x double |"
                   " true ||r||_2 |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const Summary &S : g_sum)
     for (int p = 0; p < 3; p++)
       fprintf(stderr, "| %d | %lld | %s | %d | %s | %.2f | %.1f | %.2f | %.2e |\n", S.g.grid, S.g.n,
-              p == 0 ? "double" : p == 1 ? "single" : "mixed", S.cg_its[p], pds_reason_name(S.cg_reason[p]),
+              g_prec_names[p], S.cg_its[p], pds_reason_name(S.cg_reason[p]),
               1e3 * S.cg_t[p], S.cg_its[p] ? 1e6 * S.cg_t[p] / S.cg_its[p] : 0,
               S.cg_t[0] > 0 ? S.cg_t[p] / S.cg_t[0] : 0, S.cg_true[p]);
   fprintf(stderr, "\n(* CPU solve extrapolated: time per iteration x the iteration count to convergence on the GPU)\n");

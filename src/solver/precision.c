@@ -193,61 +193,60 @@ fail:
 }
 
 /* mixed cg: float CG on the true residual, x and r updated in double after every PDS_MIXED_RELIABLE_DELTA of
-   reduction, the direction kept (cg.c) */
-static int solve_reliable(pds_solver s, pds_vec b, pds_vec x) {
-  const pds_real tol = fmax(s->atol, s->rtol * s->res.bnorm); /* the solve's test, as an absolute bound */
-  pds_real       rn, r0;
-  int            reason, ierr, its;
+   reduction, the direction kept (cg.c). On entry s->rd is the true residual of x and *rn its norm; on return the
+   same for the final x, and *reason the test on it (or the float iteration's breakdown or divergence) */
+static int mixed_reliable(pds_solver s, pds_vec b, pds_vec x, pds_real *rn, int *reason) {
+  const pds_real tol = fmax(s->atol, s->rtol * s->res.bnorm), r0 = *rn; /* the solve's test as an absolute bound */
+  int            ierr, its;
 
-  PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
-  PDS_CALL(pds_vec_norm2(s->rd, &rn));
-  PDS_CALL(pds_solver_test(s, 0, rn, b, NULL));
-  reason = s->res.reason, r0 = rn;
-  s->mixed_its = 0, s->inner_scale = 1.0; /* the inner norms are the float recurrence's, on the true scale */
-  for (int first = 1; !reason; first = 0) {
+  s->inner_scale = 1.0; /* the inner norms are the float recurrence's, on the true scale */
+  for (int first = 1; !*reason; first = 0) {
     PDS_CALL(pds_vec_copy(s->rd, s->bf)); /* the true residual, rounded to float */
     s->keep_dir = !first;
     /* to delta ||r|| or the solve's tolerance; diverged when past dtol times the solve's initial residual */
-    ierr = inner_solve(s, PDS_MIXED_RELIABLE_DELTA, rn, tol, s->dtol * r0 / rn);
+    ierr = inner_solve(s, PDS_MIXED_RELIABLE_DELTA, *rn, tol, s->dtol * r0 / *rn);
     s->keep_dir = 0;
     PDS_CALL(ierr);
-    its = s->res.iterations, reason = s->res.reason;
+    its = s->res.iterations, *reason = s->res.reason;
     s->mixed_its += its;
-    if (reason != PDS_DIVERGED_NAN) { /* x += correction (converted exactly), then the true residual */
+    if (*reason != PDS_DIVERGED_NAN) { /* x += correction (converted exactly), then the true residual */
       PDS_CALL(pds_vec_copy(s->xf, s->rd));
       PDS_CALL(pds_vec_axpy(x, 1.0, s->rd));
     }
     PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
-    PDS_CALL(pds_vec_norm2(s->rd, &rn));
-    if (reason < 0 && reason != PDS_DIVERGED_MAXIT) break; /* a breakdown or divergence of the float iteration */
-    reason = pds_ks_conv(rn, s->mixed_its, s->atol, s->rtol * s->res.bnorm, s->dtol, r0, s->maxit);
+    PDS_CALL(pds_vec_norm2(s->rd, rn));
+    if (*reason < 0 && *reason != PDS_DIVERGED_MAXIT) break; /* a breakdown or divergence of the float iteration */
+    *reason = pds_ks_conv(*rn, s->mixed_its, s->atol, s->rtol * s->res.bnorm, s->dtol, r0, s->maxit);
     /* no float step made (the float residual already met the bound): float resolves no more; stop */
-    if (!reason && its == 0) reason = PDS_DIVERGED_BREAKDOWN;
+    if (!*reason && its == 0) *reason = PDS_DIVERGED_BREAKDOWN;
   }
-  s->res.iterations = s->mixed_its;
-  s->res.reason     = reason;
-  s->res.rnorm      = rn;
   return PDS_OK;
 }
 
-static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
+/* mixed bicgstab, richardson: the outer FGMRES in double, its preconditioner the float solves (mixed_pc_apply); on
+   return *rn is the true residual of the final x, *reason the outer solve's */
+static int mixed_fgmres(pds_solver s, pds_vec b, pds_vec x, pds_real *rn, int *reason) {
   pds_solver o = s->outer;
-  pds_real   rn;
-  int        reason;
 
-  /* iteration 0: the true residual of the initial guess, recorded and tested as any method's */
+  o->rtol = s->rtol, o->atol = s->atol, o->dtol = s->dtol, o->maxit = s->maxit;
+  PDS_CALL(pds_solver_solve(o, b, x));
+  *reason = o->res.reason;
+  PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
+  return pds_vec_norm2(s->rd, rn);
+}
+
+/* iteration 0: the true residual of the initial guess, recorded and tested as any method's; then the scheme; the
+   result's norm is the true residual of the final x */
+static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
+  pds_real rn;
+  int      reason;
+
   PDS_CALL(pds_mat_residual(s->A, b, x, s->rd));
   PDS_CALL(pds_vec_norm2(s->rd, &rn));
   PDS_CALL(pds_solver_test(s, 0, rn, b, NULL));
-  reason = s->res.reason;
-  if (!reason) {
-    s->mixed_its = 0;
-    o->rtol = s->rtol, o->atol = s->atol, o->dtol = s->dtol, o->maxit = s->maxit;
-    PDS_CALL(pds_solver_solve(o, b, x));
-    reason = o->res.reason;
-    PDS_CALL(pds_mat_residual(s->A, b, x, s->rd)); /* the result's norm: the true residual of x */
-    PDS_CALL(pds_vec_norm2(s->rd, &rn));
-  }
+  reason       = s->res.reason;
+  s->mixed_its = 0;
+  if (!reason) PDS_CALL((!strcmp(s->type, "cg") ? mixed_reliable : mixed_fgmres)(s, b, x, &rn, &reason));
   s->res.iterations = s->mixed_its;
   s->res.reason     = reason;
   s->res.rnorm      = rn;
@@ -255,6 +254,5 @@ static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
 }
 
 int pds_solver_solve_precision(pds_solver s, pds_vec b, pds_vec x) {
-  if (s->precision == PDS_PRECISION_SINGLE) return solve_single(s, b, x);
-  return !strcmp(s->type, "cg") ? solve_reliable(s, b, x) : solve_mixed(s, b, x);
+  return s->precision == PDS_PRECISION_SINGLE ? solve_single(s, b, x) : solve_mixed(s, b, x);
 }

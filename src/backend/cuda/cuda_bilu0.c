@@ -70,10 +70,9 @@ struct bilu0_plan {
 static int wave_bounds(pds_ctx ctx, struct cuda_be *be, int n, long long *elem_max, long long *lanes_wide) {
   const char *e = getenv("PDS_BILU0_ELEM_MAX"), *w = getenv("PDS_BILU0_LANES_WIDE");
 
+  PDS_CUDA_CALL(ctx, pds_cuda_bilu0_waves(n, be->nsm, elem_max, lanes_wide));
   if (e) *elem_max = atoll(e);
-  else PDS_CUDA_CALL(ctx, pds_cuda_bilu0_elem_wave(n, be->nsm, elem_max));
   if (w) *lanes_wide = atoll(w);
-  else PDS_CUDA_CALL(ctx, pds_cuda_bilu0_lanes_wave(n, be->nsm, lanes_wide));
   return PDS_OK;
 }
 

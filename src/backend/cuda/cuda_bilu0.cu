@@ -850,23 +850,17 @@ template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_launch &L, c
   }
 }
 
-// the points of one wave of elem_k on nsm SMs: the blocks resident per SM (its registers bound them) times its
-// points per block
-template <int N> cudaError_t elem_wave(int nsm, long long *points) {
-  int per = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, elem_k<N>, 64, 0);
+// one wave on nsm SMs (the blocks resident per SM, which the registers bound, times the SMs): *elem_points, the
+// points of one wave of elem_k; *lanes_blocks, the blocks of one wave of lanes' unbounded factorization kernel (n < 5:
+// LLONG_MAX, no bound: its registers already let two blocks share an SM)
+template <int N> cudaError_t waves(int nsm, long long *elem_points, long long *lanes_blocks) {
+  int         pe = 0, pl = 0;
+  cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pe, elem_k<N>, 64, 0);
 
-  *points = (long long)per * nsm * (64 / el<N>::P);
-  return e;
-}
-
-// the blocks of one wave of lanes' factorization kernel (the unbounded one) on nsm SMs; n < 5: no bound (its
-// registers already let two blocks share an SM)
-template <int N> cudaError_t lanes_wave(int nsm, long long *blocks) {
-  int per = 0;
-  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, lanes_k<N, lanes_of(N), 0, double>, 256, 0);
-
-  *blocks = N >= 5 ? (long long)per * nsm : LLONG_MAX;
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pl, lanes_k<N, lanes_of(N), 0, double>, 256, 0);
+  *elem_points  = (long long)pe * nsm * (64 / el<N>::P);
+  *lanes_blocks = N >= 5 ? (long long)pl * nsm : LLONG_MAX;
   return e;
 }
 
@@ -897,30 +891,16 @@ cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L) {
   return L->fvals && L->phase != 0 ? launch_t<float>(*L, f) : launch_t<double>(*L, f);
 }
 
-cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points) {
+cudaError_t pds_cuda_bilu0_waves(int n, int nsm, long long *elem_points, long long *lanes_blocks) {
   switch (n) {
-  case 1: return elem_wave<1>(nsm, points);
-  case 2: return elem_wave<2>(nsm, points);
-  case 3: return elem_wave<3>(nsm, points);
-  case 4: return elem_wave<4>(nsm, points);
-  case 5: return elem_wave<5>(nsm, points);
-  case 6: return elem_wave<6>(nsm, points);
-  case 7: return elem_wave<7>(nsm, points);
-  case 8: return elem_wave<8>(nsm, points);
-  default: return cudaErrorInvalidValue;
-  }
-}
-
-cudaError_t pds_cuda_bilu0_lanes_wave(int n, int nsm, long long *blocks) {
-  switch (n) {
-  case 1: return lanes_wave<1>(nsm, blocks);
-  case 2: return lanes_wave<2>(nsm, blocks);
-  case 3: return lanes_wave<3>(nsm, blocks);
-  case 4: return lanes_wave<4>(nsm, blocks);
-  case 5: return lanes_wave<5>(nsm, blocks);
-  case 6: return lanes_wave<6>(nsm, blocks);
-  case 7: return lanes_wave<7>(nsm, blocks);
-  case 8: return lanes_wave<8>(nsm, blocks);
+  case 1: return waves<1>(nsm, elem_points, lanes_blocks);
+  case 2: return waves<2>(nsm, elem_points, lanes_blocks);
+  case 3: return waves<3>(nsm, elem_points, lanes_blocks);
+  case 4: return waves<4>(nsm, elem_points, lanes_blocks);
+  case 5: return waves<5>(nsm, elem_points, lanes_blocks);
+  case 6: return waves<6>(nsm, elem_points, lanes_blocks);
+  case 7: return waves<7>(nsm, elem_points, lanes_blocks);
+  case 8: return waves<8>(nsm, elem_points, lanes_blocks);
   default: return cudaErrorInvalidValue;
   }
 }

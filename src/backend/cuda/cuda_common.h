@@ -235,8 +235,8 @@ typedef struct {
   pds_real           *sval;
 } pds_cuda_ilu0_launch;
 cudaError_t pds_cuda_ilu0(const pds_cuda_ilu0_launch *L);
-cudaError_t pds_cuda_bilu0_elem_wave(int n, int nsm, long long *points); /* points of one wave of the element kernel */
-cudaError_t pds_cuda_bilu0_lanes_wave(int n, int nsm, long long *blocks); /* blocks of one wave of lanes' factorization */
+/* one wave of the factorization's kernels: the element kernel's points, lanes' (unbounded) kernel's blocks */
+cudaError_t pds_cuda_bilu0_waves(int n, int nsm, long long *elem_points, long long *lanes_blocks);
 cudaError_t pds_cuda_bilu0_to_float(cudaStream_t s, pds_size np, int n, const pds_real *vals, const pds_real *dinv,
                                     float *out);
 /* ---- single precision (cuda_f32.cu): the kernel group of src/backend/kernels_f32.h, its numerics, on float vectors;
