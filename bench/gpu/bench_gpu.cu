@@ -1,8 +1,10 @@
 // bench/gpu/bench_gpu.cu: benchmarks of /gpu/cuda against cuSPARSE and cuBLAS, measured in the same run on the
 // same data, and of /cpu/omp on the same problems (the GPU/CPU ratio).
 //
-//   bench_gpu [-shared DIR] [-small] [-skip-cpu] [-json FILE]
+//   bench_gpu [-shared DIR] [-small] [-skip-cpu] [-classes-only] [-json FILE]
 //
+// -classes-only: the irregular CSR classes alone (the library's rule, merge-path forced, the rule before merge-path,
+// each class's entries floor), a minute on an H100, for work on the CSR kernels.
 // Every number is a median over repeated runs after warm-up; GPU kernels are timed with CUDA events, whole solves
 // and CPU kernels with the wall clock after a synchronize. Each result is validated before it is reported
 // (against the peer, or the library's own product). Output: one JSON object per line (bench, backend, kernel, n,
@@ -19,6 +21,8 @@
 //     (t,s),(t,t) 12 nnz + 8 (n+1) + 16 n; r = s - o t with (r,rhat),(r,r) 32 n; x, p update 56 n
 //     ->  24 nnz + 16 (n+1) + 152 n; the library's BiCGSTAB moves these bytes too.
 //   The floor time is the floor's bytes over the copy bandwidth measured in this run.
+//   Irregular CSR classes: also a measured floor (gather_floor_k: the entries streamed, x gathered at the columns,
+//     12 nnz + the gathered sectors), reported with the same byte model as the product for comparison.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -462,6 +466,46 @@ static std::string plan_of(pds_mat A) {
   return s.substr(0, s.find('\n'));
 }
 
+// The floor of any CSR product on a matrix's entries: each value and column index streamed once (evict-first, as the
+// library's kernels stream them) and x gathered at the column through the read-only path, four independent chains a
+// thread; no row ends are read and no y is written (one sum a thread is stored, so nothing is left out). Its time is
+// what the entries' streams and the gathers cost on their own: where a product (the library's or cuSPARSE's) takes
+// about this long, no kernel can beat it by much, whatever it does with the rows. Bytes: 12 nnz + the gathered
+// sectors of x (at most 32 nnz: random columns touch a 32-byte sector for 8 bytes).
+__global__ void gather_floor_k(const pds_int *__restrict__ ci, const double *__restrict__ v,
+                               const double *__restrict__ x, pds_size nnz, double *__restrict__ out) {
+  const pds_size st = (pds_size)gridDim.x * blockDim.x, t = (pds_size)blockIdx.x * blockDim.x + threadIdx.x;
+  double         s = 0;
+
+  for (pds_size k0 = t; k0 < nnz; k0 += 4 * st) {
+    double a[4], g[4];
+
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      const pds_size k = k0 + u * st;
+
+      a[u] = 0, g[u] = 0;
+      if (k < nnz) a[u] = __ldcs(&v[k]), g[u] = __ldg(&x[__ldcs(&ci[k])]);
+    }
+#pragma unroll
+    for (int u = 0; u < 4; u++) s += a[u] * g[u];
+  }
+  out[t] = s;
+}
+static double gather_floor(const CsrDev &d, pds_size nnz, const double *x) {
+  int nsm = 0, dev = 0;
+
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  const unsigned nb  = (unsigned)nsm * 8; // 2048 threads an SM
+  double        *out = dev_vec((pds_int)(nb * 256), 0);
+  const double   t   = time_gpu([&] { gather_floor_k<<<nb, 256>>>(d.ci, d.v, x, nnz, out); });
+
+  CK(cudaGetLastError());
+  CK(cudaFree(out));
+  return t;
+}
+
 // One irregular class: the library's rule (its plan in the label), the merge-path kernel forced, and the rule before
 // merge-path (stream when every row has at most 64 entries, else lanes per row with row splitting), each validated
 // against cuSPARSE (the better of CSR_ALG1 and ALG2) before it is reported.
@@ -495,6 +539,14 @@ static void bench_csr_class(pds_ctx ctx, pds_mat A, const std::string &name) {
                                                                           : "lanes per row";
   report("csr", "/gpu/cuda", ("csr spmv (rule: " + kname + ")").c_str(), name, n, nnz, 1, t_lib, bytes, alg, t_sp,
          plan);
+  { // the entries' floor (gather_floor_k), against both products
+    const double t_fl = gather_floor(d, nnz, xs);
+    char         note[160];
+
+    snprintf(note, sizeof note, "entries streamed + x gathered only; library / floor %.3f, cuSPARSE / floor %.3f",
+             t_lib / t_fl, t_sp / t_fl);
+    report("csr", "/gpu/cuda", "csr floor: entries + gathers only", name, n, nnz, 1, t_fl, bytes, alg, t_sp, note);
+  }
   // forced merge-path
   pds_cuda_csr_plan pm = {};
   pm.merge = 1, pm.ncta = (int)PDS_CUDA_MERGE_CTAS(n, nnz);
@@ -895,7 +947,7 @@ static void print_table(void) {
 
 int main(int argc, char **argv) {
   const char *shared = NULL, *json = NULL;
-  bool        small = false, cpu = true, gpu = true;
+  bool        small = false, cpu = true, gpu = true, classes_only = false;
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-shared") && i + 1 < argc) shared = argv[++i];
@@ -903,8 +955,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-small")) small = true;
     else if (!strcmp(argv[i], "-skip-cpu")) cpu = false;
     else if (!strcmp(argv[i], "-cpu-only")) gpu = false; // checks the /cpu/omp half where there is no GPU
+    else if (!strcmp(argv[i], "-classes-only")) classes_only = true, cpu = false; // the irregular CSR classes alone
     else {
-      fprintf(stderr, "usage: bench_gpu [-shared DIR] [-small] [-skip-cpu] [-json FILE]\n");
+      fprintf(stderr, "usage: bench_gpu [-shared DIR] [-small] [-skip-cpu] [-classes-only] [-json FILE]\n");
       return 1;
     }
   }
@@ -942,8 +995,9 @@ int main(int argc, char **argv) {
   setenv("PDS_CUDA_SMALL", "0", 1);
   PK(pds_ctx_create("/gpu/cuda", &g_seq_ctx));
   unsetenv("PDS_CUDA_SMALL");
-  bench_vectors(ctx, nvec, true);
-  for (int m : {small ? 16 : 64, mid, big}) { // 64^3: a solve where the fixed cost of an iteration shows
+  if (!classes_only) bench_vectors(ctx, nvec, true);
+  for (int m : {small ? 16 : 64, mid, big}) {
+    if (classes_only) break; // 64^3: a solve where the fixed cost of an iteration shows
     pds_problem p;
     pds_int     dims[3] = {m, m, m};
 
@@ -952,7 +1006,7 @@ int main(int argc, char **argv) {
     if (m != mid) bench_solvers(ctx, p.A, p.b, "poisson7 " + std::to_string(m) + "^3", true, m == big ? iters : 200);
     PK(pds_problem_destroy(&p));
   }
-  if (shared) {
+  if (shared && !classes_only) {
     const char *names[] = {"s1rmq4m1.mtx", "e20r0000.mtx", "bcsstk13.mtx", "crystm01.mtx"};
 
     for (const char *nm : names) {
@@ -975,8 +1029,9 @@ int main(int argc, char **argv) {
     bench_csr_class(ctx, dense_rows(ctx, n / 2), "dense rows " + std::to_string(n / 2) + " (16 of all columns)");
     bench_csr_class(ctx, empty_rows(ctx, n), "empty rows " + std::to_string(n) + " (3/4 empty, 8..24)");
   }
-  for (int bs : {4, 5, 6}) bench_bsr(ctx, cells, bs);
-  if (!small)
+  for (int bs : {4, 5, 6})
+    if (!classes_only) bench_bsr(ctx, cells, bs);
+  if (!small && !classes_only)
     for (int bs : {2, 3, 8}) bench_bsr(ctx, 64, bs);
   PK(pds_ctx_destroy(&g_seq_ctx));
   PK(pds_ctx_destroy(&ctx));
