@@ -316,8 +316,8 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
   scan[t] = val;
   __syncthreads();
 
-  // 4. the first closed row, with the parts of the threads before; the carry-out; then y of the rows closed here,
-  //    in row order (coalesced stores, not one scattered store per closed row)
+  // 4. the first closed row, with the parts of the threads before; the carry-out; then, where the CTA stages its
+  //    stores, y of the rows closed here in row order (coalesced, not one scattered store per closed row)
   if (closed) {
     const T r = t > 0 ? scan[t - 1] + first : first;
 
