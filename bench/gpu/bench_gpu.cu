@@ -995,30 +995,31 @@ int main(int argc, char **argv) {
   setenv("PDS_CUDA_SMALL", "0", 1);
   PK(pds_ctx_create("/gpu/cuda", &g_seq_ctx));
   unsetenv("PDS_CUDA_SMALL");
-  if (!classes_only) bench_vectors(ctx, nvec, true);
-  for (int m : {small ? 16 : 64, mid, big}) {
-    if (classes_only) break; // 64^3: a solve where the fixed cost of an iteration shows
-    pds_problem p;
-    pds_int     dims[3] = {m, m, m};
+  if (!classes_only) {
+    bench_vectors(ctx, nvec, true);
+    for (int m : {small ? 16 : 64, mid, big}) { // 64^3: a solve where the fixed cost of an iteration shows
+      pds_problem p;
+      pds_int     dims[3] = {m, m, m};
 
-    PK(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
-    if (m != (small ? 16 : 64)) bench_csr_matrix(ctx, p.A, "poisson7 " + std::to_string(m) + "^3", true, NULL);
-    if (m != mid) bench_solvers(ctx, p.A, p.b, "poisson7 " + std::to_string(m) + "^3", true, m == big ? iters : 200);
-    PK(pds_problem_destroy(&p));
-  }
-  if (shared && !classes_only) {
-    const char *names[] = {"s1rmq4m1.mtx", "e20r0000.mtx", "bcsstk13.mtx", "crystm01.mtx"};
+      PK(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
+      if (m != (small ? 16 : 64)) bench_csr_matrix(ctx, p.A, "poisson7 " + std::to_string(m) + "^3", true, NULL);
+      if (m != mid) bench_solvers(ctx, p.A, p.b, "poisson7 " + std::to_string(m) + "^3", true, m == big ? iters : 200);
+      PK(pds_problem_destroy(&p));
+    }
+    if (shared) {
+      const char *names[] = {"s1rmq4m1.mtx", "e20r0000.mtx", "bcsstk13.mtx", "crystm01.mtx"};
 
-    for (const char *nm : names) {
-      std::string path = std::string(shared) + "/matrices/" + nm;
-      FILE       *f    = fopen(path.c_str(), "r");
-      pds_mat     A;
+      for (const char *nm : names) {
+        std::string path = std::string(shared) + "/matrices/" + nm;
+        FILE       *f    = fopen(path.c_str(), "r");
+        pds_mat     A;
 
-      if (!f) continue;
-      fclose(f);
-      PK(pds_mm_read_mat(ctx, path.c_str(), &A));
-      bench_csr_matrix(ctx, A, nm, false, NULL);
-      PK(pds_mat_destroy(&A));
+        if (!f) continue;
+        fclose(f);
+        PK(pds_mm_read_mat(ctx, path.c_str(), &A));
+        bench_csr_matrix(ctx, A, nm, false, NULL);
+        PK(pds_mat_destroy(&A));
+      }
     }
   }
   { // irregular row lengths: 2^21 rows (2^20 for dense rows), 8-23M entries; -small: 1/32 of that
@@ -1029,10 +1030,11 @@ int main(int argc, char **argv) {
     bench_csr_class(ctx, dense_rows(ctx, n / 2), "dense rows " + std::to_string(n / 2) + " (16 of all columns)");
     bench_csr_class(ctx, empty_rows(ctx, n), "empty rows " + std::to_string(n) + " (3/4 empty, 8..24)");
   }
-  for (int bs : {4, 5, 6})
-    if (!classes_only) bench_bsr(ctx, cells, bs);
-  if (!small && !classes_only)
-    for (int bs : {2, 3, 8}) bench_bsr(ctx, 64, bs);
+  if (!classes_only) {
+    for (int bs : {4, 5, 6}) bench_bsr(ctx, cells, bs);
+    if (!small)
+      for (int bs : {2, 3, 8}) bench_bsr(ctx, 64, bs);
+  }
   PK(pds_ctx_destroy(&g_seq_ctx));
   PK(pds_ctx_destroy(&ctx));
   CKS(cusparseDestroy(g_sp));

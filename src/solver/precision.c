@@ -65,6 +65,8 @@
 #endif
 
 static int mixed_outer_create(pds_solver s);
+/* mixed: cg takes reliable updates (no outer solver), bicgstab and richardson the FGMRES scheme */
+static int mixed_is_reliable(pds_solver s) { return !strcmp(s->type, "cg"); }
 
 static const char *prec_name(int p) { return p == PDS_PRECISION_SINGLE ? "single" : p == PDS_PRECISION_MIXED ? "mixed" : "double"; }
 
@@ -106,7 +108,7 @@ int pds_solver_precision_setup(pds_solver s) {
   if (!s->xf) PDS_CALL(pds_vec_create_f32(ctx, n, &s->xf));
   if (s->precision == PDS_PRECISION_MIXED) {
     if (!s->rd) PDS_CALL(pds_vec_create(ctx, n, &s->rd));
-    if (!s->outer && strcmp(s->type, "cg")) PDS_CALL(mixed_outer_create(s));
+    if (!s->outer && !mixed_is_reliable(s)) PDS_CALL(mixed_outer_create(s));
   }
   return PDS_OK;
 }
@@ -246,7 +248,7 @@ static int solve_mixed(pds_solver s, pds_vec b, pds_vec x) {
   PDS_CALL(pds_solver_test(s, 0, rn, b, NULL));
   reason       = s->res.reason;
   s->mixed_its = 0;
-  if (!reason) PDS_CALL((!strcmp(s->type, "cg") ? mixed_reliable : mixed_fgmres)(s, b, x, &rn, &reason));
+  if (!reason) PDS_CALL((mixed_is_reliable(s) ? mixed_reliable : mixed_fgmres)(s, b, x, &rn, &reason));
   s->res.iterations = s->mixed_its;
   s->res.reason     = reason;
   s->res.rnorm      = rn;

@@ -451,12 +451,10 @@ static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrow
     // staged y stores where a thread closes more than one row on average (fewer than MI items, entries and row
     // end, a row): measured on an H100, 2^21 rows of power-law lengths (5.3 entries a row) 133 -> 125 us; rows of
     // 11-23 entries on average lost 2-6% with them, so they keep the unstaged kernel
-    if ((pds_size)pl->ncta * MD < (pds_size)MI * (pds_size)nrows)
-      pds_launch(csr_merge_k<T, BETA, PERM, true>, (unsigned)pl->ncta, MT, 0, s, rp, ci, v, perm, alpha, x, beta, y,
-                 pl->coord, pl->ncta, carry);
-    else
-      pds_launch(csr_merge_k<T, BETA, PERM, false>, (unsigned)pl->ncta, MT, 0, s, rp, ci, v, perm, alpha, x, beta, y,
-                 pl->coord, pl->ncta, carry);
+    const bool stage = (pds_size)pl->ncta * MD < (pds_size)MI * (pds_size)nrows;
+
+    pds_launch(stage ? csr_merge_k<T, BETA, PERM, true> : csr_merge_k<T, BETA, PERM, false>, (unsigned)pl->ncta, MT, 0,
+               s, rp, ci, v, perm, alpha, x, beta, y, pl->coord, pl->ncta, carry);
     if (pl->ncta > 1)
       pds_launch(csr_merge_fix_k<T, BETA>, (unsigned)((pl->ncta + 255) / 256), 256, 0, s, pl->coord, pl->ncta, carry,
                  alpha, beta, y);
