@@ -189,6 +189,8 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
 // thread has the same work whatever the row lengths: 7 entries and a row end, or 8 entries of a long row, or 8
 // empty rows. The CTA's start (row, entry) on the path is a binary search done once per matrix (csr_merge_setup_k,
 // in the plan). A CTA
+//   0. if no row ends in its tile (the middle of a long row), only sums its entries: its carry-out (below), each
+//      thread its entries t, t + MT, ... in order, then the warp tree, then the warps in order; none of 1-4;
 //   1. stages its tile: the row ends rp[r0+1 .. r1] and the products v_k x_{c_k} of its entries k0..k1-1, in one
 //      shared array (coalesced independent loads, as the stream kernel);
 //   2. each thread finds its start in the tile (binary search in shared memory) and walks its 8 items: an entry
@@ -218,8 +220,30 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
 #define MI PDS_CUDA_MERGE_ITEMS
 #define MD PDS_CUDA_MERGE_TILE
 
+// thread t's values av and x entries xv of the tile's entries t + j MT (j < MI; 0 past the tile's nk entries): the
+// values and columns first, then the gathers of x, all issued before any is used
+template <class T, bool PERM>
+__device__ __forceinline__ void merge_loads(int t, int nk, pds_size k0, const pds_int *__restrict__ ci,
+                                            const T *__restrict__ v, const pds_int *__restrict__ perm,
+                                            const T *__restrict__ x, T (&av)[MI], T (&xv)[MI]) {
+  pds_int cv[MI];
+
+#pragma unroll
+  for (int j = 0; j < MI; j++) {
+    const int i = t + j * MT;
+
+    av[j] = 0, cv[j] = 0;
+    if (i < nk) av[j] = csr_val<T, PERM>(v, perm, k0 + i), cv[j] = __ldcs(&ci[k0 + i]);
+  }
+#pragma unroll
+  for (int j = 0; j < MI; j++) xv[j] = t + j * MT < nk ? __ldg(&x[cv[j]]) : (T)0;
+}
+
+// 8 CTAs an SM (32 registers; 0-8 bytes spilled in the BETA / PERM instantiations): with step 0 the compiler gave
+// some instantiations 40 registers (6 CTAs an SM), and on an H100 the bound measured 1-5% faster on dense rows,
+// irregular and many empty rows, 1.4% slower on power law (bench/results/csr-inrow-h100-s19.jsonl, call 2)
 template <class T, bool BETA, bool PERM, bool STAGE>
-__global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ rp, const pds_int *__restrict__ ci,
+__global__ void __launch_bounds__(MT, 8) csr_merge_k(const pds_size *__restrict__ rp, const pds_int *__restrict__ ci,
                                                    const T *__restrict__ v, const pds_int *__restrict__ perm,
                                                    T alpha, const T *__restrict__ x, T beta,
                                                    T *__restrict__ y,
@@ -238,23 +262,38 @@ __global__ void __launch_bounds__(MT) csr_merge_k(const pds_size *__restrict__ r
   const pds_size             k0 = a.k;
   const int                  nr = b.row - a.row, nk = (int)(b.k - a.k), len = nr + nk;
 
+  // 0. a tile inside one row (no row end in it: the middle of a long row) only gives its sum, the CTA's carry-out:
+  //    thread t adds its entries t, t + MT, ... in order, then the warp tree, then the warps in order. No tile in
+  //    shared memory, no search, no scan: the loads of the next CTA start sooner (a 2048-item tile's walk reads the
+  //    tile at a stride of MI, the scan takes three barriers)
+  if (nr == 0) {
+    T av[MI], xv[MI], s = 0;
+
+    merge_loads<T, PERM>(t, nk, k0, ci, v, perm, x, av, xv);
+#pragma unroll
+    for (int j = 0; j < MI; j++)
+      if (t + j * MT < nk) s = N::add(s, N::mul(av[j], xv[j]));
+    s = warp_sum<T>(s);
+    if (lane == 0) wval[w] = s;
+    __syncthreads();
+    if (t == 0) {
+      T cr = wval[0];
+
+#pragma unroll
+      for (int j = 1; j < MT / 32; j++) cr = N::add(cr, wval[j]);
+      carry[c] = cr;
+    }
+    return;
+  }
+
   // 1. stage the tile: all loads issued before any is used
   {
-    T       av[MI], xv[MI];
-    pds_int cv[MI];
+    T av[MI], xv[MI];
 
 #pragma unroll
     for (int j = 0; j < MI; j++)
       if (t + j * MT < nr) tile[t + j * MT] = rp[r0 + 1 + t + j * MT];
-#pragma unroll
-    for (int j = 0; j < MI; j++) {
-      const int i = t + j * MT;
-
-      av[j] = 0, cv[j] = 0;
-      if (i < nk) av[j] = csr_val<T, PERM>(v, perm, k0 + i), cv[j] = __ldcs(&ci[k0 + i]);
-    }
-#pragma unroll
-    for (int j = 0; j < MI; j++) xv[j] = t + j * MT < nk ? __ldg(&x[cv[j]]) : (T)0;
+    merge_loads<T, PERM>(t, nk, k0, ci, v, perm, x, av, xv);
 #pragma unroll
     for (int j = 0; j < MI; j++)
       if (t + j * MT < nk) tile[nr + t + j * MT] = N::bits(N::mul(av[j], xv[j]));
