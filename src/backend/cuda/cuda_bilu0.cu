@@ -80,9 +80,19 @@ __device__ __forceinline__ void factor_load(bool row, const int4 &e, int u, cons
       for (int v = 0; v < N; v++) r.L[arm][v] = r.U[arm][v] = 0.0;
 }
 
-template <int N, int G, bool CG>
+// SM (lanes_k's factorization): the neighbours' rows go between the lanes through shared memory instead of shuffles.
+// A double shuffle is two SHFL instructions and an SM issues one warp's SHFL a clock; the products take 2 n^2 double
+// shuffles per arm and lane, which on wide planes (a full wave of points) add up to a good part of a step. Per arm,
+// lane w < N stores row w of D_q and of U_q in its group's slice sm (2 n^2 doubles), and every lane reads the
+// elements it needs (the lanes of a group read the same word: a broadcast; the slices are padded by two doubles so
+// that a warp's groups start on different banks). The same products in the same order: the same bits. Measured on an
+// H200 (docs/bilu0.md): 3-6% faster factorizations from 55^3 to 128^3 at n = 4, 5, 6, which take it; n <= 3 (few
+// shuffles; more registers with it) and n = 7, 8 (more spills in the two-blocks bound) were not measured and keep the
+// shuffles (lanes_k).
+template <int N, int G, bool CG, bool SM = false>
 __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pre<N> &r,
-                                           const double *__restrict__ vals, double *dinv, unsigned long long *bad) {
+                                           const double *__restrict__ vals, double *dinv, unsigned long long *bad,
+                                           double *sm = nullptr) {
   constexpr int NN = N * N;
   const bool    row = on && u < N;
   double       *a   = r.a;
@@ -99,12 +109,28 @@ __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pr
     const bool in = row && (e.w >> arm & 1);
     double     S[N];
 
+    if constexpr (SM) {
+      __syncwarp(); // the reads of the arm before are done
+      if (u < N)
+#pragma unroll
+        for (int v = 0; v < N; v++) sm[u * N + v] = D[arm][v], sm[NN + u * N + v] = r.U[arm][v];
+      __syncwarp();
+    }
+    // element w, v of D_q and of U_q (row w of each is lane w's)
+    auto Dq = [&](int w, int v) {
+      if constexpr (SM) return sm[w * N + v];
+      else return __shfl_sync(FULL, D[arm][v], w, G);
+    };
+    auto Uq = [&](int w, int v) {
+      if constexpr (SM) return sm[NN + w * N + v];
+      else return __shfl_sync(FULL, r.U[arm][v], w, G);
+    };
 #pragma unroll
     for (int v = 0; v < N; v++) { // S = L Dq, row u
       double s = 0;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(r.L[arm][w], __shfl_sync(FULL, D[arm][v], w, G)));
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(r.L[arm][w], Dq(w, v)));
       S[v] = s;
     }
 #pragma unroll
@@ -112,7 +138,7 @@ __device__ __forceinline__ void factor_run(bool on, const int4 &e, int u, fac_pr
       double s = 0;
 
 #pragma unroll
-      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(S[w], __shfl_sync(FULL, r.U[arm][v], w, G)));
+      for (int w = 0; w < N; w++) s = S7_ADD(s, S7_MUL(S[w], Uq(w, v)));
       if (in) a[v] = S7_SUB(a[v], s);
     }
   }
@@ -381,7 +407,12 @@ __global__ void __launch_bounds__(256, MB) lanes_k(const int4 *__restrict__ sche
 
     factor_load<N>(on && u < N, e, u, f.vals, r);
     pds_grid_dep();
-    factor_run<N, G, false>(on, e, u, r, f.vals, f.dinv, f.bad);
+    if constexpr (N >= 4 && N <= 6) { // factor_run's exchange through shared memory: SMS doubles a group
+      constexpr int     SMS = 2 * N * N + 2;
+      __shared__ double sm[256 / G * SMS];
+
+      factor_run<N, G, false, true>(on, e, u, r, f.vals, f.dinv, f.bad, sm + threadIdx.x / G * SMS);
+    } else factor_run<N, G, false>(on, e, u, r, f.vals, f.dinv, f.bad);
   } else {
     const bool      row = on && u < N;
     sweep_pre<N, T> r;
