@@ -45,6 +45,12 @@
 #define CSR_T 256
 static_assert(CSR_T == ST_T, "the stream kernel's CTA is stream_rows' (cuda_csr_rows.cuh)");
 
+// y_i = alpha s + beta y_i, or alpha s without reading y (BETA false: y may hold anything); every kernel's store
+template <bool BETA, class T>
+__device__ __forceinline__ void csr_put(T *__restrict__ y, pds_size i, T alpha, T beta, T s) {
+  y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
+}
+
 // warp_red<SumOp>'s tree (16, 8, 4, 2, 1) in the value type
 template <class T> __device__ __forceinline__ T warp_sum(T v) {
 #pragma unroll
@@ -69,7 +75,7 @@ __global__ void __launch_bounds__(CSR_T) csr_thread_k(pds_int nrows, const pds_s
   // 32-byte sector must survive in L1 until its next load (with __ldcs the kernel was 1.9x slower on paper 004's
   // 1.7M-node grid, H200)
   for (pds_size k = k0; k < k1; k++) s += (PERM ? __ldg(&v[__ldg(&perm[k])]) : __ldg(&v[k])) * __ldg(&x[__ldg(&ci[k])]);
-  y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
+  csr_put<BETA>(y, i, alpha, beta, s);
 }
 
 // W lanes per row, W | 32; the lanes of a row take entries k0 + lane, k0 + lane + W, ... and add in a fixed tree
@@ -94,7 +100,7 @@ __global__ void __launch_bounds__(CSR_T) csr_sub_k(pds_int nrows, const pds_size
     s += (PERM ? __ldg(&v[__ldg(&perm[k])]) : __ldg(&v[k])) * __ldg(&x[__ldg(&ci[k])]);
 #pragma unroll
   for (int o = W / 2; o > 0; o >>= 1) s += __shfl_down_sync(mask, s, o, W);
-  if (lane == 0) y[i] = BETA ? alpha * s + beta * y[i] : alpha * s;
+  if (lane == 0) csr_put<BETA>(y, i, alpha, beta, s);
 }
 
 // Row splitting: block (slot, j) sums segment j of long row long_rows[slot] into partial[slot * nseg + j] (each
@@ -134,7 +140,7 @@ __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pd
 
   for (int j = lane; j < ns; j += 32) s += partial[(pds_size)slot * nseg + j];
   s = warp_red<SumOp>(s);
-  if (lane == 0) y[row] = BETA ? alpha * (T)s + beta * y[row] : alpha * (T)s;
+  if (lane == 0) csr_put<BETA>(y, row, alpha, beta, (T)s);
 }
 
 // Thread per row over block-staged products ("stream"): a CTA takes 256 consecutive rows; their entries are one
@@ -323,7 +329,7 @@ __global__ void __launch_bounds__(MT, 8) csr_merge_k(const pds_size *__restrict_
     if (xr < nr && tile[xr] <= k0 + yk) { // row r0 + xr ends here
       if (!closed) first = s, closed = true;
       else if (stage) tile[xr] = N::bits(s); // its sum, over its row end
-      else y[r0 + xr] = BETA ? alpha * s + beta * y[r0 + xr] : alpha * s;
+      else csr_put<BETA>(y, r0 + xr, alpha, beta, s);
       s = 0, xr++;
     } else s = N::add(s, N::from(tile[nr + yk++]));
   }
@@ -362,16 +368,12 @@ __global__ void __launch_bounds__(MT, 8) csr_merge_k(const pds_size *__restrict_
 
     if (xf == 0 && a.first >= 0) carry[ncta + c] = r; // began in an earlier CTA: the fix-up finishes it
     else if (stage) tile[xf] = N::bits(r);
-    else y[r0 + xf] = BETA ? alpha * r + beta * y[r0 + xf] : alpha * r;
+    else csr_put<BETA>(y, r0 + xf, alpha, beta, r);
   }
   if (t == MT - 1) carry[c] = val;
   if (!stage) return;
   __syncthreads();
-  for (int i = t + (a.first >= 0 ? 1 : 0); i < nr; i += MT) {
-    const T si = N::from(tile[i]);
-
-    y[r0 + i] = BETA ? alpha * si + beta * y[r0 + i] : alpha * si;
-  }
+  for (int i = t + (a.first >= 0 ? 1 : 0); i < nr; i += MT) csr_put<BETA>(y, r0 + i, alpha, beta, N::from(tile[i]));
 }
 
 // Fix-up of the rows that cross CTAs: CTA c owns its first row when that row began in an earlier CTA (first >= 0)
@@ -399,7 +401,7 @@ __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coor
 
     for (int j = first + 1; j < c; j++) s += carry[j];
     s += head[c];
-    y[row] = BETA ? alpha * s + beta * y[row] : alpha * s;
+    csr_put<BETA>(y, row, alpha, beta, s);
   }
   for (unsigned m = __ballot_sync(FULL, wide); m; m &= m - 1) { // no lane has left: the whole warp is here
     const int src = __ffs(m) - 1;
@@ -410,7 +412,7 @@ __global__ void __launch_bounds__(256) csr_merge_fix_k(const pds_cuda_merge_coor
     s = warp_sum<T>(s);
     if (lane == 0) {
       s += head[cc];
-      y[r] = BETA ? alpha * s + beta * y[r] : alpha * s;
+      csr_put<BETA>(y, r, alpha, beta, s);
     }
   }
 }
