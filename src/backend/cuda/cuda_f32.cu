@@ -93,16 +93,11 @@ template <int NOUT>
 __global__ void __launch_bounds__(RT) f32_dot_k(pds_size n, const float *__restrict__ x, const float *__restrict__ y,
                                                  const float *__restrict__ z, pds_cuda_red red, double *out) {
   pds_grid_dep();
-  double v[NOUT];
-
-#pragma unroll
-  for (int o = 0; o < NOUT; o++) v[o] = 0.0;
-  RED_FOR(n, {
+  RED_RUN(NOUT, SumOp, n, red, out, v, {
     const double xi = x[i];
     v[0] += xi * (double)y[i];
     if (NOUT > 1) v[NOUT - 1] += xi * (double)z[i];
   });
-  grid_red<NOUT, SumOp>(v, red, out);
 }
 
 // the coefficient S[num] / S[den], 0 when S[den] is 0 or not finite, rounded to float
@@ -115,11 +110,12 @@ __global__ void __launch_bounds__(RT) f32_cg_r_k(pds_size n, const float *__rest
                                                   pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                                   int in_loop) {
   pds_grid_dep();
-  const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
-  double      v[1] = {0.0};
+  const float a = f32_ratio(sc, PDS_KS_RHO, 0);
 
-  RED_FOR(n, { const float ri = -a * q[i] + r[i]; r[i] = ri; v[0] += (double)ri * (double)ri; });
-  if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
+  if (RED_RUN(1, SumOp, n, red, sc + 1, v,
+              { const float ri = -a * q[i] + r[i]; r[i] = ri; v[0] += (double)ri * (double)ri; }) &&
+      step >= 0)
+    ks_step_dev(step, sc, lp, in_loop);
 }
 
 // w = -a v + r with a = f(S[RHO] / S[0]); S[1] = (w, w)
@@ -127,11 +123,10 @@ __global__ void __launch_bounds__(RT) f32_bicg_s_k(pds_size n, const float *__re
                                                     const float *__restrict__ vv, float *__restrict__ w,
                                                     pds_cuda_red red, double *sc) {
   pds_grid_dep();
-  const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
-  double      v[1] = {0.0};
+  const float a = f32_ratio(sc, PDS_KS_RHO, 0);
 
-  RED_FOR(n, { const float wi = -a * vv[i] + r[i]; w[i] = wi; v[0] += (double)wi * (double)wi; });
-  grid_red<1, SumOp>(v, red, sc + 1);
+  RED_RUN(1, SumOp, n, red, sc + 1, v,
+          { const float wi = -a * vv[i] + r[i]; w[i] = wi; v[0] += (double)wi * (double)wi; });
 }
 
 // r = -o t + w with o = f(S[2] / S[3]); S[4] = (r, rhat); S[5] = (r, r); then the step (step >= 0)
@@ -140,16 +135,16 @@ __global__ void __launch_bounds__(RT) f32_bicg_r_k(pds_size n, const float *__re
                                                     float *__restrict__ r, pds_cuda_red red, double *sc, int step,
                                                     pds_cuda_loop_dev lp, int in_loop) {
   pds_grid_dep();
-  const float o    = f32_ratio(sc, 2, 3);
-  double      v[2] = {0.0, 0.0};
+  const float o = f32_ratio(sc, 2, 3);
 
-  RED_FOR(n, {
-    const float ri = -o * t[i] + w[i];
-    r[i] = ri;
-    v[0] += (double)ri * (double)rhat[i];
-    v[1] += (double)ri * (double)ri;
-  });
-  if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
+  if (RED_RUN(2, SumOp, n, red, sc + 4, v, {
+        const float ri = -o * t[i] + w[i];
+        r[i] = ri;
+        v[0] += (double)ri * (double)rhat[i];
+        v[1] += (double)ri * (double)ri;
+      }) &&
+      step >= 0)
+    ks_step_dev(step, sc, lp, in_loop);
 }
 
 extern "C" {
