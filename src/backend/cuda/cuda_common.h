@@ -105,17 +105,12 @@ extern "C" {
 /* programmatic dependent launch of the iteration kernels (cuda_launch.cuh): 1 on (the default), 0 off; cuda.c sets it
    from PDS_CUDA_PDL when a context is made */
 extern int pds_cuda_pdl;
-/* the blocks a reduction of G virtual blocks over `units` tiles (2048 entries; the stream kernel's 256-row chunks) is
-   launched with (cuda_reduce.cuh, red_run): min(G, max(pds_cuda_red_cap, units / 8)), so a block takes at least 8
-   tiles where G gives it fewer (its end's fence and counter then weigh little), and G blocks where each virtual
-   block already has 8 tiles (the largest systems: one block per SM pass keeps the machine's dynamic balance, which
-   measured faster there: docs/dev.md); the bits do not depend on it. cuda.c sets pds_cuda_red_cap when a context
-   is made: PDS_CUDA_RED_PER_SM blocks per SM (the environment's PDS_CUDA_RED_PER_SM overrides it; 0: G blocks) */
+/* the blocks a reduction of G virtual blocks is launched with (cuda_reduce.cuh, red_run): min(G, pds_cuda_red_cap);
+   the bits do not depend on it. cuda.c sets pds_cuda_red_cap when a context is made: PDS_CUDA_RED_PER_SM blocks per
+   SM (the environment's PDS_CUDA_RED_PER_SM overrides it; 0: G blocks, one per virtual block) */
 extern unsigned pds_cuda_red_cap;
-static inline unsigned pds_cuda_red_grid(unsigned G, pds_size units) {
-  const pds_size p = pds_cuda_red_cap > (pds_size)units / 8 ? pds_cuda_red_cap : (pds_size)units / 8;
-
-  return pds_cuda_red_cap && (pds_size)G > p ? (unsigned)p : G;
+static inline unsigned pds_cuda_red_grid(unsigned G) {
+  return pds_cuda_red_cap && G > pds_cuda_red_cap ? pds_cuda_red_cap : G;
 }
 
 /* ---- vectors (cuda_vec.cu); n > 0 ---------------------------------------------------------------------- */

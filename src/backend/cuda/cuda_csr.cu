@@ -551,7 +551,7 @@ template <class T>
 static cudaError_t csr_spmv_dot_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
                                       const pds_size *rowptr, const pds_int *colidx, const T *vals, const T *x, T *y,
                                       const T *w1, const T *w2, pds_real *out) {
-  const unsigned g = pds_cuda_red_grid(stream_blocks(nrows), ((pds_size)nrows + ST_T - 1) / ST_T);
+  const unsigned g = pds_cuda_red_grid(stream_blocks(nrows));
 
   if (!plan->stream) return cudaErrorNotSupported;
   if (!w2)

@@ -42,7 +42,7 @@ static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 
   } while (0)
 #define RED_LAUNCH(kernel, n, ...)                                                          \
   do {                                                                                      \
-    return pds_launch(kernel, pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n), ((n) + 2047) / 2048), RT, 0, s, n, __VA_ARGS__); \
+    return pds_launch(kernel, pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n)), RT, 0, s, n, __VA_ARGS__); \
   } while (0)
 
 // a reduction kernel's body over the G = PDS_CUDA_RED_BLOCKS(n) virtual blocks (cuda_reduce.cuh: red_run), v the

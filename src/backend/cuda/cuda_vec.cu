@@ -248,7 +248,7 @@ cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int 
     for (int o = 0; o < PDS_CUDA_MDOT_BATCH; o++) P.v[o] = o < nb ? V[i0 + o] : NULL;
     switch (nb) {
 #define MDOT_CASE(N)                                                                      \
-  case N: mdot_k<N><<<pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n), (n + 2047) / 2048), RT, 0, s>>>(n, P, w, red, out + i0); break;
+  case N: mdot_k<N><<<pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n)), RT, 0, s>>>(n, P, w, red, out + i0); break;
       MDOT_CASE(1) MDOT_CASE(2) MDOT_CASE(3) MDOT_CASE(4) MDOT_CASE(5) MDOT_CASE(6) MDOT_CASE(7) MDOT_CASE(8)
 #undef MDOT_CASE
     }
