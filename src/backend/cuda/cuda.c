@@ -405,12 +405,6 @@ static int init_device(pds_ctx ctx, struct cuda_be *be) {
                      (void **)&be->mdot_partial));
   PDS_CALL(pds_cuda_dev_alloc(ctx, be, (size_t)6 * PDS_CUDA_RED_MAXBLOCK * sizeof(pds_real), (void **)&be->coop_part));
   PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&be->nsm, cudaDevAttrMultiProcessorCount, be->device));
-  {
-    const char *r   = getenv("PDS_CUDA_RED_PER_SM");
-    const int   per = r ? atoi(r) : PDS_CUDA_RED_PER_SM;
-
-    pds_cuda_red_cap = per > 0 ? (unsigned)per * (unsigned)be->nsm : 0;
-  }
   PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, be->device));
   if (!coop) be->coop_on = 0;
   PDS_CALL(pds_cuda_dev_alloc(ctx, be, sizeof(unsigned), (void **)&be->red.counter));

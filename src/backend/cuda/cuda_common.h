@@ -3,14 +3,11 @@
  * returns the launch's cudaError_t (cudaGetLastError after the launch), and the constants of the reductions.
  *
  * Deterministic reductions (every dot, norm and fused dot of this backend):
- * - the sum is split into G = PDS_CUDA_RED_BLOCKS(n) virtual blocks of PDS_CUDA_RED_THREADS threads: a function
- *   of n alone, never of timing or of the device; thread t of virtual block b sums entries b*T + t, b*T + t + G*T,
- *   ... in that order;
- * - each virtual block's threads' sums are added in a fixed tree (warp shuffles, then the 8 warp sums in warp 0)
- *   into one partial per output; a launch has min(G, pds_cuda_red_cap) blocks, block c running virtual blocks c,
- *   c + gridDim, ... (cuda_reduce.cuh: red_run); the block that finishes last (an unsigned integer counter, the only
- *   atomic) adds the G partials in a fixed order (thread t takes partials t, t + T, ...; then the same tree) and
- *   writes the result;
+ * - the grid has PDS_CUDA_RED_BLOCKS(n) blocks of PDS_CUDA_RED_THREADS threads: a function of n alone, never of
+ *   timing or of the device; thread t of block b sums entries b*T + t, b*T + t + G*T, ... in that order;
+ * - each block adds its threads' sums in a fixed tree (warp shuffles, then the 8 warp sums in warp 0) and writes
+ *   one partial per output; the block that finishes last (an unsigned integer counter, the only atomic) adds the G
+ *   partials in a fixed order (thread t takes partials t, t + T, ...; then the same tree) and writes the result;
  * - no floating-point atomics anywhere, so the same input gives the same bits on every run.
  * The result stays in device memory; cuda.c copies it to the host (one small copy to pinned memory) only when the
  * caller wants it there. */
@@ -29,7 +26,6 @@
 /* blocks of a reduction over n entries: one per 2048 entries, at most PDS_CUDA_RED_MAXBLOCK */
 #define PDS_CUDA_RED_BLOCKS(n) \
   ((unsigned)((n) <= 0 ? 1 : ((n) + 2047) / 2048 > PDS_CUDA_RED_MAXBLOCK ? PDS_CUDA_RED_MAXBLOCK : ((n) + 2047) / 2048))
-#define PDS_CUDA_RED_PER_SM 8 /* blocks per SM a reduction is launched with at most (pds_cuda_red_grid) */
 
 /* Block Gram-Schmidt (vec_mdot_into, vec_maxpy_dev): the kernels take the pointers of up to PDS_CUDA_MDOT_BATCH
    basis vectors by value (a kernel parameter: no pointer upload, no copy) and the launchers loop over batches. */
@@ -105,13 +101,6 @@ extern "C" {
 /* programmatic dependent launch of the iteration kernels (cuda_launch.cuh): 1 on (the default), 0 off; cuda.c sets it
    from PDS_CUDA_PDL when a context is made */
 extern int pds_cuda_pdl;
-/* the blocks a reduction of G virtual blocks is launched with (cuda_reduce.cuh, red_run): min(G, pds_cuda_red_cap);
-   the bits do not depend on it. cuda.c sets pds_cuda_red_cap when a context is made: PDS_CUDA_RED_PER_SM blocks per
-   SM (the environment's PDS_CUDA_RED_PER_SM overrides it; 0: G blocks, one per virtual block) */
-extern unsigned pds_cuda_red_cap;
-static inline unsigned pds_cuda_red_grid(unsigned G) {
-  return pds_cuda_red_cap && G > pds_cuda_red_cap ? pds_cuda_red_cap : G;
-}
 
 /* ---- vectors (cuda_vec.cu); n > 0 ---------------------------------------------------------------------- */
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y);

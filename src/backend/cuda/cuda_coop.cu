@@ -15,7 +15,7 @@
 // - a reduction is computed on its own partition (cuda_common.h): G virtual blocks of RT threads, thread t of
 //   virtual block b adding the entries b RT + t, b RT + t + G RT, ... in order and the block's tree giving b's
 //   partial; the grid's blocks take the virtual blocks b = blockIdx.x, + gridDim.x, ...; after the barrier every
-//   block adds the G partials in red_run's second-pass order and tree (so each block holds the same sum, the one
+//   block adds the G partials in grid_red's second-pass order and tree (so each block holds the same sum, the one
 //   the sequence's last block writes; no second barrier);
 // - G is the sequence's: PDS_CUDA_RED_BLOCKS(n) for the dot and update kernels (cuda_vec.cu), and the stream
 //   kernel's grid (stream_blocks, cuda_csr_rows.cuh: at most one block per 256 rows) for the dots that kernel
@@ -143,7 +143,7 @@ __device__ __forceinline__ void co_stream_partials(const co_mat &A, unsigned G0,
   }
 }
 
-// out[j] (shared) = the sum of partial set j (G[j] partials at part[j]) in red_run's second-pass order and tree:
+// out[j] (shared) = the sum of partial set j (G[j] partials at part[j]) in grid_red's second-pass order and tree:
 // the same sum in every block. Each thread's loads are issued four at a time, then added in order.
 template <int NS>
 __device__ __forceinline__ void co_sums(const double *const (&part)[NS], const unsigned (&G)[NS], double *out) {

@@ -160,9 +160,11 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
   pds_grid_dep();
   typedef csr_num<T> N;
   __shared__ T      prod[ST_NNZ];
-  // the row chunks vb, vb + G, ... of G (a virtual block of the dots' reduction, cuda_reduce.cuh: red_run)
-  auto chunks = [&](unsigned vb, unsigned G, double(&acc)[ND > 0 ? ND : 1]) {
-  for (pds_size r0 = (pds_size)vb * CSR_T; r0 < (pds_size)nrows; r0 += (pds_size)G * CSR_T) {
+  double            acc[ND > 0 ? ND : 1];
+
+#pragma unroll
+  for (int o = 0; o < (ND > 0 ? ND : 1); o++) acc[o] = 0;
+  for (pds_size r0 = (pds_size)blockIdx.x * CSR_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * CSR_T) {
     const pds_size r1 = r0 + CSR_T < (pds_size)nrows ? r0 + CSR_T : (pds_size)nrows, i = r0 + threadIdx.x;
     const pds_size base = rp[r0], end = rp[r1];
     pds_size       my0 = 0, my1 = 0;
@@ -183,15 +185,7 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
       if (ND > 1) acc[ND - 1] += SQ ? (double)yi * (double)yi : (double)yi * (double)w2i;
     }
   }
-  };
-  if constexpr (ND > 0)
-    red_run<ND, SumOp>(stream_blocks(nrows), red, out,
-                       [&](unsigned vb, double(&acc)[ND]) { chunks(vb, stream_blocks(nrows), acc); });
-  else {
-    double acc[1];
-
-    chunks(blockIdx.x, gridDim.x, acc);
-  }
+  if (ND > 0) grid_red<(ND > 0 ? ND : 1), SumOp>(acc, red, out);
 }
 
 // Merge-path product (Merrill & Garland, "Merge-based parallel sparse matrix-vector multiplication", SC16), for
@@ -551,7 +545,7 @@ template <class T>
 static cudaError_t csr_spmv_dot_typed(cudaStream_t s, const pds_cuda_csr_plan *plan, pds_cuda_red red, pds_int nrows,
                                       const pds_size *rowptr, const pds_int *colidx, const T *vals, const T *x, T *y,
                                       const T *w1, const T *w2, pds_real *out) {
-  const unsigned g = pds_cuda_red_grid(stream_blocks(nrows));
+  const unsigned g = stream_blocks(nrows);
 
   if (!plan->stream) return cudaErrorNotSupported;
   if (!w2)

@@ -93,11 +93,16 @@ template <int NOUT>
 __global__ void __launch_bounds__(RT) f32_dot_k(pds_size n, const float *__restrict__ x, const float *__restrict__ y,
                                                  const float *__restrict__ z, pds_cuda_red red, double *out) {
   pds_grid_dep();
-  RED_RUN(NOUT, SumOp, n, red, out, v, {
+  double v[NOUT];
+
+#pragma unroll
+  for (int o = 0; o < NOUT; o++) v[o] = 0.0;
+  RED_FOR(n, {
     const double xi = x[i];
     v[0] += xi * (double)y[i];
     if (NOUT > 1) v[NOUT - 1] += xi * (double)z[i];
   });
+  grid_red<NOUT, SumOp>(v, red, out);
 }
 
 // the coefficient S[num] / S[den], 0 when S[den] is 0 or not finite, rounded to float
@@ -110,12 +115,11 @@ __global__ void __launch_bounds__(RT) f32_cg_r_k(pds_size n, const float *__rest
                                                   pds_cuda_red red, double *sc, int step, pds_cuda_loop_dev lp,
                                                   int in_loop) {
   pds_grid_dep();
-  const float a = f32_ratio(sc, PDS_KS_RHO, 0);
+  const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
+  double      v[1] = {0.0};
 
-  if (RED_RUN(1, SumOp, n, red, sc + 1, v,
-              { const float ri = -a * q[i] + r[i]; r[i] = ri; v[0] += (double)ri * (double)ri; }) &&
-      step >= 0)
-    ks_step_dev(step, sc, lp, in_loop);
+  RED_FOR(n, { const float ri = -a * q[i] + r[i]; r[i] = ri; v[0] += (double)ri * (double)ri; });
+  if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 // w = -a v + r with a = f(S[RHO] / S[0]); S[1] = (w, w)
@@ -123,10 +127,11 @@ __global__ void __launch_bounds__(RT) f32_bicg_s_k(pds_size n, const float *__re
                                                     const float *__restrict__ vv, float *__restrict__ w,
                                                     pds_cuda_red red, double *sc) {
   pds_grid_dep();
-  const float a = f32_ratio(sc, PDS_KS_RHO, 0);
+  const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
+  double      v[1] = {0.0};
 
-  RED_RUN(1, SumOp, n, red, sc + 1, v,
-          { const float wi = -a * vv[i] + r[i]; w[i] = wi; v[0] += (double)wi * (double)wi; });
+  RED_FOR(n, { const float wi = -a * vv[i] + r[i]; w[i] = wi; v[0] += (double)wi * (double)wi; });
+  grid_red<1, SumOp>(v, red, sc + 1);
 }
 
 // r = -o t + w with o = f(S[2] / S[3]); S[4] = (r, rhat); S[5] = (r, r); then the step (step >= 0)
@@ -135,16 +140,16 @@ __global__ void __launch_bounds__(RT) f32_bicg_r_k(pds_size n, const float *__re
                                                     float *__restrict__ r, pds_cuda_red red, double *sc, int step,
                                                     pds_cuda_loop_dev lp, int in_loop) {
   pds_grid_dep();
-  const float o = f32_ratio(sc, 2, 3);
+  const float o    = f32_ratio(sc, 2, 3);
+  double      v[2] = {0.0, 0.0};
 
-  if (RED_RUN(2, SumOp, n, red, sc + 4, v, {
-        const float ri = -o * t[i] + w[i];
-        r[i] = ri;
-        v[0] += (double)ri * (double)rhat[i];
-        v[1] += (double)ri * (double)ri;
-      }) &&
-      step >= 0)
-    ks_step_dev(step, sc, lp, in_loop);
+  RED_FOR(n, {
+    const float ri = -o * t[i] + w[i];
+    r[i] = ri;
+    v[0] += (double)ri * (double)rhat[i];
+    v[1] += (double)ri * (double)ri;
+  });
+  if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 extern "C" {

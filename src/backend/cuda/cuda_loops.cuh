@@ -20,11 +20,11 @@ static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 
   _Pragma("unroll") for (int ew_j_ = 0; ew_j_ < EW_PER; ew_j_++)            \
     for (pds_size i = ew_i0_ + (pds_size)ew_j_ * EW_T; i < (n); i = (n))
 
-// Thread t of (virtual) block b of G visits b*RT + t, then every G*RT further: `i` in order, four loads in flight.
-#define RED_FOR(n, b, G, body)                                                                        \
+// Thread t of block b visits b*RT + t, then every G*RT further: `i` in order, four loads in flight.
+#define RED_FOR(n, body)                                                                              \
   do {                                                                                                \
-    const pds_size st_ = (pds_size)(G) * RT;                                                          \
-    pds_size       i   = (pds_size)(b) * RT + threadIdx.x;                                            \
+    const pds_size st_ = (pds_size)gridDim.x * RT;                                                    \
+    pds_size       i   = (pds_size)blockIdx.x * RT + threadIdx.x;                                     \
     for (; i + 3 * st_ < (n); i += 4 * st_) {                                                         \
       _Pragma("unroll") for (int u_ = 0; u_ < 4; u_++) {                                              \
         const pds_size ii_ = i + u_ * st_;                                                            \
@@ -40,16 +40,9 @@ static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 
   do {                                                                     \
     return pds_launch(kernel, ew_blocks(n), EW_T, 0, s, n, __VA_ARGS__);   \
   } while (0)
-#define RED_LAUNCH(kernel, n, ...)                                                          \
-  do {                                                                                      \
-    return pds_launch(kernel, pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n)), RT, 0, s, n, __VA_ARGS__); \
+#define RED_LAUNCH(kernel, n, ...)                                         \
+  do {                                                                     \
+    return pds_launch(kernel, PDS_CUDA_RED_BLOCKS(n), RT, 0, s, n, __VA_ARGS__); \
   } while (0)
-
-// a reduction kernel's body over the G = PDS_CUDA_RED_BLOCKS(n) virtual blocks (cuda_reduce.cuh: red_run), v the
-// NOUT sums; returns red_run's flag
-#define RED_RUN(NOUT, Op, n, red, out, v, body)                                                              \
-  red_run<NOUT, Op>(PDS_CUDA_RED_BLOCKS(n), red, out, [&](unsigned vb_, double(&v)[NOUT]) {                 \
-    RED_FOR(n, vb_, PDS_CUDA_RED_BLOCKS(n), body);                                                          \
-  })
 
 #endif

@@ -6,7 +6,7 @@
 // The bits are those of the kernel sequence (cuda_csr.cu, cuda_vec.cu), because each phase is that sequence's
 // arithmetic in that order: with n <= 2048 every reduction of the sequence is one block (PDS_CUDA_RED_BLOCKS), whose
 // thread t adds the entries t, t + 256, ... in order, whose tree is block_red's and whose result is 0 + the block's
-// sum (red_run's one-block path); the product's rows are summed as csr_thread_k / csr_sub_k<W> sum them (lane l of
+// sum (grid_red's one-block path); the product's rows are summed as csr_thread_k / csr_sub_k<W> sum them (lane l of
 // a row takes the entries k0 + l, k0 + l + W, ..., then the shuffle tree); the elementwise updates are cuda_vec.cu's
 // expressions, with the literal 1.0 where those kernels have it and the runtime `one` where they have that, and this
 // file is compiled as cuda_vec.cu and cuda_csr.cu are (multiply-add contraction on), so each expression contracts
@@ -50,7 +50,7 @@ __device__ __forceinline__ void small_spmv(pds_int nrows, const pds_size *__rest
   }
 }
 
-// thread 0 gets the block's sums and stores 0 + each at out (red_run's one-block result): block_red's tree over the
+// thread 0 gets the block's sums and stores 0 + each at out (grid_red's one-block result): block_red's tree over the
 // first RT threads (warps 0..7), the other warps only meeting the barriers
 template <int NOUT> __device__ __forceinline__ void small_store(double (&v)[NOUT], double *out) {
   __shared__ double sh[NOUT][RT / 32];

@@ -114,30 +114,45 @@ __global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, 
 __global__ void __launch_bounds__(RT) dot_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
                                              pds_cuda_red red, double *out) {
   pds_grid_dep();
-  RED_RUN(1, SumOp, n, red, out, v, v[0] += x[i] * y[i]);
+  double v[1] = {0.0};
+
+  RED_FOR(n, v[0] += x[i] * y[i]);
+  grid_red<1, SumOp>(v, red, out);
 }
 
 __global__ void __launch_bounds__(RT) dot2_k(pds_size n, const double *__restrict__ x, const double *__restrict__ y,
                                               const double *__restrict__ z, pds_cuda_red red, double *out) {
   pds_grid_dep();
-  RED_RUN(2, SumOp, n, red, out, v, { double xi = x[i]; v[0] += xi * y[i]; v[1] += xi * z[i]; });
+  double v[2] = {0.0, 0.0};
+
+  RED_FOR(n, { double xi = x[i]; v[0] += xi * y[i]; v[1] += xi * z[i]; });
+  grid_red<2, SumOp>(v, red, out);
 }
 
 __global__ void __launch_bounds__(RT) norm_inf_k(pds_size n, const double *__restrict__ x, pds_cuda_red red,
                                                   double *out) {
   pds_grid_dep();
-  RED_RUN(1, MaxAbsOp, n, red, out, v, v[0] = MaxAbsOp::comb(v[0], fabs(x[i])));
+  double v[1] = {0.0};
+
+  RED_FOR(n, v[0] = MaxAbsOp::comb(v[0], fabs(x[i])));
+  grid_red<1, MaxAbsOp>(v, red, out);
 }
 
-// out[o] = V_o . w for o < NOUT: dot_k's loop and red_run per output, so each out[o] has dot_k's bits
+// out[o] = V_o . w for o < NOUT: dot_k's loop and grid_red per output, so each out[o] has dot_k's bits
 template <int NOUT>
 __global__ void __launch_bounds__(RT) mdot_k(pds_size n, pds_cuda_ptrs V, const double *__restrict__ w,
                                               pds_cuda_red red, double *out) {
   pds_grid_dep();
-  RED_RUN(NOUT, SumOp, n, red, out, v, {
+  double v[NOUT];
+
+#pragma unroll
+  for (int o = 0; o < NOUT; o++) v[o] = 0.0;
+  RED_FOR(n, {
     const double wi = w[i];
-    _Pragma("unroll") for (int o = 0; o < NOUT; o++) v[o] += wi * V.v[o][i];
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) v[o] += wi * V.v[o][i];
   });
+  grid_red<NOUT, SumOp>(v, red, out);
 }
 
 // w = w - sum_o c[o] V_o, o ascending per entry (axpby_k's expression with a = -c[o], b = 1)
@@ -158,10 +173,10 @@ __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restric
                                               int in_loop) {
   pds_grid_dep();
   const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
+  double       v[1] = {0.0};
 
-  if (RED_RUN(1, SumOp, n, red, sc + 1, v, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; }) &&
-      step >= 0)
-    ks_step_dev(step, sc, lp, in_loop);
+  RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
+  if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 // a = sc[RHO] / sc[0] (0 if sc[0] is 0 or not finite); w = -a v + 1 r; sc[1] = (w, w)
@@ -169,8 +184,10 @@ __global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restr
                                                 double *__restrict__ w, pds_cuda_red red, double *sc) {
   pds_grid_dep();
   const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
+  double       v[1] = {0.0};
 
-  RED_RUN(1, SumOp, n, red, sc + 1, v, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
+  RED_FOR(n, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
+  grid_red<1, SumOp>(v, red, sc + 1);
 }
 
 // o = sc[2] / sc[3] (0 if sc[3] is 0 or not finite); r = -o t + 1 w; sc[4] = (r, rhat); sc[5] = (r, r); then the
@@ -181,11 +198,10 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
                                                 int in_loop) {
   pds_grid_dep();
   const double o = pds_ks_ratio(sc, 2, 3);
+  double       v[2] = {0.0, 0.0};
 
-  if (RED_RUN(2, SumOp, n, red, sc + 4, v,
-              { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; }) &&
-      step >= 0)
-    ks_step_dev(step, sc, lp, in_loop);
+  RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
+  if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
 // gather y_i = x_perm[i] or scatter y_perm[i] = x_i, by blocks of bs: a thread per entry
@@ -203,8 +219,7 @@ __global__ void permute_k(long long nb, int bs, const pds_int *__restrict__ perm
 
 extern "C" {
 
-int      pds_cuda_pdl     = 1;
-unsigned pds_cuda_red_cap = 0;
+int pds_cuda_pdl = 1;
 
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y) { EW_LAUNCH(set_k, n, a, y); }
 cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y) { EW_LAUNCH(copy_k, n, x, y); }
@@ -248,7 +263,7 @@ cudaError_t pds_cuda_vec_mdot(cudaStream_t s, pds_cuda_red red, pds_size n, int 
     for (int o = 0; o < PDS_CUDA_MDOT_BATCH; o++) P.v[o] = o < nb ? V[i0 + o] : NULL;
     switch (nb) {
 #define MDOT_CASE(N)                                                                      \
-  case N: mdot_k<N><<<pds_cuda_red_grid(PDS_CUDA_RED_BLOCKS(n)), RT, 0, s>>>(n, P, w, red, out + i0); break;
+  case N: mdot_k<N><<<PDS_CUDA_RED_BLOCKS(n), RT, 0, s>>>(n, P, w, red, out + i0); break;
       MDOT_CASE(1) MDOT_CASE(2) MDOT_CASE(3) MDOT_CASE(4) MDOT_CASE(5) MDOT_CASE(6) MDOT_CASE(7) MDOT_CASE(8)
 #undef MDOT_CASE
     }
