@@ -54,7 +54,9 @@
 # GPU_CHECK_BITS_OLD=<pdesolve driver of an
 # older build> adds a bit-for-bit comparison of every solver x preconditioner on /gpu/cuda against it
 # (bench/scripts/bits-vs.sh; for changes that must keep the bits); GPU_CHECK_BITS_OLD_SRC=<source tree of an older
-# version> builds that driver first (e.g. `git archive REV | tar -x -C .old`, carried with the call).
+# version> builds that driver first (e.g. `git archive REV | tar -x -C .old`, carried with the call). The comparison runs
+# beside the tests (2b), or, with GPU_CHECK_SKIP_TESTS=1, alone before the benchmarks (so that it does not share the
+# GPU with them); the older build then gets all but GPU_CHECK_BITS_RESERVE seconds (default 240) of what is left.
 # Logs and the benchmarks' JSON lines go to $OUT (default ./gpu-check-out). The shared matrices are read from
 # $PDS_SHARED_DIR, else .data/ (copy ../shared/matrices there to carry them to a device machine), else ../shared.
 # GPU_CHECK_BUDGET (seconds, default 570) bounds the whole run (the tests and each compute-sanitizer run too: what
@@ -113,9 +115,12 @@ fi
 # the older version's driver, for the bit-for-bit comparison (2b)
 if [ -n "${GPU_CHECK_BITS_OLD_SRC:-}" ]; then
   t0=$SECONDS
-  timeout "$(left 380)" cmake -S "$GPU_CHECK_BITS_OLD_SRC" -B "$GPU_CHECK_BITS_OLD_SRC/build-gpu" "${GEN[@]}" \
+  # what the phases after it need: the tests (about 360 s), or with GPU_CHECK_SKIP_TESTS=1 the comparison itself and
+  # the benchmarks (GPU_CHECK_BITS_RESERVE)
+  RES=360; [ "${GPU_CHECK_SKIP_TESTS:-0}" = 1 ] && RES=${GPU_CHECK_BITS_RESERVE:-240}
+  timeout "$(left $((RES + 20)))" cmake -S "$GPU_CHECK_BITS_OLD_SRC" -B "$GPU_CHECK_BITS_OLD_SRC/build-gpu" "${GEN[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DPDS_ENABLE_CUDA=ON -DPDS_TEST_CUDA=OFF > "$OUT/build-old.log" 2>&1 &&
-    timeout "$(left 360)" cmake --build "$GPU_CHECK_BITS_OLD_SRC/build-gpu" -j "$JOBS" --target pdesolve_app \
+    timeout "$(left $RES)" cmake --build "$GPU_CHECK_BITS_OLD_SRC/build-gpu" -j "$JOBS" --target pdesolve_app \
     >> "$OUT/build-old.log" 2>&1
   note "build (older version)" "rc $? ($((SECONDS - t0)) s)"
   GPU_CHECK_BITS_OLD=$GPU_CHECK_BITS_OLD_SRC/build-gpu/bin/pdesolve
@@ -125,6 +130,12 @@ fi
 if [ "${GPU_CHECK_SKIP_TESTS:-0}" = 1 ]; then # a run of the benchmarks alone (the tests in a call of their own)
   cd "$BUILD" || exit 1
   note "tests and compute-sanitizer" "skipped (GPU_CHECK_SKIP_TESTS=1)"
+  if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then # the bits against the older build, alone, before the benchmarks
+    t0=$SECONDS
+    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout "$(left 120)" sh "$ROOT/bench/scripts/bits-vs.sh" \
+      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
+    note "bits vs old build (cuda)" "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")"
+  fi
 else
 t0=$SECONDS
 cd "$BUILD" || exit 1
