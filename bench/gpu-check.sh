@@ -126,15 +126,22 @@ if [ -n "${GPU_CHECK_BITS_OLD_SRC:-}" ]; then
   GPU_CHECK_BITS_OLD=$GPU_CHECK_BITS_OLD_SRC/build-gpu/bin/pdesolve
 fi
 
+# the bits of double-precision solves against the older build (bench/scripts/bits-vs.sh) within $1 seconds: the log
+# in bits.log, one line of result in bits.txt
+bits_vs() {
+  local t=$SECONDS
+  PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout "$1" sh "$ROOT/bench/scripts/bits-vs.sh" \
+    "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
+  echo "rc $? ($((SECONDS - t)) s): $(tail -1 "$OUT/bits.log")" > "$OUT/bits.txt"
+}
+
 # ---- 2. tests on /gpu/cuda, with compute-sanitizer alongside ----------------------------------------------------------
 if [ "${GPU_CHECK_SKIP_TESTS:-0}" = 1 ]; then # a run of the benchmarks alone (the tests in a call of their own)
   cd "$BUILD" || exit 1
   note "tests and compute-sanitizer" "skipped (GPU_CHECK_SKIP_TESTS=1)"
   if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then # the bits against the older build, alone, before the benchmarks
-    t0=$SECONDS
-    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout "$(left 120)" sh "$ROOT/bench/scripts/bits-vs.sh" \
-      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
-    note "bits vs old build (cuda)" "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")"
+    bits_vs "$(left 120)"
+    note "bits vs old build (cuda)" "$(cat "$OUT/bits.txt")"
   fi
 else
 t0=$SECONDS
@@ -172,10 +179,7 @@ san memcheck "$T/cuda/tc01_backend" --report-api-errors no > "$OUT/san-memcheck-
 # device memory)
 BITSPID=
 if [ -n "${GPU_CHECK_BITS_OLD:-}" ]; then
-  ( t0=$SECONDS
-    PDS_BITS_BACKENDS=/gpu/cuda PDS_SHARED_DIR=$SHARED timeout 400 sh "$ROOT/bench/scripts/bits-vs.sh" \
-      "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/bits.log" 2>&1
-    echo "rc $? ($((SECONDS - t0)) s): $(tail -1 "$OUT/bits.log")" > "$OUT/bits.txt" ) &
+  bits_vs 400 &
   BITSPID=$!
 fi
 
