@@ -1,0 +1,598 @@
+// bench/gpu/fused_tune.cu: what the Krylov methods' fused kernels cost beyond the plain ones at large sizes (issue 9
+// §1: CG on poisson7 256^3 within 1.1x of its floor), measured by variants in one run beside the library's own calls:
+//   - the stream CSR product fused with (y, w) (csr_stream_k in src/backend/cuda/cuda_csr.cu; w = x as in CG's
+//     q = A p with (p, q)) against the plain product. Variants: the load of w_i (before the tile, the library; after
+//     the row's sum through the read-only path; none: (y, y)); the end of each block's reduction (below); each
+//     thread's running dot in a register pair (the kernel before session 21) or in shared memory (the library since:
+//     the kernel is held to 32 registers for eight CTAs an SM, and two more live registers made ptxas issue the
+//     tile's loads in smaller batches); a minimum of 5 or 6 CTAs an SM (more registers, fewer CTAs); the plain
+//     product's grid (stream_blocks' strided chunks, or a CTA per chunk: the library since session 21);
+//     and, measured and dropped (session 21, H200): 32-bit offsets within the tile (rows2: 4% faster plain product at
+//     128^3, but the fused kernel became 20% slower: ptxas' batching again), the tile staged in shared memory by
+//     cp.async (20-25% slower: the copies' wait is exposed);
+//   - CG's r -= a q with (r, r) (cg_r_k in cuda_vec.cu).
+// The end of a block's reduction (cuda_reduce.cuh, grid_red): thread 0 stores the block's partial, orders it before
+// the counter's increment, and the block that finds itself last combines the partials. Variants of that ordering:
+//   red 0: __threadfence() (membar.gl, a sequentially consistent fence) + atomicAdd: the library's grid_red itself;
+//   red 1: one atom.add.release.gpu (orders only what thread 0 wrote before it);
+//   red 2: fence.acq_rel.gpu + atomicAdd;
+//   red 3: no counter: each block stores its partial and ends, a one-block kernel combines them (two launches).
+//   (none of them changed a kernel's time by more than 1%: the end of the reduction is not where the time goes.)
+// Every variant computes the same partials in the same order as the library, so each must give the library's bits
+// (y and the dot); the run checks that first and stops if one differs. Byte models (what GB/s counts): the product
+// 12 nnz + 8 (n + 1) + 8 n (x) + 8 n (y), the fused product the same (w = x is counted once, as bench_gpu's CG
+// floor does); cg_r 24 n. Times: for each size, rounds of every variant in turn (median of reps after a warm-up,
+// CUDA events), then the median over rounds; the copy bandwidth (cudaMemcpy D2D of 2^26 doubles) in the same run.
+// Usage: fused_tune [-sizes 128,256] [-rounds R] [-reps N]
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pdesolve.h"
+#include "backend/cuda/cuda_csr_rows.cuh"
+#include "backend/cuda/cuda_loops.cuh"
+#include "gpu_bench_util.cuh"
+
+#define PK(call)                                                                                        \
+  do {                                                                                                  \
+    int e_ = (call);                                                                                    \
+    if (e_) {                                                                                           \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, pds_error_name(e_));                \
+      exit(2);                                                                                          \
+    }                                                                                                   \
+  } while (0)
+
+// ---- the end of a block's reduction, by variant (red 0 is the library's grid_red) -------------------------------
+__device__ __forceinline__ unsigned atom_add_release(unsigned *p, unsigned v) {
+  unsigned r;
+  asm volatile("atom.add.release.gpu.global.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(v) : "memory");
+  return r;
+}
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+// grid_red's second pass (the partials of every block, in its fixed order), for red 3's combining kernel and red 1-2
+template <int NOUT>
+__device__ __forceinline__ void red_second(double (&v)[NOUT], const double *partial, unsigned G, double *out,
+                                           double (*sh)[RT / 32]) {
+#pragma unroll
+  for (int o = 0; o < NOUT; o++) {
+    const double *p = partial + o * PDS_CUDA_RED_MAXBLOCK;
+    double        a = 0.0;
+    unsigned      b = threadIdx.x;
+
+    for (; b + 7 * RT < G; b += 8 * RT) {
+      double q[8];
+#pragma unroll
+      for (int u = 0; u < 8; u++) q[u] = __ldcg(&p[b + u * RT]);
+#pragma unroll
+      for (int u = 0; u < 8; u++) a = a + q[u];
+    }
+    for (; b < G; b += RT) a = a + __ldcg(&p[b]);
+    v[o] = a;
+  }
+  block_red<NOUT, SumOp>(v, sh);
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) out[o] = v[o];
+}
+
+template <int NOUT, int RED>
+__device__ __forceinline__ void red_end(double (&v)[NOUT], const pds_cuda_red &red, double *out) {
+  if (RED == 0) {
+    grid_red<NOUT, SumOp>(v, red, out);
+    return;
+  }
+  __shared__ double sh[NOUT][RT / 32];
+  __shared__ bool   last;
+
+  block_red<NOUT, SumOp>(v, sh);
+  if (RED == 3) { // partials only (gridDim.x > 1 here: the sizes of this bench)
+    if (threadIdx.x == 0)
+#pragma unroll
+      for (int o = 0; o < NOUT; o++) red.partial[o * PDS_CUDA_RED_MAXBLOCK + blockIdx.x] = v[o];
+    return;
+  }
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int o = 0; o < NOUT; o++) red.partial[o * PDS_CUDA_RED_MAXBLOCK + blockIdx.x] = v[o];
+    unsigned prev;
+    if (RED == 1) prev = atom_add_release(red.counter, 1u);
+    else {
+      fence_acq_rel();
+      prev = atomicAdd(red.counter, 1u);
+    }
+    last = prev == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  __syncthreads();
+  red_second<NOUT>(v, red.partial, gridDim.x, out, sh);
+  if (threadIdx.x == 0) *red.counter = 0;
+}
+
+__global__ void __launch_bounds__(RT) red_finish_k(pds_cuda_red red, unsigned G, double *out) {
+  __shared__ double sh[1][RT / 32];
+  double            v[1];
+
+  red_second<1>(v, red.partial, G, out, sh);
+}
+
+// ---- the stream product (csr_stream_k's loop: beta = 0, no transpose, T = double) --------------------------------
+// W: 0 no dot (the plain product); 1 w_i loaded before the tile (the library); 2 w_i loaded after the row's sum,
+// through the read-only path (x's gather of the diagonal has just brought it to L1); 3 before, read-only path;
+// 4 (y, y): no w load at all. SACC: each thread's running sum in shared memory instead of a register pair (the
+// same operations in the same order), so that the tile's loads keep the registers the plain product has.
+template <int W, int RED, bool SACC>
+__device__ __forceinline__ void stream_body(pds_int nrows, const pds_size *__restrict__ rp,
+                                            const pds_int *__restrict__ ci, const double *__restrict__ v,
+                                            const double *__restrict__ x, double *y, const double *__restrict__ w1,
+                                            const pds_cuda_red &red, double *out) {
+  __shared__ double prod[ST_NNZ];
+  __shared__ double sacc[SACC ? ST_T : 1];
+  double            acc[1] = {0.0};
+
+  if (SACC) sacc[threadIdx.x] = 0.0;
+  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
+    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
+    const pds_size base = rp[r0], end = rp[r1];
+    pds_size       my0 = 0, my1 = 0;
+    double         wi = 0;
+
+    if (i < r1) {
+      my0 = rp[i], my1 = rp[i + 1];
+      if (W == 1) wi = w1[i];
+      if (W == 3) wi = __ldg(&w1[i]);
+    }
+    const double s = stream_rows<double, false, false>(base, end, my0, my1, ci, v, NULL, x, prod);
+    if (i < r1) {
+      const double yi = __dmul_rn(1.0, s);
+
+      y[i] = yi;
+      if (W == 2) wi = __ldg(&w1[i]);
+      if (W == 4) wi = yi;
+      if (W > 0) {
+        if (SACC) sacc[threadIdx.x] += yi * wi;
+        else acc[0] += yi * wi;
+      }
+    }
+  }
+  if (SACC) acc[0] = sacc[threadIdx.x];
+  if (W > 0) red_end<1, RED>(acc, red, out);
+}
+
+#define STREAM_ARGS                                                                                             \
+  pds_int nrows, const pds_size *__restrict__ rp, const pds_int *__restrict__ ci, const double *__restrict__ v, \
+      const double *__restrict__ x, double *y, const double *__restrict__ w1, pds_cuda_red red, double *out
+template <int W, int RED, bool SACC = false> __global__ void __launch_bounds__(ST_T) stream_k(STREAM_ARGS) {
+  stream_body<W, RED, SACC>(nrows, rp, ci, v, x, y, w1, red, out);
+}
+// the same with a minimum of MINB blocks an SM (ptxas then may use 65536 / (256 MINB) registers a thread)
+template <int W, int RED, int MINB, bool SACC = false>
+__global__ void __launch_bounds__(ST_T, MINB) stream_lb_k(STREAM_ARGS) {
+  stream_body<W, RED, SACC>(nrows, rp, ci, v, x, y, w1, red, out);
+}
+
+// ---- stream_rows with fewer live registers: 32-bit offsets inside the tile (its start folded into the pointers),
+// and (LATE) the thread's row bounds loaded after the first tile's barrier instead of before the tile's loads. The
+// products and the sums are stream_rows' (the same bits).
+template <bool LATE>
+__device__ __forceinline__ double rows2(pds_size base, pds_size end, pds_size my0, pds_size my1,
+                                        const pds_size *__restrict__ rp, pds_size i, bool has,
+                                        const pds_int *__restrict__ ci, const double *__restrict__ v,
+                                        const double *__restrict__ x, double *prod) {
+  double s = 0;
+
+  for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
+    const int           len = end - t0 < (pds_size)ST_NNZ ? (int)(end - t0) : ST_NNZ;
+    const double       *vt  = v + t0;
+    const pds_int      *ct  = ci + t0;
+    constexpr int       J   = ST_NNZ / ST_T;
+    double              a[J], xv[J];
+    pds_int             c[J];
+
+#pragma unroll
+    for (int j = 0; j < J; j++) {
+      const int k = (int)threadIdx.x + j * ST_T, kk = k < len ? k : len - 1;
+
+      a[j] = __ldcs(vt + kk);
+      c[j] = __ldcs(ct + kk);
+    }
+#pragma unroll
+    for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
+#pragma unroll
+    for (int j = 0; j < J; j++)
+      if ((int)threadIdx.x + j * ST_T < len) prod[threadIdx.x + j * ST_T] = __dmul_rn(a[j], xv[j]);
+    __syncthreads();
+    if (LATE && t0 == base && has) my0 = rp[i], my1 = rp[i + 1];
+    const int ka = my0 > t0 ? (int)(my0 - t0) : 0, kb = my1 < t0 + len ? (int)(my1 - t0) : len;
+
+    for (int k = ka; k < kb; k++) s = __dadd_rn(s, prod[k]);
+    __syncthreads();
+  }
+  return s;
+}
+
+template <int W, bool LATE>
+__global__ void __launch_bounds__(ST_T) stream2_k(pds_int nrows, const pds_size *__restrict__ rp,
+                                                   const pds_int *__restrict__ ci, const double *__restrict__ v,
+                                                   const double *__restrict__ x, double *y,
+                                                   const double *__restrict__ w1, pds_cuda_red red, double *out) {
+  __shared__ double prod[ST_NNZ];
+  double            acc[1] = {0.0};
+
+  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
+    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
+    const pds_size base = rp[r0], end = rp[r1];
+    const bool     has = i < r1;
+    pds_size       my0 = 0, my1 = 0;
+    double         wi = 0;
+
+    if (has) {
+      if (!LATE) my0 = rp[i], my1 = rp[i + 1];
+      if (W == 1) wi = w1[i];
+    }
+    const double s = rows2<LATE>(base, end, my0, my1, rp, i, has, ci, v, x, prod);
+    if (has) {
+      const double yi = __dmul_rn(1.0, s);
+
+      y[i] = yi;
+      if (W == 2) wi = __ldg(&w1[i]);
+      if (W > 0) acc[0] += yi * wi;
+    }
+  }
+  if (W > 0) grid_red<1, SumOp>(acc, red, out);
+}
+
+// ---- the tile staged by cp.async: each thread issues 16-byte copies of the tile's values and column indices into
+// shared memory (no registers held while they are in flight), then the products read them from there. Element k of
+// the tile sits at vb[k + hv] and cb[k + hc], hv / hc chosen so that the 16-byte pieces line up with global memory;
+// the unaligned ends go by 8- and 4-byte copies. The products and sums are stream_rows' (the same bits).
+__device__ __forceinline__ unsigned long long pol_evict_first() {
+  unsigned long long p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ void acp16(unsigned dst, const void *src, unsigned long long pol) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+}
+__device__ __forceinline__ void acp8(unsigned dst, const void *src, unsigned long long pol) {
+  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+}
+__device__ __forceinline__ void acp4(unsigned dst, const void *src, unsigned long long pol) {
+  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
+}
+// n elements of E bytes (E = 8 or 4) from src to shared byte address dst + E h, h = the element offset of src within
+// its 16-byte piece; the block's ST_T threads share the pieces
+template <int E>
+__device__ __forceinline__ int stage(unsigned dst, const void *src0, int n, unsigned long long pol) {
+  constexpr int PER = 16 / E;
+  const char   *src = (const char *)src0;
+  const int     h   = (int)(((size_t)src % 16) / E), head = h ? (PER - h < n ? PER - h : n) : 0;
+  const int     tid = threadIdx.x;
+
+  if (tid < head) {
+    if (E == 8) acp8(dst + E * (h + tid), src + E * tid, pol);
+    else acp4(dst + E * (h + tid), src + E * tid, pol);
+  }
+  const int   rest = n - head, np = rest / PER, tail = rest - np * PER;
+  const char *s16  = src + E * head;
+  const unsigned d16 = dst + E * (h + head);
+
+  for (int p = tid; p < np; p += ST_T) acp16(d16 + 16 * p, s16 + 16 * p, pol);
+  if (tid >= ST_T - tail) {
+    const int e = np * PER + (tid - (ST_T - tail));
+    if (E == 8) acp8(d16 + E * e, s16 + E * e, pol);
+    else acp4(d16 + E * e, s16 + E * e, pol);
+  }
+  return h;
+}
+
+template <int W, int MINB>
+__global__ void __launch_bounds__(ST_T, MINB) async_k(pds_int nrows, const pds_size *__restrict__ rp,
+                                                 const pds_int *__restrict__ ci, const double *__restrict__ v,
+                                                 const double *__restrict__ x, double *y,
+                                                 const double *__restrict__ w1, pds_cuda_red red, double *out) {
+  __shared__ __align__(16) double  vb[ST_NNZ + 2];
+  __shared__ __align__(16) pds_int cb[ST_NNZ + 4];
+  const unsigned long long         pol = pol_evict_first();
+  const unsigned                   vs = (unsigned)__cvta_generic_to_shared(vb), cs = (unsigned)__cvta_generic_to_shared(cb);
+  double                           acc[1] = {0.0};
+
+  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
+    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
+    const pds_size base = rp[r0], end = rp[r1];
+    const bool     has = i < r1;
+    pds_size       my0 = 0, my1 = 0;
+    double         wi = 0, s = 0;
+
+    if (has) {
+      my0 = rp[i], my1 = rp[i + 1];
+      if (W == 1) wi = w1[i];
+    }
+    for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
+      const int len = end - t0 < (pds_size)ST_NNZ ? (int)(end - t0) : ST_NNZ;
+      const int hv  = stage<8>(vs, v + t0, len, pol), hc = stage<4>(cs, ci + t0, len, pol);
+      constexpr int J = ST_NNZ / ST_T;
+      pds_int       c[J];
+      double        xv[J];
+
+      asm volatile("cp.async.commit_group;" ::: "memory");
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < J; j++) {
+        const int k = (int)threadIdx.x + j * ST_T;
+        c[j]        = cb[hc + (k < len ? k : len - 1)];
+      }
+#pragma unroll
+      for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
+#pragma unroll
+      for (int j = 0; j < J; j++) {
+        const int k = (int)threadIdx.x + j * ST_T;
+        if (k < len) vb[hv + k] = __dmul_rn(vb[hv + k], xv[j]);
+      }
+      __syncthreads();
+      const int ka = my0 > t0 ? (int)(my0 - t0) : 0, kb = my1 < t0 + len ? (int)(my1 - t0) : len;
+
+      for (int k = ka; k < kb; k++) s = __dadd_rn(s, vb[hv + k]);
+      __syncthreads();
+    }
+    if (has) {
+      const double yi = __dmul_rn(1.0, s);
+
+      y[i] = yi;
+      if (W > 0) acc[0] += yi * wi;
+    }
+  }
+  if (W > 0) grid_red<1, SumOp>(acc, red, out);
+}
+
+// ---- cg_r_k's loop (a = 1 / 4 here) ------------------------------------------------------------------------------
+template <int RED>
+__global__ void __launch_bounds__(RT) cgr_k(pds_size n, double a, const double *__restrict__ q,
+                                             double *__restrict__ r, pds_cuda_red red, double *out) {
+  double v[1] = {0.0};
+
+  RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
+  red_end<1, RED>(v, red, out);
+}
+
+// -------------------------------------------------------------------------------------------------------------------
+struct Var {
+  std::string         name;
+  double              bytes;
+  std::function<void()> run;
+  std::vector<double> t;
+  bool                check; // its y / dot are compared with the library's
+};
+
+static std::vector<double> d2h(const double *d, size_t n) {
+  std::vector<double> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(double), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+int main(int argc, char **argv) {
+  std::vector<int> sizes = {128, 256};
+  int              rounds = 7, reps = 20;
+
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-sizes") && i + 1 < argc) {
+      sizes.clear();
+      for (char *t = strtok(argv[++i], ","); t; t = strtok(NULL, ",")) sizes.push_back(atoi(t));
+    } else if (!strcmp(argv[i], "-rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: fused_tune [-sizes 128,256] [-rounds R] [-reps N]\n");
+      return 1;
+    }
+  }
+  int ndev = 0;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    printf("fused_tune: no CUDA device here; nothing measured\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
+
+  // the copy bandwidth of this run
+  const size_t nc = (size_t)1 << 26;
+  double      *ca, *cb;
+  CK(cudaMalloc(&ca, nc * 8));
+  CK(cudaMalloc(&cb, nc * 8));
+  dev_fill(ca, (long long)nc, 1);
+  const double tcopy = gpu_event_median([&] { CK(cudaMemcpy(cb, ca, nc * 8, cudaMemcpyDeviceToDevice)); }, 3, 20);
+  const double bw    = 16.0 * nc / tcopy;
+  printf("copy bandwidth (cudaMemcpy D2D, 2^26 doubles): %.1f GB/s\n", bw / 1e9);
+  CK(cudaFree(ca));
+  CK(cudaFree(cb));
+
+  pds_ctx ctx;
+  PK(pds_ctx_create("/gpu/cuda", &ctx));
+  pds_cuda_red red;
+  CK(cudaMalloc(&red.partial, (size_t)PDS_CUDA_RED_MAXOUT * PDS_CUDA_RED_MAXBLOCK * sizeof(double)));
+  CK(cudaMalloc(&red.counter, sizeof(unsigned)));
+  CK(cudaMemset(red.counter, 0, sizeof(unsigned)));
+  double *dout;
+  CK(cudaMalloc(&dout, 8 * sizeof(double)));
+
+  struct Res {
+    int         m;
+    std::string name;
+    double      t, gbs;
+  };
+  std::vector<Res> res;
+  int              bad = 0;
+
+  for (int m : sizes) {
+    pds_problem p;
+    pds_int     dims[3] = {m, m, m};
+    PK(pds_problem_generate(ctx, "poisson7", dims, 3, &p));
+    CsrDev d = csr_upload(p.A);
+    const pds_int n = d.n;
+    pds_vec       x, y, S;
+    PK(pds_vec_create(ctx, n, &x));
+    PK(pds_vec_create(ctx, n, &y));
+    PK(pds_vec_create(ctx, 4, &S));
+    PK(pds_vec_set_random(x, 3));
+    const pds_real *xd;
+    pds_real       *yd, *yref, *ybuf, *q, *r, *r0;
+    PK(pds_vec_get_array_read(x, PDS_MEM_DEVICE, &xd));
+    CK(cudaMalloc(&ybuf, (size_t)n * 8));
+    CK(cudaMalloc(&yref, (size_t)n * 8));
+    CK(cudaMalloc(&q, (size_t)n * 8));
+    CK(cudaMalloc(&r, (size_t)n * 8));
+    CK(cudaMalloc(&r0, (size_t)n * 8));
+    dev_fill(q, n, 5);
+    dev_fill(r0, n, 7);
+
+    // the library's fused call: the reference bits
+    PK(pds_vec_fused_apply_dot(p.A, x, y, x, NULL, S, 0));
+    double dref;
+    {
+      std::vector<double> s4(4);
+      PK(pds_vec_get_values(S, s4.data(), PDS_MEM_HOST));
+      dref = s4[0];
+    }
+    PK(pds_vec_get_array_write(y, PDS_MEM_DEVICE, &yd));
+    CK(cudaMemcpy(yref, yd, (size_t)n * 8, cudaMemcpyDeviceToDevice));
+    PK(pds_vec_restore_array_write(y, &yd));
+
+    const unsigned G = stream_blocks(n), Gr = PDS_CUDA_RED_BLOCKS(n), Gc = (unsigned)((n + ST_T - 1) / ST_T);
+    const double   pbytes = 12.0 * d.nnz + 8.0 * (n + 1) + 16.0 * n, rbytes = 24.0 * n;
+    std::vector<Var> vs;
+    auto add = [&](const char *name, double bytes, bool check, std::function<void()> f) {
+      vs.push_back({name, bytes, f, {}, check});
+    };
+    add("lib: pds_mat_apply", pbytes, false, [&] { PK(pds_mat_apply(p.A, x, y)); });
+    add("lib: fused_apply_dot (y, x)", pbytes, false, [&] { PK(pds_vec_fused_apply_dot(p.A, x, y, x, NULL, S, 0)); });
+    add("plain, strided grid (before s21)", pbytes, true,
+        [&] { stream_k<0, 0><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("plain, a block per chunk (library)", pbytes, true,
+        [&] { stream_k<0, 0><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+#define FV(W, R, nm)                                                                                            \
+  add(nm, pbytes, true, [&] {                                                                                   \
+    stream_k<W, R><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout);                                 \
+    if (R == 3) red_finish_k<<<1, RT>>>(red, G, dout);                                                          \
+  })
+    FV(1, 0, "fused: acc in registers (before s21)");
+    FV(2, 0, "fused: w late ldg, red 0");
+    FV(3, 0, "fused: w early ldg, red 0");
+    FV(4, 0, "fused: (y,y) no w, red 0");
+    FV(1, 1, "fused: w early, red 1 release");
+    FV(1, 2, "fused: w early, red 2 acq_rel fence");
+    FV(1, 3, "fused: w early, red 3 2 kernels");
+    FV(2, 1, "fused: w late ldg, red 1 release");
+    add("fused: w late ldg, acc in smem", pbytes, true,
+        [&] { stream_k<2, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("fused: acc in smem (library)", pbytes, true,
+        [&] { stream_k<1, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("fused: (y,y), acc in smem", pbytes, true,
+        [&] { stream_k<4, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+#define S2(W, L, nm) \
+  add(nm, pbytes, true, [&] { stream2_k<W, L><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); })
+    S2(0, false, "plain, rows2");
+    S2(0, true, "plain, rows2 late bounds");
+    S2(1, false, "fused: w early, rows2");
+    S2(2, false, "fused: w late, rows2");
+    S2(1, true, "fused: w early, rows2 late bounds");
+    S2(2, true, "fused: w late, rows2 late bounds");
+    add("plain, rows2, a block per chunk", pbytes, true,
+        [&] { stream2_k<0, false><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+#define AS(W, M, nm) \
+  add(nm, pbytes, true, [&] { async_k<W, M><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); })
+    AS(0, 1, "plain, cp.async tile");
+    AS(1, 1, "fused: w early, cp.async tile");
+    AS(0, 8, "plain, cp.async tile, min 8/SM");
+    AS(1, 8, "fused: w early, cp.async, min 8/SM");
+    AS(0, 6, "plain, cp.async tile, min 6/SM");
+    AS(1, 6, "fused: w early, cp.async, min 6/SM");
+    add("plain, cp.async tile, a block per chunk", pbytes, true,
+        [&] { async_k<0, 8><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("plain, min 6 blocks/SM", pbytes, true,
+        [&] { stream_lb_k<0, 0, 6><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("plain, min 5 blocks/SM", pbytes, true,
+        [&] { stream_lb_k<0, 0, 5><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("fused: w early, min 6 blocks/SM", pbytes, true,
+        [&] { stream_lb_k<1, 0, 6><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("fused: w early, min 5 blocks/SM", pbytes, true,
+        [&] { stream_lb_k<1, 0, 5><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    add("fused: w late, acc smem, min 6/SM", pbytes, true,
+        [&] { stream_lb_k<2, 0, 6, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+#define RV(R, nm)                                                                                               \
+  add(nm, rbytes, false, [&] {                                                                                  \
+    cgr_k<R><<<Gr, RT>>>((pds_size)n, 0.25, q, r, red, dout);                                                   \
+    if (R == 3) red_finish_k<<<1, RT>>>(red, Gr, dout);                                                         \
+  })
+    RV(0, "cg_r: red 0 (lib)");
+    RV(1, "cg_r: red 1 release");
+    RV(2, "cg_r: red 2 acq_rel fence");
+    RV(3, "cg_r: red 3 2 kernels");
+
+    // check: each product variant's y and dot against the library's bits; cg_r's r and (r, r) against red 0's
+    for (auto &v : vs) {
+      if (!v.check) continue;
+      CK(cudaMemset(ybuf, 0xff, (size_t)n * 8));
+      v.run();
+      CK(cudaDeviceSynchronize());
+      const bool dot = v.name.rfind("fused", 0) == 0 && v.name.find("(y,y)") == std::string::npos;
+      double     dv;
+      CK(cudaMemcpy(&dv, dout, 8, cudaMemcpyDeviceToHost));
+      const bool yok = d2h(ybuf, n) == d2h(yref, n), dok = !dot || memcmp(&dv, &dref, 8) == 0;
+      if (!yok || !dok) {
+        printf("CHECK FAILED m=%d %s: y %s, dot %.17g vs %.17g\n", m, v.name.c_str(), yok ? "same" : "DIFFERS", dv,
+               dref);
+        bad++;
+      }
+    }
+    {
+      std::vector<double> rr[4], dd(4);
+      for (int R = 0; R < 4; R++) {
+        CK(cudaMemcpy(r, r0, (size_t)n * 8, cudaMemcpyDeviceToDevice));
+        vs[vs.size() - 4 + R].run();
+        CK(cudaDeviceSynchronize());
+        rr[R] = d2h(r, n);
+        CK(cudaMemcpy(&dd[R], dout, 8, cudaMemcpyDeviceToHost));
+        if (R > 0 && (rr[R] != rr[0] || memcmp(&dd[R], &dd[0], 8))) {
+          printf("CHECK FAILED m=%d cg_r red %d: r %s, (r,r) %.17g vs %.17g\n", m, R,
+                 rr[R] == rr[0] ? "same" : "DIFFERS", dd[R], dd[0]);
+          bad++;
+        }
+      }
+    }
+    if (bad) {
+      printf("fused_tune: %d checks failed; no timings\n", bad);
+      return 1;
+    }
+    printf("m=%d: every variant gives the library's bits (y, dot; cg_r's r and (r, r))\n", m);
+    for (int k = 0; k < rounds; k++)
+      for (auto &v : vs) v.t.push_back(gpu_event_median(v.run, 3, reps));
+    for (auto &v : vs) {
+      const double t = median(v.t);
+      res.push_back({m, v.name, t, v.bytes / t / 1e9});
+    }
+    PK(pds_vec_restore_array_read(x, &xd));
+    PK(pds_vec_destroy(&x));
+    PK(pds_vec_destroy(&y));
+    PK(pds_vec_destroy(&S));
+    CK(cudaFree(ybuf));
+    CK(cudaFree(yref));
+    CK(cudaFree(q));
+    CK(cudaFree(r));
+    CK(cudaFree(r0));
+    csr_free(d);
+    PK(pds_problem_destroy(&p));
+  }
+  printf("\n%-6s %-40s %10s %9s %7s\n", "m^3", "variant", "t (us)", "GB/s", "of copy");
+  for (auto &r : res)
+    printf("%-6d %-40s %10.1f %9.1f %6.1f%%\n", r.m, r.name.c_str(), 1e6 * r.t, r.gbs, 100.0 * r.gbs * 1e9 / bw);
+  PK(pds_ctx_destroy(&ctx));
+  return 0;
+}
