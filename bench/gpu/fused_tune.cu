@@ -7,9 +7,9 @@
 //     the kernel is held to 32 registers for eight CTAs an SM, and two more live registers made ptxas issue the
 //     tile's loads in smaller batches); a minimum of 5 or 6 CTAs an SM (more registers, fewer CTAs); the plain
 //     product's grid (stream_blocks' strided chunks, or a CTA per chunk: the library since session 21);
-//     and, measured and dropped (session 21, H200): 32-bit offsets within the tile (rows2: 4% faster plain product at
-//     128^3, but the fused kernel became 20% slower: ptxas' batching again), the tile staged in shared memory by
-//     cp.async (20-25% slower: the copies' wait is exposed);
+//     and, measured and dropped (session 21, H200; their code is in commit 09c9361): 32-bit offsets within the tile
+//     (4% faster plain product at 128^3, but the fused kernel became 20% slower: ptxas' batching again), the tile
+//     staged in shared memory by cp.async (20-25% slower: the copies' wait is exposed);
 //   - CG's r -= a q with (r, r) (cg_r_k in cuda_vec.cu).
 // The end of a block's reduction (cuda_reduce.cuh, grid_red): thread 0 stores the block's partial, orders it before
 // the counter's increment, and the block that finds itself last combines the partials. Variants of that ordering:
@@ -178,181 +178,6 @@ __global__ void __launch_bounds__(ST_T, MINB) stream_lb_k(STREAM_ARGS) {
   stream_body<W, RED, SACC>(nrows, rp, ci, v, x, y, w1, red, out);
 }
 
-// ---- stream_rows with fewer live registers: 32-bit offsets inside the tile (its start folded into the pointers),
-// and (LATE) the thread's row bounds loaded after the first tile's barrier instead of before the tile's loads. The
-// products and the sums are stream_rows' (the same bits).
-template <bool LATE>
-__device__ __forceinline__ double rows2(pds_size base, pds_size end, pds_size my0, pds_size my1,
-                                        const pds_size *__restrict__ rp, pds_size i, bool has,
-                                        const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                        const double *__restrict__ x, double *prod) {
-  double s = 0;
-
-  for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
-    const int           len = end - t0 < (pds_size)ST_NNZ ? (int)(end - t0) : ST_NNZ;
-    const double       *vt  = v + t0;
-    const pds_int      *ct  = ci + t0;
-    constexpr int       J   = ST_NNZ / ST_T;
-    double              a[J], xv[J];
-    pds_int             c[J];
-
-#pragma unroll
-    for (int j = 0; j < J; j++) {
-      const int k = (int)threadIdx.x + j * ST_T, kk = k < len ? k : len - 1;
-
-      a[j] = __ldcs(vt + kk);
-      c[j] = __ldcs(ct + kk);
-    }
-#pragma unroll
-    for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
-#pragma unroll
-    for (int j = 0; j < J; j++)
-      if ((int)threadIdx.x + j * ST_T < len) prod[threadIdx.x + j * ST_T] = __dmul_rn(a[j], xv[j]);
-    __syncthreads();
-    if (LATE && t0 == base && has) my0 = rp[i], my1 = rp[i + 1];
-    const int ka = my0 > t0 ? (int)(my0 - t0) : 0, kb = my1 < t0 + len ? (int)(my1 - t0) : len;
-
-    for (int k = ka; k < kb; k++) s = __dadd_rn(s, prod[k]);
-    __syncthreads();
-  }
-  return s;
-}
-
-template <int W, bool LATE>
-__global__ void __launch_bounds__(ST_T) stream2_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                   const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                   const double *__restrict__ x, double *y,
-                                                   const double *__restrict__ w1, pds_cuda_red red, double *out) {
-  __shared__ double prod[ST_NNZ];
-  double            acc[1] = {0.0};
-
-  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
-    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
-    const pds_size base = rp[r0], end = rp[r1];
-    const bool     has = i < r1;
-    pds_size       my0 = 0, my1 = 0;
-    double         wi = 0;
-
-    if (has) {
-      if (!LATE) my0 = rp[i], my1 = rp[i + 1];
-      if (W == 1) wi = w1[i];
-    }
-    const double s = rows2<LATE>(base, end, my0, my1, rp, i, has, ci, v, x, prod);
-    if (has) {
-      const double yi = __dmul_rn(1.0, s);
-
-      y[i] = yi;
-      if (W == 2) wi = __ldg(&w1[i]);
-      if (W > 0) acc[0] += yi * wi;
-    }
-  }
-  if (W > 0) grid_red<1, SumOp>(acc, red, out);
-}
-
-// ---- the tile staged by cp.async: each thread issues 16-byte copies of the tile's values and column indices into
-// shared memory (no registers held while they are in flight), then the products read them from there. Element k of
-// the tile sits at vb[k + hv] and cb[k + hc], hv / hc chosen so that the 16-byte pieces line up with global memory;
-// the unaligned ends go by 8- and 4-byte copies. The products and sums are stream_rows' (the same bits).
-__device__ __forceinline__ unsigned long long pol_evict_first() {
-  unsigned long long p;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ __forceinline__ void acp16(unsigned dst, const void *src, unsigned long long pol) {
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
-}
-__device__ __forceinline__ void acp8(unsigned dst, const void *src, unsigned long long pol) {
-  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
-}
-__device__ __forceinline__ void acp4(unsigned dst, const void *src, unsigned long long pol) {
-  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "l"(pol) : "memory");
-}
-// n elements of E bytes (E = 8 or 4) from src to shared byte address dst + E h, h = the element offset of src within
-// its 16-byte piece; the block's ST_T threads share the pieces
-template <int E>
-__device__ __forceinline__ int stage(unsigned dst, const void *src0, int n, unsigned long long pol) {
-  constexpr int PER = 16 / E;
-  const char   *src = (const char *)src0;
-  const int     h   = (int)(((size_t)src % 16) / E), head = h ? (PER - h < n ? PER - h : n) : 0;
-  const int     tid = threadIdx.x;
-
-  if (tid < head) {
-    if (E == 8) acp8(dst + E * (h + tid), src + E * tid, pol);
-    else acp4(dst + E * (h + tid), src + E * tid, pol);
-  }
-  const int   rest = n - head, np = rest / PER, tail = rest - np * PER;
-  const char *s16  = src + E * head;
-  const unsigned d16 = dst + E * (h + head);
-
-  for (int p = tid; p < np; p += ST_T) acp16(d16 + 16 * p, s16 + 16 * p, pol);
-  if (tid >= ST_T - tail) {
-    const int e = np * PER + (tid - (ST_T - tail));
-    if (E == 8) acp8(d16 + E * e, s16 + E * e, pol);
-    else acp4(d16 + E * e, s16 + E * e, pol);
-  }
-  return h;
-}
-
-template <int W, int MINB>
-__global__ void __launch_bounds__(ST_T, MINB) async_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                 const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                 const double *__restrict__ x, double *y,
-                                                 const double *__restrict__ w1, pds_cuda_red red, double *out) {
-  __shared__ __align__(16) double  vb[ST_NNZ + 2];
-  __shared__ __align__(16) pds_int cb[ST_NNZ + 4];
-  const unsigned long long         pol = pol_evict_first();
-  const unsigned                   vs = (unsigned)__cvta_generic_to_shared(vb), cs = (unsigned)__cvta_generic_to_shared(cb);
-  double                           acc[1] = {0.0};
-
-  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
-    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
-    const pds_size base = rp[r0], end = rp[r1];
-    const bool     has = i < r1;
-    pds_size       my0 = 0, my1 = 0;
-    double         wi = 0, s = 0;
-
-    if (has) {
-      my0 = rp[i], my1 = rp[i + 1];
-      if (W == 1) wi = w1[i];
-    }
-    for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
-      const int len = end - t0 < (pds_size)ST_NNZ ? (int)(end - t0) : ST_NNZ;
-      const int hv  = stage<8>(vs, v + t0, len, pol), hc = stage<4>(cs, ci + t0, len, pol);
-      constexpr int J = ST_NNZ / ST_T;
-      pds_int       c[J];
-      double        xv[J];
-
-      asm volatile("cp.async.commit_group;" ::: "memory");
-      asm volatile("cp.async.wait_group 0;" ::: "memory");
-      __syncthreads();
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        const int k = (int)threadIdx.x + j * ST_T;
-        c[j]        = cb[hc + (k < len ? k : len - 1)];
-      }
-#pragma unroll
-      for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        const int k = (int)threadIdx.x + j * ST_T;
-        if (k < len) vb[hv + k] = __dmul_rn(vb[hv + k], xv[j]);
-      }
-      __syncthreads();
-      const int ka = my0 > t0 ? (int)(my0 - t0) : 0, kb = my1 < t0 + len ? (int)(my1 - t0) : len;
-
-      for (int k = ka; k < kb; k++) s = __dadd_rn(s, vb[hv + k]);
-      __syncthreads();
-    }
-    if (has) {
-      const double yi = __dmul_rn(1.0, s);
-
-      y[i] = yi;
-      if (W > 0) acc[0] += yi * wi;
-    }
-  }
-  if (W > 0) grid_red<1, SumOp>(acc, red, out);
-}
-
 // ---- cg_r_k's loop (a = 1 / 4 here) ------------------------------------------------------------------------------
 template <int RED>
 __global__ void __launch_bounds__(RT) cgr_k(pds_size n, double a, const double *__restrict__ q,
@@ -496,26 +321,6 @@ int main(int argc, char **argv) {
         [&] { stream_k<1, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("fused: (y,y), acc in smem", pbytes, true,
         [&] { stream_k<4, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
-#define S2(W, L, nm) \
-  add(nm, pbytes, true, [&] { stream2_k<W, L><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); })
-    S2(0, false, "plain, rows2");
-    S2(0, true, "plain, rows2 late bounds");
-    S2(1, false, "fused: w early, rows2");
-    S2(2, false, "fused: w late, rows2");
-    S2(1, true, "fused: w early, rows2 late bounds");
-    S2(2, true, "fused: w late, rows2 late bounds");
-    add("plain, rows2, a block per chunk", pbytes, true,
-        [&] { stream2_k<0, false><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
-#define AS(W, M, nm) \
-  add(nm, pbytes, true, [&] { async_k<W, M><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); })
-    AS(0, 1, "plain, cp.async tile");
-    AS(1, 1, "fused: w early, cp.async tile");
-    AS(0, 8, "plain, cp.async tile, min 8/SM");
-    AS(1, 8, "fused: w early, cp.async, min 8/SM");
-    AS(0, 6, "plain, cp.async tile, min 6/SM");
-    AS(1, 6, "fused: w early, cp.async, min 6/SM");
-    add("plain, cp.async tile, a block per chunk", pbytes, true,
-        [&] { async_k<0, 8><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("plain, min 6 blocks/SM", pbytes, true,
         [&] { stream_lb_k<0, 0, 6><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("plain, min 5 blocks/SM", pbytes, true,
