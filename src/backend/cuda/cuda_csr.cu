@@ -148,8 +148,13 @@ __global__ void csr_fin_k(int nlong, const int *__restrict__ long_rows, const pd
 // ST_NNZ / 256 values, column indices and x entries, all independent (coalesced 8-byte loads, many in flight), and
 // stores the products v_k x_{c_k} in shared memory; then thread i adds the products of its row in order. The
 // arithmetic is ref's (products rounded, then added one by one from s = 0), so the result has ref's bits when
-// beta = 0. A fixed grid (at most PDS_CUDA_RED_MAXBLOCK CTAs, a function of nrows) strides over the row chunks,
-// so ND > 0 dots of y (with w1, and w2 or y itself when SQ) end in the deterministic grid reduction.
+// beta = 0. With ND > 0 dots of y (with w1, and w2 or y itself when SQ), a fixed grid (stream_blocks: at most
+// PDS_CUDA_RED_MAXBLOCK CTAs, a function of nrows) strides over the row chunks and the dots end in the deterministic
+// grid reduction; the plain product (ND = 0) has a CTA per chunk (csr_launch).
+// Each thread's running dots live in shared memory (sacc), not in registers: the kernel is held to 32 registers
+// (eight CTAs an SM) and two more live registers made ptxas split the tile's loads into smaller batches. Measured
+// with bench/gpu/fused_tune on an H200 (q = A p with (p, q), poisson7): 256^3 495.5 -> 482.7 us, 128^3 79.2 -> 78.2
+// (the plain product: 441 and 67), the same bits.
 template <class T, bool BETA, bool PERM, int ND, bool SQ>
 __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_size *__restrict__ rp,
                                                        const pds_int *__restrict__ ci, const T *__restrict__ v,
@@ -160,10 +165,10 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
   pds_grid_dep();
   typedef csr_num<T> N;
   __shared__ T      prod[ST_NNZ];
-  double            acc[ND > 0 ? ND : 1];
+  __shared__ double sacc[ND > 0 ? ND : 1][ND > 0 ? CSR_T : 1];
 
 #pragma unroll
-  for (int o = 0; o < (ND > 0 ? ND : 1); o++) acc[o] = 0;
+  for (int o = 0; o < ND; o++) sacc[o][threadIdx.x] = 0;
   for (pds_size r0 = (pds_size)blockIdx.x * CSR_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * CSR_T) {
     const pds_size r1 = r0 + CSR_T < (pds_size)nrows ? r0 + CSR_T : (pds_size)nrows, i = r0 + threadIdx.x;
     const pds_size base = rp[r0], end = rp[r1];
@@ -181,11 +186,17 @@ __global__ void __launch_bounds__(CSR_T) csr_stream_k(pds_int nrows, const pds_s
 
       y[i] = yi;
       /* for float, the product of two floats is exact in double: the dots do not depend on contraction */
-      if (ND > 0) acc[0] += (double)yi * (double)w1i;
-      if (ND > 1) acc[ND - 1] += SQ ? (double)yi * (double)yi : (double)yi * (double)w2i;
+      if (ND > 0) sacc[0][threadIdx.x] += (double)yi * (double)w1i;
+      if (ND > 1) sacc[ND - 1][threadIdx.x] += SQ ? (double)yi * (double)yi : (double)yi * (double)w2i;
     }
   }
-  if (ND > 0) grid_red<(ND > 0 ? ND : 1), SumOp>(acc, red, out);
+  if (ND > 0) {
+    double acc[ND > 0 ? ND : 1];
+
+#pragma unroll
+    for (int o = 0; o < ND; o++) acc[o] = sacc[o][threadIdx.x];
+    grid_red<(ND > 0 ? ND : 1), SumOp>(acc, red, out);
+  }
 }
 
 // Merge-path product (Merrill & Garland, "Merge-based parallel sparse matrix-vector multiplication", SC16), for
@@ -504,8 +515,11 @@ static void csr_launch(cudaStream_t s, const pds_cuda_csr_plan *pl, pds_int nrow
   if (pl->stream) {
     pds_cuda_red none = {NULL, NULL};
 
-    pds_launch(csr_stream_k<T, BETA, PERM, 0, false>, stream_blocks(nrows), CSR_T, 0, s, nrows, rp, ci, v, perm, alpha,
-               x, beta, y, (const T *)NULL, (const T *)NULL, none, (double *)NULL);
+    /* a CTA per chunk of CSR_T rows: with no dots to partition, nothing ties the grid to stream_blocks, whose
+       strided chunks (over 2^21 rows) lose the reuse of x between neighbouring chunks in L2: poisson7 256^3
+       454 -> 441 us (bench/gpu/fused_tune, H200), the same bits */
+    pds_launch(csr_stream_k<T, BETA, PERM, 0, false>, (unsigned)(((pds_size)nrows + CSR_T - 1) / CSR_T), CSR_T, 0, s,
+               nrows, rp, ci, v, perm, alpha, x, beta, y, (const T *)NULL, (const T *)NULL, none, (double *)NULL);
     return;
   }
   switch (pl->width) {
