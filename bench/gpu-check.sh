@@ -13,7 +13,9 @@
 #      /cpu/ref, /cpu/omp and cuSPARSE bsrilu02 + bsrsv2 / SpSV on 15^3 .. 128^3, multi-block sets, iteration
 #      counts; its JSON lines in bilu.jsonl, its tables in bilu.txt, bench/scripts/plot_bilu.py makes the figures),
 #   5b. what one dependent step costs (bench/gpu/bench_sync: a kernel boundary in a graph, a grid, cluster or block
-#      barrier; a few seconds; sync.jsonl, sync.txt),
+#      barrier; a few seconds; sync.jsonl, sync.txt), and where the fused product-with-dot and CG's fused update
+#      spend their time beyond the plain kernels (bench/gpu/fused_tune: variants checked for the library's bits,
+#      poisson7 128^3 and 256^3; about 20 s; fused.txt),
 #   5c. ILU(0) of general sparse matrices (bench/gpu/bench_ilu: every /gpu/cuda ilu0 variant, exact and approximate,
 #      against cuSPARSE csrilu02 + SpSV (CSR) or bsrilu02 + bsrsv2 (BSR) and /cpu/omp, with GMRES(30) + each variant,
 #      on poisson7 64^3, 128^3, 7-point BSR 100^3 with b = 4, 5, 6, paper 004's FEM grids 5 and 6 and the largest
@@ -243,10 +245,11 @@ t0=$SECONDS
 FEM2D_S=${GPU_CHECK_FEM2D_S:-100}
 BILU_S=${GPU_CHECK_BILU_S:-150}
 SKIP_BENCH=${GPU_CHECK_SKIP_BENCH:-0}
-# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync ilu relax sem fv fv_implicit python mpi); together
+# GPU_CHECK_BENCHES: which benchmarks run (default all: gpu fem2d bilu sync fused ilu relax sem fv fv_implicit python
+# mpi); together
 # they take more than one call's 600 s, so a full check of the benchmarks is two calls, e.g. "gpu fem2d bilu sync" and
 # "ilu relax sem fv fv_implicit"
-BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync ilu relax sem fv fv_implicit python mpi} "
+BENCHES=" ${GPU_CHECK_BENCHES:-gpu fem2d bilu sync fused ilu relax sem fv fv_implicit python mpi} "
 want() { [ "$SKIP_BENCH" != 1 ] && case $BENCHES in *" $1 "*) return 0;; esac; return 1; }
 if ! want gpu; then
   BR=0; echo "benchmarks skipped (GPU_CHECK_SKIP_BENCH=1)" > "$OUT/bench.log"; note "bench_gpu" "skipped"
@@ -372,6 +375,16 @@ else
   SYR=127; echo "bench_sync was not built" > "$OUT/sync.txt"
 fi
 note "bench_sync" "rc $SYR ($((SECONDS - t0)) s)"
+t0=$SECONDS
+if ! want fused; then
+  FUR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/fused.txt"
+elif [ -x "$BUILD/bench/fused_tune" ]; then
+  timeout "$(left 2)" "$BUILD/bench/fused_tune" > "$OUT/fused.txt" 2>&1
+  FUR=$?
+else
+  FUR=127; echo "fused_tune was not built" > "$OUT/fused.txt"
+fi
+note "fused_tune" "rc $FUR ($((SECONDS - t0)) s)"
 
 # ---- 5c. ILU(0) of general CSR matrices against cuSPARSE (bench/gpu/bench_ilu) ------------------------------------------
 t0=$SECONDS
@@ -532,6 +545,8 @@ awk '/^### bench_bilu/{p=1} /^Paper 000.s Table 1/{p=0} p' "$OUT/bilu.txt" 2>/de
 [ "$BLR" -ne 0 ] && tail -5 "$OUT/bilu.log"
 echo "-- bench_sync"
 cat "$OUT/sync.txt" 2>/dev/null
+echo "-- fused_tune (the fused product-with-dot and CG's r update: variants, same bits)"
+cat "$OUT/fused.txt" 2>/dev/null | cut -c1-200
 echo "-- bench_ilu (ILU(0) of CSR matrices)"
 cat "$OUT/ilu.txt" 2>/dev/null | cut -c1-300
 [ "${ILR:-0}" -ne 0 ] && tail -5 "$OUT/ilu.log"
