@@ -7,9 +7,12 @@
 //     the kernel is held to 32 registers for eight CTAs an SM, and two more live registers made ptxas issue the
 //     tile's loads in smaller batches); a minimum of 5 or 6 CTAs an SM (more registers, fewer CTAs); the plain
 //     product's grid (stream_blocks' strided chunks, or a CTA per chunk: the library since session 21);
-//     and, measured and dropped (session 21, H200; their code is in commit 09c9361): 32-bit offsets within the tile
-//     (4% faster plain product at 128^3, but the fused kernel became 20% slower: ptxas' batching again), the tile
-//     staged in shared memory by cp.async (20-25% slower: the copies' wait is exposed);
+//     and, measured and dropped (session 21, H200; their code is in commits 09c9361 and 18d5016):
+//     32-bit offsets within the tile (4% faster plain product at 128^3, but the fused kernel became 20% slower:
+//     ptxas' batching again), the tile staged in shared memory by cp.async (20-25% slower: the copies' wait is
+//     exposed), the values alone by 8-byte cp.async into the product slots with the column indices and x through
+//     registers (plain 454 against 439 us at 256^3, fused 582 against 482), and cg_r with a blocked partition
+//     (other bits; 3% faster at 256^3, 8% slower at 128^3);
 //   - CG's r -= a q with (r, r) (cg_r_k in cuda_vec.cu).
 // The end of a block's reduction (cuda_reduce.cuh, grid_red): thread 0 stores the block's partial, orders it before
 // the counter's increment, and the block that finds itself last combines the partials. Variants of that ordering:
@@ -178,109 +181,6 @@ __global__ void __launch_bounds__(ST_T, MINB) stream_lb_k(STREAM_ARGS) {
   stream_body<W, RED, SACC>(nrows, rp, ci, v, x, y, w1, red, out);
 }
 
-// ---- the values by cp.async, the column indices and x through registers ("vasync"): each thread copies the 8-byte
-// values of its own tile slots straight into prod (cp.async, evict-first in L2: no registers held while they are in
-// flight), loads the slots' column indices and gathers x as stream_rows does, waits for its own copies and multiplies
-// in place. The tile's loads then need 24 registers instead of 40, so ptxas has no reason to split them into small
-// batches. The products and sums are stream_rows' (the same bits).
-__device__ __forceinline__ unsigned long long pol_evict_first() {
-  unsigned long long p;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-template <int W>
-__global__ void __launch_bounds__(ST_T, 8) vasync_k(pds_int nrows, const pds_size *__restrict__ rp,
-                                                  const pds_int *__restrict__ ci, const double *__restrict__ v,
-                                                  const double *__restrict__ x, double *y,
-                                                  const double *__restrict__ w1, pds_cuda_red red, double *out) {
-  __shared__ __align__(16) double prod[ST_NNZ];
-  __shared__ double               sacc[W > 0 ? ST_T : 1];
-  const unsigned long long        pol = pol_evict_first();
-  const unsigned                  ps  = (unsigned)__cvta_generic_to_shared(prod);
-  constexpr int                   J   = ST_NNZ / ST_T;
-
-  if (W > 0) sacc[threadIdx.x] = 0.0;
-  for (pds_size r0 = (pds_size)blockIdx.x * ST_T; r0 < (pds_size)nrows; r0 += (pds_size)gridDim.x * ST_T) {
-    const pds_size r1 = r0 + ST_T < (pds_size)nrows ? r0 + ST_T : (pds_size)nrows, i = r0 + threadIdx.x;
-    const pds_size base = rp[r0], end = rp[r1];
-    pds_size       my0 = 0, my1 = 0;
-    double         wi = 0, s = 0;
-
-    if (i < r1) {
-      my0 = rp[i], my1 = rp[i + 1];
-      if (W > 0) wi = w1[i];
-    }
-    for (pds_size t0 = base; t0 < end; t0 += ST_NNZ) {
-      const pds_size t1 = t0 + ST_NNZ < end ? t0 + ST_NNZ : end;
-      pds_int        c[J];
-      double         xv[J];
-
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        const pds_size k = t0 + threadIdx.x + (pds_size)j * ST_T;
-        if (k < t1)
-          asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;" ::"r"(ps + 8 * (threadIdx.x + j * ST_T)),
-                       "l"(v + k), "l"(pol)
-                       : "memory");
-      }
-      asm volatile("cp.async.commit_group;" ::: "memory");
-#pragma unroll
-      for (int j = 0; j < J; j++) {
-        const pds_size k = t0 + threadIdx.x + (pds_size)j * ST_T, kk = k < t1 ? k : t1 - 1;
-        c[j] = __ldcs(&ci[kk]);
-      }
-#pragma unroll
-      for (int j = 0; j < J; j++) xv[j] = __ldg(&x[c[j]]);
-      asm volatile("cp.async.wait_group 0;" ::: "memory");
-#pragma unroll
-      for (int j = 0; j < J; j++)
-        if (t0 + threadIdx.x + (pds_size)j * ST_T < t1)
-          prod[threadIdx.x + j * ST_T] = __dmul_rn(prod[threadIdx.x + j * ST_T], xv[j]);
-      __syncthreads();
-      const pds_size ka = my0 > t0 ? my0 : t0, kb = my1 < t1 ? my1 : t1;
-
-      for (pds_size k = ka; k < kb; k++) s = __dadd_rn(s, prod[k - t0]);
-      __syncthreads();
-    }
-    if (i < r1) {
-      const double yi = __dmul_rn(1.0, s);
-
-      y[i] = yi;
-      if (W > 0) sacc[threadIdx.x] += yi * wi;
-    }
-  }
-  if (W > 0) {
-    double acc[1] = {sacc[threadIdx.x]};
-    grid_red<1, SumOp>(acc, red, out);
-  }
-}
-
-// ---- cg_r's loop with each block on one contiguous run of entries (a different partition: other bits; timing only):
-// does the strided loop's 2^21-entry stride (the same memory channels at once?) cost the 10% it runs below axpy?
-__global__ void __launch_bounds__(RT, 8) cgr_blocked_k(pds_size n, double a, const double *__restrict__ q,
-                                                     double *__restrict__ r, pds_cuda_red red, double *out) {
-  const pds_size per = (n + gridDim.x - 1) / gridDim.x, lo = (pds_size)blockIdx.x * per,
-                 hi = lo + per < n ? lo + per : n;
-  double         v[1] = {0.0};
-  pds_size       i = lo + threadIdx.x;
-
-  for (; i + 3 * RT < hi; i += 4 * RT) {
-#pragma unroll
-    for (int u = 0; u < 4; u++) {
-      const pds_size ii = i + u * RT;
-      double         ri = -a * q[ii] + 1.0 * r[ii];
-      r[ii] = ri;
-      v[0] += ri * ri;
-    }
-  }
-  for (; i < hi; i += RT) {
-    double ri = -a * q[i] + 1.0 * r[i];
-    r[i] = ri;
-    v[0] += ri * ri;
-  }
-  grid_red<1, SumOp>(v, red, out);
-}
-
 // ---- cg_r_k's loop (a = 1 / 4 here) ------------------------------------------------------------------------------
 template <int RED>
 __global__ void __launch_bounds__(RT) cgr_k(pds_size n, double a, const double *__restrict__ q,
@@ -434,12 +334,6 @@ int main(int argc, char **argv) {
         [&] { stream_lb_k<1, 0, 5><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("fused: w late, acc smem, min 6/SM", pbytes, true,
         [&] { stream_lb_k<2, 0, 6, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
-    add("plain, vasync", pbytes, true,
-        [&] { vasync_k<0><<<Gc, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
-    add("fused: vasync, acc in smem", pbytes, true,
-        [&] { vasync_k<1><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
-    add("cg_r: blocked partition (other bits)", rbytes, false,
-        [&] { cgr_blocked_k<<<Gr, RT>>>((pds_size)n, 0.25, q, r, red, dout); });
 #define RV(R, nm)                                                                                               \
   add(nm, rbytes, false, [&] {                                                                                  \
     cgr_k<R><<<Gr, RT>>>((pds_size)n, 0.25, q, r, red, dout);                                                   \
