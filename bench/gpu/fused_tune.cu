@@ -6,7 +6,10 @@
 //     thread's running dot in a register pair (the kernel before session 21) or in shared memory (the library since:
 //     the kernel is held to 32 registers for eight CTAs an SM, and two more live registers made ptxas issue the
 //     tile's loads in smaller batches); a minimum of 5 or 6 CTAs an SM (more registers, fewer CTAs); the plain
-//     product's grid (stream_blocks' strided chunks, or a CTA per chunk: the library since session 21);
+//     product's grid (stream_blocks' strided chunks, or a CTA per chunk: the library since session 21); the L2's
+//     treatment of x and y (y stored evict-first; x's lines persisting in L2 through an access-policy window on the
+//     launch, as much of x as the set-aside holds: does keeping x recover, for the fused kernel's strided grid, the
+//     reuse a CTA per chunk has? added at the end of session 21, not yet run on a GPU);
 //     and, measured and dropped (session 21, H200; their code is in commits 09c9361 and 18d5016):
 //     32-bit offsets within the tile (4% faster plain product at 128^3, but the fused kernel became 20% slower:
 //     ptxas' batching again), the tile staged in shared memory by cp.async (20-25% slower: the copies' wait is
@@ -31,6 +34,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -129,9 +133,10 @@ __global__ void __launch_bounds__(RT) red_finish_k(pds_cuda_red red, unsigned G,
 // ---- the stream product (csr_stream_k's loop: beta = 0, no transpose, T = double) --------------------------------
 // W: 0 no dot (the plain product); 1 w_i loaded before the tile (the library); 2 w_i loaded after the row's sum,
 // through the read-only path (x's gather of the diagonal has just brought it to L1); 3 before, read-only path;
-// 4 (y, y): no w load at all. SACC: each thread's running sum in shared memory instead of a register pair (the
+// 4 (y, y): no w load at all. YCS: y stored with the evict-first hint (__stcs), so that the L2 keeps x rather than y.
+// SACC: each thread's running sum in shared memory instead of a register pair (the
 // same operations in the same order), so that the tile's loads keep the registers the plain product has.
-template <int W, int RED, bool SACC>
+template <int W, int RED, bool SACC, bool YCS = false>
 __device__ __forceinline__ void stream_body(pds_int nrows, const pds_size *__restrict__ rp,
                                             const pds_int *__restrict__ ci, const double *__restrict__ v,
                                             const double *__restrict__ x, double *y, const double *__restrict__ w1,
@@ -156,7 +161,8 @@ __device__ __forceinline__ void stream_body(pds_int nrows, const pds_size *__res
     if (i < r1) {
       const double yi = __dmul_rn(1.0, s);
 
-      y[i] = yi;
+      if (YCS) __stcs(&y[i], yi);
+      else y[i] = yi;
       if (W == 2) wi = __ldg(&w1[i]);
       if (W == 4) wi = yi;
       if (W > 0) {
@@ -172,8 +178,9 @@ __device__ __forceinline__ void stream_body(pds_int nrows, const pds_size *__res
 #define STREAM_ARGS                                                                                             \
   pds_int nrows, const pds_size *__restrict__ rp, const pds_int *__restrict__ ci, const double *__restrict__ v, \
       const double *__restrict__ x, double *y, const double *__restrict__ w1, pds_cuda_red red, double *out
-template <int W, int RED, bool SACC = false> __global__ void __launch_bounds__(ST_T) stream_k(STREAM_ARGS) {
-  stream_body<W, RED, SACC>(nrows, rp, ci, v, x, y, w1, red, out);
+template <int W, int RED, bool SACC = false, bool YCS = false>
+__global__ void __launch_bounds__(ST_T) stream_k(STREAM_ARGS) {
+  stream_body<W, RED, SACC, YCS>(nrows, rp, ci, v, x, y, w1, red, out);
 }
 // the same with a minimum of MINB blocks an SM (ptxas then may use 65536 / (256 MINB) registers a thread)
 template <int W, int RED, int MINB, bool SACC = false>
@@ -191,6 +198,26 @@ __global__ void __launch_bounds__(RT) cgr_k(pds_size n, double a, const double *
   red_end<1, RED>(v, red, out);
 }
 
+// A launch whose accesses to [base, base + bytes) are marked persisting in L2 (a fraction hit of its lines, the rest
+// streaming): x stays in the L2's set-aside part while the matrix streams past, whatever order the chunks run in.
+// The caller resets the persisting lines afterwards (cudaCtxResetPersistingL2Cache), so other variants start clean.
+template <typename... KArgs, typename... Args>
+static void launch_win(void (*kernel)(KArgs...), unsigned grid, const void *base, size_t bytes, float hit,
+                       Args... args) {
+  cudaLaunchConfig_t  cfg = {};
+  cudaLaunchAttribute at[1];
+
+  cfg.gridDim = grid, cfg.blockDim = ST_T, cfg.stream = 0;
+  at[0].id                                   = cudaLaunchAttributeAccessPolicyWindow;
+  at[0].val.accessPolicyWindow.base_ptr      = const_cast<void *>(base);
+  at[0].val.accessPolicyWindow.num_bytes     = bytes;
+  at[0].val.accessPolicyWindow.hitRatio      = hit;
+  at[0].val.accessPolicyWindow.hitProp       = cudaAccessPropertyPersisting;
+  at[0].val.accessPolicyWindow.missProp      = cudaAccessPropertyStreaming;
+  cfg.attrs = at, cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, kernel, ((KArgs)args)...));
+}
+
 // -------------------------------------------------------------------------------------------------------------------
 struct Var {
   std::string         name;
@@ -198,6 +225,7 @@ struct Var {
   std::function<void()> run;
   std::vector<double> t;
   bool                check; // its y / dot are compared with the library's
+  std::function<void()> after; // run after the variant's check and after each of its timings (may be empty)
 };
 
 static std::vector<double> d2h(const double *d, size_t n) {
@@ -229,6 +257,10 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs, %.0f MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6);
+  if (prop.persistingL2CacheMaxSize > 0) // the set-aside for the variants with x persisting (no effect on the others)
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)prop.persistingL2CacheMaxSize));
+  printf("L2 set-aside for persisting accesses: %.1f MB, largest access-policy window %.1f MB\n",
+         prop.persistingL2CacheMaxSize / 1e6, prop.accessPolicyMaxWindowSize / 1e6);
 
   // the copy bandwidth of this run
   const size_t nc = (size_t)1 << 26;
@@ -297,7 +329,7 @@ int main(int argc, char **argv) {
     const double   pbytes = 12.0 * d.nnz + 8.0 * (n + 1) + 16.0 * n, rbytes = 24.0 * n;
     std::vector<Var> vs;
     auto add = [&](const char *name, double bytes, bool check, std::function<void()> f) {
-      vs.push_back({name, bytes, f, {}, check});
+      vs.push_back({name, bytes, f, {}, check, {}});
     };
     add("lib: pds_mat_apply", pbytes, false, [&] { PK(pds_mat_apply(p.A, x, y)); });
     add("lib: fused_apply_dot (y, x)", pbytes, false, [&] { PK(pds_vec_fused_apply_dot(p.A, x, y, x, NULL, S, 0)); });
@@ -324,6 +356,30 @@ int main(int argc, char **argv) {
         [&] { stream_k<1, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("fused: (y,y), acc in smem", pbytes, true,
         [&] { stream_k<4, 0, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    // L2 policy: y stored evict-first, and x's lines persisting in L2 (as much of x as the set-aside holds)
+    add("fused: acc smem, y evict-first store", pbytes, true,
+        [&] { stream_k<1, 0, true, true><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+    {
+      const size_t xb  = std::min((size_t)n * 8, (size_t)prop.accessPolicyMaxWindowSize);
+      const float  hit = (float)std::min(1.0, (double)prop.persistingL2CacheMaxSize / (double)xb);
+      auto         reset = [] { CK(cudaCtxResetPersistingL2Cache()); };
+
+      if (prop.persistingL2CacheMaxSize > 0 && xb > 0) {
+        add("fused: acc smem, x persisting in L2", pbytes, true,
+            [&, xb, hit] { launch_win(stream_k<1, 0, true>, G, xd, xb, hit, n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+        vs.back().after = reset;
+        add("fused: acc smem, x persisting, y evict-first", pbytes, true, [&, xb, hit] {
+          launch_win(stream_k<1, 0, true, true>, G, xd, xb, hit, n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout);
+        });
+        vs.back().after = reset;
+        add("plain, strided grid, x persisting in L2", pbytes, true,
+            [&, xb, hit] { launch_win(stream_k<0, 0>, G, xd, xb, hit, n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+        vs.back().after = reset;
+        add("plain, a block per chunk, x persisting", pbytes, true,
+            [&, xb, hit] { launch_win(stream_k<0, 0>, Gc, xd, xb, hit, n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
+        vs.back().after = reset;
+      }
+    }
     add("plain, min 6 blocks/SM", pbytes, true,
         [&] { stream_lb_k<0, 0, 6><<<G, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout); });
     add("plain, min 5 blocks/SM", pbytes, true,
@@ -350,6 +406,7 @@ int main(int argc, char **argv) {
       CK(cudaMemset(ybuf, 0xff, (size_t)n * 8));
       v.run();
       CK(cudaDeviceSynchronize());
+      if (v.after) v.after();
       const bool dot = v.name.rfind("fused", 0) == 0 && v.name.find("(y,y)") == std::string::npos;
       double     dv;
       CK(cudaMemcpy(&dv, dout, 8, cudaMemcpyDeviceToHost));
@@ -381,7 +438,10 @@ int main(int argc, char **argv) {
     }
     printf("m=%d: every variant gives the library's bits (y, dot; cg_r's r and (r, r))\n", m);
     for (int k = 0; k < rounds; k++)
-      for (auto &v : vs) v.t.push_back(gpu_event_median(v.run, 3, reps));
+      for (auto &v : vs) {
+        v.t.push_back(gpu_event_median(v.run, 3, reps));
+        if (v.after) v.after();
+      }
     for (auto &v : vs) {
       const double t = median(v.t);
       res.push_back({m, v.name, t, v.bytes / t / 1e9});
