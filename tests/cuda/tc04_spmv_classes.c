@@ -1,9 +1,10 @@
 /* tests/cuda/tc04_spmv_classes.c: the CSR product y = alpha A x + beta y on /gpu/cuda against /cpu/ref, on the
  * matrix classes whose row lengths pick each kernel of the plan (irregular, power-law, a few dense rows, many empty
  * rows) and on edge cases (one row, all rows empty, a single huge row alone or among empty rows, random lengths,
- * sizes that fill whole merge tiles, sizes that are no multiple of anything): beta = 0 (y holds NaN and must not be
- * read) and beta != 0, and the transpose; each twice, for the same bits; the plan's kernel as -view prints it. The
- * merge-path kernel is also run on every case through its launcher (with the transpose's permutation too).
+ * sizes that fill whole merge tiles, sizes that are no multiple of anything, over 2^21 rows on the stream kernel):
+ * beta = 0 (y holds NaN and must not be read) and beta != 0, and the transpose; each twice, for the same bits; the
+ * plan's kernel as -view prints it. The merge-path kernel is also run on every case through its launcher (with the
+ * transpose's permutation too).
  * Tolerance: |y_i - ref_i| <= 1e-12 (|alpha| sum_j |a_ij x_j| + |beta y_i|). PDS_TEST_SMALL: smaller sizes. */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -84,6 +85,16 @@ static hcsr dense_rows(pds_int n, int nd) {
     if (i % (n / nd) == n / nd / 2)
       for (pds_int j = 0; j < n; j++) mat_add(&A, j, val());
     else row7(&A, i);
+    mat_end_row(&A, i);
+  }
+  return A;
+}
+/* banded rows of 7 (the 7-point-like class: the stream kernel from 65536 rows) */
+static hcsr banded(pds_int n) {
+  hcsr A = mat_new(n, n);
+
+  for (pds_int i = 0; i < n; i++) {
+    row7(&A, i);
     mat_end_row(&A, i);
   }
   return A;
@@ -314,6 +325,11 @@ int main(int argc, char **argv) {
   /* 65536 rows and more with rows of at most 64 entries: the stream kernel; fewer: merge-path (a quarter empty) */
   A = empty_rows(emp);
   run_case(ctx, ref, "empty rows", &A, emp >= PDS_CUDA_STREAM_MINROWS ? "stream kernel" : "merge-path");
+  if (!small) { /* over 8192 chunks of 256 rows (and no multiple of 256): the plain stream product's grid has a CTA
+                   per chunk, the fused one strides (cuda_csr.cu); both must cover every row */
+    A = banded(2097152 + 1003);
+    run_case(ctx, ref, "banded, over 2^21 rows", &A, "stream kernel");
+  }
   A = lengths(1, 50, 7, 7, -1);
   run_case(ctx, ref, "one row", &A, "4 lanes per row");
   A = lengths(1000, 1000, 0, 0, -1);
