@@ -13,9 +13,9 @@
 #      /cpu/ref, /cpu/omp and cuSPARSE bsrilu02 + bsrsv2 / SpSV on 15^3 .. 128^3, multi-block sets, iteration
 #      counts; its JSON lines in bilu.jsonl, its tables in bilu.txt, bench/scripts/plot_bilu.py makes the figures),
 #   5b. what one dependent step costs (bench/gpu/bench_sync: a kernel boundary in a graph, a grid, cluster or block
-#      barrier; a few seconds; sync.jsonl, sync.txt), and where the fused product-with-dot and CG's fused update
-#      spend their time beyond the plain kernels (bench/gpu/fused_tune: variants checked for the library's bits,
-#      poisson7 128^3 and 256^3; about 20 s; fused.txt),
+#      barrier; a few seconds; sync.jsonl, sync.txt), and where the product fused with a Krylov dot spends its time
+#      beyond the plain product (bench/gpu/fused_tune: variants checked for the library's bits,
+#      poisson7 128^3 and 256^3; about 20 s; fused.jsonl, fused.txt),
 #   5c. ILU(0) of general sparse matrices (bench/gpu/bench_ilu: every /gpu/cuda ilu0 variant, exact and approximate,
 #      against cuSPARSE csrilu02 + SpSV (CSR) or bsrilu02 + bsrsv2 (BSR) and /cpu/omp, with GMRES(30) + each variant,
 #      on poisson7 64^3, 128^3, 7-point BSR 100^3 with b = 4, 5, 6, paper 004's FEM grids 5 and 6 and the largest
@@ -364,27 +364,25 @@ if { [ -s "$OUT/fem2d.jsonl" ] || [ -s "$OUT/bilu.jsonl" ]; } && python3 -c 'imp
   note "figures (fem2d, bilu)" "rc $PLR (plots.tgz)"
 fi
 
-# ---- 5b. what one dependent step costs (bench/gpu/bench_sync: the floor under bilu0's planes and small solves) ------
-t0=$SECONDS
-if ! want sync; then
-  SYR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/sync.txt"
-elif [ -x "$BUILD/bench/bench_sync" ]; then
-  timeout "$(left 2)" "$BUILD/bench/bench_sync" -json "$OUT/sync.jsonl" > "$OUT/sync.txt" 2>&1
-  SYR=$?
-else
-  SYR=127; echo "bench_sync was not built" > "$OUT/sync.txt"
-fi
-note "bench_sync" "rc $SYR ($((SECONDS - t0)) s)"
-t0=$SECONDS
-if ! want fused; then
-  FUR=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/fused.txt"
-elif [ -x "$BUILD/bench/fused_tune" ]; then
-  timeout "$(left 2)" "$BUILD/bench/fused_tune" > "$OUT/fused.txt" 2>&1
-  FUR=$?
-else
-  FUR=127; echo "fused_tune was not built" > "$OUT/fused.txt"
-fi
-note "fused_tune" "rc $FUR ($((SECONDS - t0)) s)"
+# ---- 5b. what one dependent step costs (bench/gpu/bench_sync: the floor under bilu0's planes and small solves), and
+# the fused product's variants (bench/gpu/fused_tune) ---------------------------------------------------------------
+# short_bench NAME EXE: bench/gpu/EXE -json NAME.jsonl within what is left, its output in NAME.txt; returns its exit
+# status (0 when left out by GPU_CHECK_BENCHES, 127 when not built)
+short_bench() {
+  local name=$1 exe=$2 t0=$SECONDS rc
+  if ! want "$name"; then
+    rc=0; echo "skipped (GPU_CHECK_SKIP_BENCH=1 or GPU_CHECK_BENCHES)" > "$OUT/$name.txt"
+  elif [ -x "$BUILD/bench/$exe" ]; then
+    timeout "$(left 2)" "$BUILD/bench/$exe" -json "$OUT/$name.jsonl" > "$OUT/$name.txt" 2>&1
+    rc=$?
+  else
+    rc=127; echo "$exe was not built" > "$OUT/$name.txt"
+  fi
+  note "$exe" "rc $rc ($((SECONDS - t0)) s)"
+  return $rc
+}
+short_bench sync bench_sync
+short_bench fused fused_tune
 
 # ---- 5c. ILU(0) of general CSR matrices against cuSPARSE (bench/gpu/bench_ilu) ------------------------------------------
 t0=$SECONDS
@@ -545,7 +543,7 @@ awk '/^### bench_bilu/{p=1} /^Paper 000.s Table 1/{p=0} p' "$OUT/bilu.txt" 2>/de
 [ "$BLR" -ne 0 ] && tail -5 "$OUT/bilu.log"
 echo "-- bench_sync"
 cat "$OUT/sync.txt" 2>/dev/null
-echo "-- fused_tune (the fused product-with-dot and CG's r update: variants, same bits)"
+echo "-- fused_tune (the product fused with a dot against the plain one: variants, same bits)"
 cat "$OUT/fused.txt" 2>/dev/null | cut -c1-200
 echo "-- bench_ilu (ILU(0) of CSR matrices)"
 cat "$OUT/ilu.txt" 2>/dev/null | cut -c1-300
@@ -577,6 +575,6 @@ echo "--"
 printf '%s\n' "${SUMMARY[@]}"
 # the device tool brings back at most 8 files: the logs go into one archive beside the JSON lines
 (cd "$OUT" && tar czf logs.tgz ./*.log ./*.txt 2>/dev/null && rm -f ./*.log ./*.txt)
-echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl ilu.jsonl relax.jsonl sem.jsonl fv.jsonl fv_implicit.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
+echo "in $OUT: bench.jsonl fem2d.jsonl bilu.jsonl sync.jsonl fused.jsonl ilu.jsonl relax.jsonl sem.jsonl fv.jsonl fv_implicit.jsonl (petsc-peer.jsonl with GPU_CHECK_PEER), plots.tgz, and logs.tgz:" \
      "info.log build.log ctest.log sanitizer.log sanitizer.txt bench.log fem2d.log bilu.log bilu.txt plots.log bits.log" \
      "(petsc-peer.txt petsc-peer.log)"
