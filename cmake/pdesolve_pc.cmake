@@ -40,7 +40,7 @@ if(PDS_HAVE_OPENMP)
   string(APPEND PDS_PC_LIBS_PRIVATE " ${OpenMP_C_FLAGS}")
 endif()
 if(PDS_HAVE_CUDA) # CUDA::cudart_static and what it needs
-  string(APPEND PDS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcublas"
+  string(APPEND PDS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static"
                 " -Wl,-rpath,${CUDAToolkit_LIBRARY_DIR} -lstdc++ -ldl -lrt -lpthread")
 endif()
 

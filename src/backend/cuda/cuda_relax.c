@@ -56,14 +56,15 @@ static const char *const variant_names[V_COUNT] = {"auto", "gemm", "mapc"};
 #define RELAX_REUSE_M  64  /* mapc, block products: blocks of this many cells or more take 8 blocks of one type per
                               inverse read (PDS_CUDA_RELAX_REUSE=1, 4 or 8 sets it) */
 
-static int blas_error(pds_ctx ctx, cublasStatus_t st, const char *what) {
-  return PDS_ERROR(ctx, PDS_ERR_BACKEND, "relax (gemm): cuBLAS error %s (%d) in %s", cublasGetStatusString(st), (int)st,
+static int blas_error(pds_ctx ctx, const struct pds_cublas *cb, cublasStatus_t st, const char *what) {
+  return PDS_ERROR(ctx, PDS_ERR_BACKEND, "relax (gemm): cuBLAS error %s (%d) in %s", cb->status_string(st), (int)st,
                    what);
 }
-#define BLAS_CALL(ctx, what, ...)                                          \
-  do {                                                                     \
-    cublasStatus_t st_ = (__VA_ARGS__);                                    \
-    if (st_ != CUBLAS_STATUS_SUCCESS) return blas_error((ctx), st_, what); \
+/* a call through the loaded cuBLAS R->cb (cuda_cublas.h) */
+#define BLAS_CALL(ctx, what, ...)                                                 \
+  do {                                                                            \
+    cublasStatus_t st_ = (__VA_ARGS__);                                           \
+    if (st_ != CUBLAS_STATUS_SUCCESS) return blas_error((ctx), R->cb, st_, what); \
   } while (0)
 
 static int env_int(const char *name, int dflt) {
@@ -80,13 +81,13 @@ static void plan_free(pds_ctx ctx, struct relax_plan *R) {
   pds_cuda_relax_stream_free(ctx, R->st);
   for (int j = 0; j < R->nside; j++) {
     if (R->sstream[j]) (void)cudaStreamSynchronize(R->sstream[j]);
-    if (R->sblas[j]) (void)cublasDestroy(R->sblas[j]);
+    if (R->sblas[j]) (void)R->cb->destroy(R->sblas[j]);
     if (R->sstream[j]) (void)cudaStreamDestroy(R->sstream[j]);
     if (R->join[j]) (void)cudaEventDestroy(R->join[j]);
     pds_cuda_raw_free(be, R->sws[j]);
   }
   if (R->fork) (void)cudaEventDestroy(R->fork);
-  if (R->blas) (void)cublasDestroy(R->blas);
+  if (R->blas) (void)R->cb->destroy(R->blas);
   pds_cuda_raw_free(be, R->ws);
   pds_cuda_raw_free(be, R->items);
   (void)cudaGetLastError();
@@ -216,12 +217,12 @@ static int plan_blas(pds_ctx ctx, struct cuda_be *be, struct relax_plan *R) {
   PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, be->device));
   R->ws_bytes = (size_t)(major >= 9 ? 32 : 4) << 20; /* NVIDIA's recommendation: 32 MiB on Hopper, 4 MiB before */
   PDS_CALL(pds_cuda_dev_alloc(ctx, be, R->ws_bytes, &R->ws));
-  BLAS_CALL(ctx, "cublasCreate", cublasCreate(&R->blas));
+  BLAS_CALL(ctx, "cublasCreate", R->cb->create(&R->blas));
   /* cublasSetStream resets the workspace to cuBLAS's own pool: the stream first, then the workspace */
-  BLAS_CALL(ctx, "cublasSetStream", cublasSetStream(R->blas, be->stream));
-  BLAS_CALL(ctx, "cublasSetWorkspace", cublasSetWorkspace(R->blas, R->ws, R->ws_bytes));
-  BLAS_CALL(ctx, "cublasSetAtomicsMode", cublasSetAtomicsMode(R->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
-  BLAS_CALL(ctx, "cublasSetPointerMode", cublasSetPointerMode(R->blas, CUBLAS_POINTER_MODE_HOST));
+  BLAS_CALL(ctx, "cublasSetStream", R->cb->set_stream(R->blas, be->stream));
+  BLAS_CALL(ctx, "cublasSetWorkspace", R->cb->set_workspace(R->blas, R->ws, R->ws_bytes));
+  BLAS_CALL(ctx, "cublasSetAtomicsMode", R->cb->set_atomics_mode(R->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
+  BLAS_CALL(ctx, "cublasSetPointerMode", R->cb->set_pointer_mode(R->blas, CUBLAS_POINTER_MODE_HOST));
   R->blas_stream = be->stream;
   /* the side streams (R->nside, plan_create): DGEMMs of one colour run side by side (gemm_products); each its own
      handle and workspace */
@@ -230,11 +231,11 @@ static int plan_blas(pds_ctx ctx, struct cuda_be *be, struct relax_plan *R) {
     PDS_CUDA_CALL(ctx, cudaStreamCreateWithFlags(&R->sstream[j], cudaStreamNonBlocking));
     PDS_CUDA_CALL(ctx, cudaEventCreateWithFlags(&R->join[j], cudaEventDisableTiming));
     PDS_CALL(pds_cuda_dev_alloc(ctx, be, R->ws_bytes, &R->sws[j]));
-    BLAS_CALL(ctx, "cublasCreate", cublasCreate(&R->sblas[j]));
-    BLAS_CALL(ctx, "cublasSetStream", cublasSetStream(R->sblas[j], R->sstream[j]));
-    BLAS_CALL(ctx, "cublasSetWorkspace", cublasSetWorkspace(R->sblas[j], R->sws[j], R->ws_bytes));
-    BLAS_CALL(ctx, "cublasSetAtomicsMode", cublasSetAtomicsMode(R->sblas[j], CUBLAS_ATOMICS_NOT_ALLOWED));
-    BLAS_CALL(ctx, "cublasSetPointerMode", cublasSetPointerMode(R->sblas[j], CUBLAS_POINTER_MODE_HOST));
+    BLAS_CALL(ctx, "cublasCreate", R->cb->create(&R->sblas[j]));
+    BLAS_CALL(ctx, "cublasSetStream", R->cb->set_stream(R->sblas[j], R->sstream[j]));
+    BLAS_CALL(ctx, "cublasSetWorkspace", R->cb->set_workspace(R->sblas[j], R->sws[j], R->ws_bytes));
+    BLAS_CALL(ctx, "cublasSetAtomicsMode", R->cb->set_atomics_mode(R->sblas[j], CUBLAS_ATOMICS_NOT_ALLOWED));
+    BLAS_CALL(ctx, "cublasSetPointerMode", R->cb->set_pointer_mode(R->sblas[j], CUBLAS_POINTER_MODE_HOST));
   }
   return PDS_OK;
 }
@@ -259,6 +260,11 @@ static int relax_plan_create_cuda(pds_ctx ctx, const struct pds_patches *P, cons
   for (int t = 0; t < L->ntypes; t++)
     if (L->htype[t].m > R->mmax) R->mmax = L->htype[t].m;
   R->variant = asked != V_AUTO ? asked : R->mmax >= RELAX_AUTO_M ? V_GEMM : V_MAPC;
+  /* gemm needs cuBLAS, loaded now (cuda_cublas.h): asked for by name, its absence is the error; auto takes mapc */
+  if (R->variant == V_GEMM && (ierr = pds_cublas_get(ctx, asked == V_GEMM, &R->cb))) {
+    if (asked == V_GEMM) goto fail;
+    R->variant = V_MAPC;
+  }
   R->stride  = R->mmax;
   R->pack    = env_int("PDS_CUDA_RELAX_PACK", 1) == 0 || R->mmax >= RELAX_CTA ? 1 : RELAX_CTA / R->mmax;
   R->reuse   = env_int("PDS_CUDA_RELAX_REUSE", R->mmax >= RELAX_REUSE_M ? 8 : 1);
@@ -284,7 +290,9 @@ static void relax_plan_destroy_cuda(pds_ctx ctx, void *plan) { plan_free(ctx, pl
 
 static int relax_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct relax_plan *R = plan;
-  const char              *a = R && R->asked == V_AUTO ? " (auto)" : "";
+  const char              *a = !R || R->asked != V_AUTO ? ""
+                                 : R->variant == V_MAPC && R->mmax >= RELAX_AUTO_M ? " (auto: no cuBLAS for gemm)"
+                                                                                     : " (auto)";
 
   PDS_CHECK(R && buf && len > 0, ctx, PDS_ERR_ARG, "relax: plan_describe needs a plan and a buffer");
   if (R->variant == V_MAPC)
@@ -332,7 +340,7 @@ static int gemm_products(pds_ctx ctx, struct cuda_be *be, struct relax_plan *R, 
     cublasHandle_t               h = idx == 0 || !use ? R->blas : R->sblas[(idx - 1) % use];
 
     BLAS_CALL(ctx, "cublasDgemm (E = A_t^-1 R of a segment)",
-              cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, T->m, S->b1 - S->b0, T->m, &one, L->inv + T->off, T->m,
+              R->cb->dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, T->m, S->b1 - S->b0, T->m, &one, L->inv + T->off, T->m,
                           Rw + S->r, T->m, &zero, Ew + S->r, T->m));
   }
   PDS_CUDA_CALL(ctx, pds_cuda_relax_blockprod(be->stream, L, R->items, G->si0, G->si1, R->stride, R->pack, R->reuse,
@@ -379,8 +387,8 @@ static int relax_smooth_cuda(pds_ctx ctx, void *plan, const struct pds_patches *
   Rw = work, Ew = work + P->ncells;
   mapc = R->variant == V_MAPC || method == PDS_RELAX_CHAOTIC;
   if (!mapc && R->blas_stream != be->stream) { /* (the context's stream does not change; rebind if it ever does) */
-    BLAS_CALL(ctx, "cublasSetStream", cublasSetStream(R->blas, be->stream));
-    BLAS_CALL(ctx, "cublasSetWorkspace", cublasSetWorkspace(R->blas, R->ws, R->ws_bytes));
+    BLAS_CALL(ctx, "cublasSetStream", R->cb->set_stream(R->blas, be->stream));
+    BLAS_CALL(ctx, "cublasSetWorkspace", R->cb->set_workspace(R->blas, R->ws, R->ws_bytes));
     R->blas_stream = be->stream;
   }
   /* zero: u holds zeros (relax_kernels.h's contract; relax.c sets them): jacobi's first sweep neither reads u nor

@@ -4,9 +4,7 @@
 #ifndef PDS_CUDA_RELAX_H
 #define PDS_CUDA_RELAX_H
 
-#include <cublas_v2.h>
-
-#include "cuda_impl.h"
+#include "cuda_cublas.h"
 
 /* a set of blocks swept at once: colour c (0 .. ncolors - 1) or every block (index ncolors: jacobi, chaotic) */
 struct relax_group {
@@ -31,6 +29,7 @@ struct relax_plan {
   int                 nbig;             /* per sweep of every colour */
   int2               *items;            /* device: mapc's work items colour by colour, then gemm's small segments' */
   pds_int             nitems, nsmall;   /* items in all; blocks of small segments */
+  const struct pds_cublas *cb;          /* gemm: cuBLAS, loaded at run time (cuda_cublas.h) */
   cublasHandle_t      blas;
   cudaStream_t        blas_stream;
   void               *ws;               /* device: cuBLAS's workspace */
