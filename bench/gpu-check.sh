@@ -389,6 +389,12 @@ short_bench() {
 }
 short_bench sync bench_sync
 short_bench fused fused_tune
+# the older build's driver against this one, time per iteration (bench/scripts/ab-time.sh), when there is one
+if [ "$SKIP_BENCH" != 1 ] && [ -n "${GPU_CHECK_BITS_OLD:-}" ] && [ -x "${GPU_CHECK_BITS_OLD:-}" ]; then
+  t=$SECONDS
+  timeout "$(left 30)" sh "$ROOT/bench/scripts/ab-time.sh" "$GPU_CHECK_BITS_OLD" "$BUILD/bin/pdesolve" > "$OUT/ab.txt" 2>&1
+  note "ab-time (old vs new)" "rc $? ($((SECONDS - t)) s): ab.txt"
+fi
 
 # ---- 5c. ILU(0) of general CSR matrices against cuSPARSE (bench/gpu/bench_ilu) ------------------------------------------
 t0=$SECONDS
