@@ -4,10 +4,14 @@
 // CG's q = A p with (p, q)) and the plain product, each as the library had it before session 21 and as it has it
 // since (the fused kernel's running dot in a register pair or in shared memory: the kernel is held to 32 registers for
 // eight CTAs an SM, and two more live registers made ptxas issue the tile's loads in smaller batches; the plain
-// product's grid, stream_blocks' strided chunks or a CTA per chunk), and the L2's treatment of x and y (y stored
-// evict-first; x's lines persisting in L2 through an access-policy window on the launch, as much of x as the set-aside
-// holds: does keeping x recover, for the fused kernel's strided grid, the reuse a CTA per chunk has? added at the end
-// of session 21, not yet run on a GPU).
+// product's grid, stream_blocks' strided chunks or a CTA per chunk), and y stored evict-first.
+// -l2 adds x's lines persisting in L2 through an access-policy window on the launch (as much of x as the set-aside
+// holds), and with it the device's L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize, the most the
+// device allows), the copy bandwidth measured before and after it is set. Session 22 ran those variants (two H200s,
+// the set-aside set before everything, as the bench then did): the copy bandwidth measured 1375-1382 GB/s in that
+// process against 3975-4218 in the other benchmarks of the same calls, and the library's plain product at 256^3 took
+// 793-802 us against its usual 441: the set-aside, not a variant, slowed everything in the process, so those numbers
+// say nothing of the variants, and no library could set it (a device-wide limit) anyway. -l2 measures that effect.
 // Measured in session 21 on an H200 and dropped from the bench (docs/dev.md has the numbers; the code is in commit
 // 32ce0ac, and the two first in 09c9361 and 18d5016): 32-bit offsets within the tile, the tile or the values alone
 // staged by cp.async, w_i loaded late or through the read-only path or not at all, four endings of the block's
@@ -18,7 +22,7 @@
 // does). Times: for each size, rounds of every variant in turn (median of -reps after a warm-up, CUDA events), then
 // the median over rounds; the copy bandwidth in the same run (measure_copy). One JSON line per variant and size
 // ("variant": name, m, time_s, gbs, frac_copy), then the table.
-// Usage: fused_tune [-sizes 128,256] [-rounds R] [-reps N] [-json FILE] [-quick: 128^3 only]; alone on a GPU machine:
+// Usage: fused_tune [-sizes 128,256] [-rounds R] [-reps N] [-json FILE] [-quick: 128^3 only] [-l2]; alone on a GPU machine:
 // GPU_CHECK_SKIP_TESTS=1 GPU_CHECK_BENCHES=fused bench/gpu-check.sh. The batching of the tile's loads shows in the
 // SASS (cuobjdump -sass build-gpu/bench/fused_tune: the LDG before the first DMUL of a stream kernel's tile loop).
 #include <cuda_runtime.h>
@@ -114,8 +118,10 @@ static std::vector<double> d2h(const double *d, size_t n) {
 int main(int argc, char **argv) {
   std::vector<int> sizes = {128, 256};
   int              rounds = 7;
-  const BenchFlags f = bench_args(argc, argv, "fused_tune [-sizes 128,256] [-rounds R] [-reps N] [-json FILE] [-quick]",
+  bool             l2     = false;
+  const BenchFlags f = bench_args(argc, argv, "fused_tune [-sizes 128,256] [-rounds R] [-reps N] [-json FILE] [-quick] [-l2]",
                                   [&](const std::string &o, const char *next) {
+                                    if (o == "-l2") return l2 = true, 1;
                                     if (next && o == "-sizes") {
                                       std::string l = next;
                                       sizes.clear();
@@ -141,9 +147,17 @@ int main(int argc, char **argv) {
   tab("fused_tune on %s, %d SMs, %.0f MB L2; L2 set-aside for persisting accesses %.1f MB, largest access-policy "
       "window %.1f MB", prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6,
       prop.persistingL2CacheMaxSize / 1e6, prop.accessPolicyMaxWindowSize / 1e6);
-  if (prop.persistingL2CacheMaxSize > 0) // the set-aside for the variants with x persisting (no effect on the others)
+  double bw = measure_copy(false);
+  if (l2 && prop.persistingL2CacheMaxSize > 0) { // the set-aside for the variants with x persisting: what it costs
     CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)prop.persistingL2CacheMaxSize));
-  const double bw = measure_copy(false);
+    const double bw2 = measure_copy(false);
+    tab("copy bandwidth %.0f GB/s before the L2 set-aside of %.1f MB for persisting accesses, %.0f GB/s after (the "
+        "table's fractions are of the latter)", 1e-9 * bw, prop.persistingL2CacheMaxSize / 1e6, 1e-9 * bw2);
+    J("l2_setaside").num("bytes", (double)prop.persistingL2CacheMaxSize).num("copy_gbs_before", 1e-9 * bw)
+        .num("copy_gbs_after", 1e-9 * bw2).emit();
+    bw = bw2;
+  } else
+    l2 = false;
 
   pds_ctx ctx;
   PK(NULL, pds_ctx_create("/gpu/cuda", &ctx));
@@ -187,7 +201,7 @@ int main(int argc, char **argv) {
                                                          const double *, double *, const double *, pds_cuda_red,
                                                          double *),
                    unsigned g, bool win) {
-      if (win && !(prop.persistingL2CacheMaxSize > 0 && xb > 0)) return; // no set-aside on this device
+      if (win && !(l2 && xb > 0)) return; // without -l2, or no set-aside on this device
       vs.push_back({name, dot, [&, k, g, win] {
                       if (win) launch_win(k, g, xd, xb, hit, n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout);
                       else k<<<g, ST_T>>>(n, d.rp64, d.ci, d.v, xd, ybuf, xd, red, dout);
