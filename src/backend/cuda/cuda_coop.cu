@@ -106,28 +106,6 @@ __device__ __forceinline__ void co_partials(pds_size n, unsigned G, double *part
   }
 }
 
-// Every entry of this thread (i0, i0 + st, ... over the grid, st = gridDim.x * CO_T): ld(i) its operands, then use(i, e)
-// its stores, CO_EACH entries' loads issued before any of their stores. The update that ends an iteration reads p and
-// x and writes them: entry by entry, the compiler cannot issue the next entry's loads above this entry's stores
-// through the same pointers, so each entry cost a load round trip (a system of 2^18 entries on 264 blocks: 4 entries a
-// thread). Entries are independent: the same values, the same bits.
-#define CO_EACH 4
-template <class LD, class USE>
-__device__ __forceinline__ void co_each(pds_size n, LD ld, USE use) {
-  const pds_size st = (pds_size)gridDim.x * CO_T;
-
-  for (pds_size i = (pds_size)blockIdx.x * CO_T + threadIdx.x; i < n; i += CO_EACH * st) {
-    decltype(ld(i)) e[CO_EACH];
-
-#pragma unroll
-    for (int u = 0; u < CO_EACH; u++)
-      if (i + u * st < n) e[u] = ld(i + u * st);
-#pragma unroll
-    for (int u = 0; u < CO_EACH; u++)
-      if (i + u * st < n) use(i + u * st, e[u]);
-  }
-}
-
 // y = A x with the stream plan (csr_stream_k<double, false, false, ND, SQ>: its grid of G0 virtual CTAs, its staged
 // row sums, its fused dots acc[0] += y_i w1_i and, ND = 2, acc[1] += y_i y_i) and the dots' partials in part
 __shared__ double co_prod[ST_NNZ];
@@ -269,12 +247,12 @@ __global__ void __launch_bounds__(CO_T, CO_MINB) cg_coop_k(co_mat A, double *x, 
       const double alpha = Sl[PDS_KS_ALPHA], beta = Sl[PDS_KS_BETA];
 
       if (m == (PDS_KS_XP_X | PDS_KS_XP_P))
-        co_each(
-            n, [&](pds_size i) { return co_in{__ldcg(&p[i]), __ldcg(&x[i]), __ldcg(&r[i])}; },
-            [&](pds_size i, const co_in &e) {
-              x[i] = alpha * e.a + 1.0 * e.b;
-              p[i] = 1.0 * e.c + beta * e.a;
-            });
+        for (pds_size i = i0; i < n; i += st) {
+          const double pi = __ldcg(&p[i]);
+
+          x[i] = alpha * pi + 1.0 * __ldcg(&x[i]);
+          p[i] = 1.0 * __ldcg(&r[i]) + beta * pi;
+        }
       else {
         if (m & PDS_KS_XP_X)
           for (pds_size i = i0; i < n; i += st) x[i] = alpha * __ldcg(&p[i]) + one * __ldcg(&x[i]);
@@ -365,18 +343,15 @@ __global__ void __launch_bounds__(CO_T, CO_MINB) bicg_coop_k(co_mat A, double *x
       const int    m     = (int)Sl[PDS_KS_XP];
       const double alpha = Sl[PDS_KS_ALPHA], omega = Sl[PDS_KS_OMEGA], beta = Sl[PDS_KS_BETA], bo = -beta * omega;
 
-      if (m == (PDS_KS_XP_X | PDS_KS_XP_P)) {
-        struct xp_in {
-          double p, s, r, v, x;
-        };
-        co_each(
-            n,
-            [&](pds_size i) { return xp_in{__ldcg(&p[i]), __ldcg(&sv[i]), __ldcg(&r[i]), __ldcg(&vv[i]), __ldcg(&x[i])}; },
-            [&](pds_size i, const xp_in &e) {
-              x[i] = alpha * e.p + omega * e.s + 1.0 * e.x;
-              p[i] = 1.0 * e.r + bo * e.v + beta * e.p;
-            });
-      } else {
+      if (m == (PDS_KS_XP_X | PDS_KS_XP_P))
+        for (pds_size i = i0; i < n; i += st) {
+          const double phi = __ldcg(&p[i]), pi = phi, shi = __ldcg(&sv[i]), ri = __ldcg(&r[i]),
+                       vi = __ldcg(&vv[i]), xi = __ldcg(&x[i]);
+
+          x[i] = alpha * phi + omega * shi + 1.0 * xi;
+          p[i] = 1.0 * ri + bo * vi + beta * pi;
+        }
+      else {
         if (m & PDS_KS_XP_X)
           for (pds_size i = i0; i < n; i += st)
             x[i] = alpha * __ldcg(&p[i]) + omega * __ldcg(&sv[i]) + one * __ldcg(&x[i]);

@@ -79,17 +79,13 @@ __global__ void __launch_bounds__(EW_T) f32_bicg_xp_k(pds_size n, const float *p
   const float al = __double2float_rn(S[PDS_KS_ALPHA]), om = __double2float_rn(S[PDS_KS_OMEGA]);
   const float be = __double2float_rn(S[PDS_KS_BETA]), bo = __double2float_rn(-S[PDS_KS_BETA] * S[PDS_KS_OMEGA]);
 
-  struct xp_in {
-    float ph, p, sh, r, v, x;
-  };
-  ew_for_ld( // the four entries' loads first: p's stores would otherwise wait for them (cuda_loops.cuh)
-      n, [&](pds_size i) { return xp_in{ph[i], p[i], m & PDS_KS_XP_X ? sh[i] : 0.0f, m & PDS_KS_XP_P ? r[i] : 0.0f,
-                                        m & PDS_KS_XP_P ? v[i] : 0.0f, m & (PDS_KS_XP_X | PDS_KS_XP_HALF) ? x[i] : 0.0f}; },
-      [&](pds_size i, const xp_in &e) {
-        if (m & PDS_KS_XP_X) x[i] = (al * e.ph + om * e.sh) + e.x;
-        if (m & PDS_KS_XP_HALF) x[i] = al * e.ph + e.x;
-        if (m & PDS_KS_XP_P) p[i] = (e.r + bo * e.v) + be * e.p;
-      });
+  EW_FOR(n) {
+    const float phi = ph[i], pi = p[i];
+
+    if (m & PDS_KS_XP_X) x[i] = (al * phi + om * sh[i]) + x[i];
+    if (m & PDS_KS_XP_HALF) x[i] = al * phi + x[i];
+    if (m & PDS_KS_XP_P) p[i] = (r[i] + bo * v[i]) + be * pi;
+  }
 }
 
 // out[0] = x . y, out[1] = x . z (NOUT 2): dot_k's / dot2_k's grid and tree on exact double products
@@ -122,9 +118,7 @@ __global__ void __launch_bounds__(RT) f32_cg_r_k(pds_size n, const float *__rest
   const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
   double      v[1] = {0.0};
 
-  red_for_ld( // r is read and written: the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return float2{q[i], r[i]}; },
-      [&](pds_size i, const float2 &e) { const float ri = -a * e.x + e.y; r[i] = ri; v[0] += (double)ri * (double)ri; });
+  RED_FOR(n, { const float ri = -a * q[i] + r[i]; r[i] = ri; v[0] += (double)ri * (double)ri; });
   if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
@@ -136,9 +130,7 @@ __global__ void __launch_bounds__(RT) f32_bicg_s_k(pds_size n, const float *__re
   const float a    = f32_ratio(sc, PDS_KS_RHO, 0);
   double      v[1] = {0.0};
 
-  red_for_ld( // the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return float2{vv[i], r[i]}; },
-      [&](pds_size i, const float2 &e) { const float wi = -a * e.x + e.y; w[i] = wi; v[0] += (double)wi * (double)wi; });
+  RED_FOR(n, { const float wi = -a * vv[i] + r[i]; w[i] = wi; v[0] += (double)wi * (double)wi; });
   grid_red<1, SumOp>(v, red, sc + 1);
 }
 
@@ -151,14 +143,12 @@ __global__ void __launch_bounds__(RT) f32_bicg_r_k(pds_size n, const float *__re
   const float o    = f32_ratio(sc, 2, 3);
   double      v[2] = {0.0, 0.0};
 
-  red_for_ld( // the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return float3{t[i], w[i], rhat[i]}; },
-      [&](pds_size i, const float3 &e) {
-        const float ri = -o * e.x + e.y;
-        r[i] = ri;
-        v[0] += (double)ri * (double)e.z;
-        v[1] += (double)ri * (double)ri;
-      });
+  RED_FOR(n, {
+    const float ri = -o * t[i] + w[i];
+    r[i] = ri;
+    v[0] += (double)ri * (double)rhat[i];
+    v[1] += (double)ri * (double)ri;
+  });
   if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 

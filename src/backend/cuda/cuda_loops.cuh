@@ -34,42 +34,6 @@ static inline unsigned ew_blocks(pds_size n) { return (unsigned)((n + EW_TILE - 
     for (; i < (n); i += st_) { body; }                                                               \
   } while (0)
 
-// RED_FOR and EW_FOR for bodies that store through a pointer they also load through (r = -a q + r; ph that may be
-// p): ld(i) returns entry i's operands, use(i, e) computes and stores it (and adds to the thread's sums). Each thread
-// loads all of its (up to four) entries' operands before it uses any, the entries in the same order as RED_FOR /
-// EW_FOR, so the same sums in the same order: the same bits. In RED_FOR's body the compiler cannot move the next
-// entry's load above this entry's store through the same pointer (it cannot prove the entries distinct): one load
-// round trip per entry. Measured on an H200 (bench_gpu, 2^25 entries, copy 4160 GB/s): cg_r at 88% of the copy
-// bandwidth where a kernel writing another vector (bicgstab_s) reached 94%, bicgstab_xp at 89.5% against cg_xp's
-// 97.6% (docs/dev.md has the numbers after).
-template <typename Ld, typename Use>
-__device__ __forceinline__ void red_for_ld(pds_size n, Ld ld, Use use) {
-  const pds_size st = (pds_size)gridDim.x * RT;
-  pds_size       i  = (pds_size)blockIdx.x * RT + threadIdx.x;
-
-  for (; i + 3 * st < n; i += 4 * st) {
-    decltype(ld(i)) e[4];
-#pragma unroll
-    for (int u = 0; u < 4; u++) e[u] = ld(i + u * st);
-#pragma unroll
-    for (int u = 0; u < 4; u++) use(i + u * st, e[u]);
-  }
-  for (; i < n; i += st) use(i, ld(i));
-}
-template <typename Ld, typename Use>
-__device__ __forceinline__ void ew_for_ld(pds_size n, Ld ld, Use use) {
-  const pds_size i0 = (pds_size)blockIdx.x * EW_TILE + threadIdx.x;
-
-  if (i0 + (EW_PER - 1) * EW_T < n) {
-    decltype(ld(i0)) e[EW_PER];
-#pragma unroll
-    for (int u = 0; u < EW_PER; u++) e[u] = ld(i0 + (pds_size)u * EW_T);
-#pragma unroll
-    for (int u = 0; u < EW_PER; u++) use(i0 + (pds_size)u * EW_T, e[u]);
-  } else
-    for (pds_size i = i0; i < n; i += EW_T) use(i, ld(i));
-}
-
 // ---- launch macros (inside a launcher whose stream is s) ------------------------------------------------------
 // (programmatic dependent launch, cuda_launch.cuh: every kernel launched so starts with pds_grid_dep())
 #define EW_LAUNCH(kernel, n, ...)                                          \

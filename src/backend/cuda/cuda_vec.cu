@@ -92,15 +92,12 @@ __global__ void __launch_bounds__(EW_T) bicg_xp_k(pds_size n, const double *ph, 
   const double alpha = S[PDS_KS_ALPHA], omega = S[PDS_KS_OMEGA], beta = S[PDS_KS_BETA], bo = -beta * omega;
 
   if (m == (PDS_KS_XP_X | PDS_KS_XP_P)) {
-    struct xp_in {
-      double ph, p, sh, r, v, x;
-    };
-    ew_for_ld( // the four entries' loads first: p's stores would otherwise wait for them (cuda_loops.cuh)
-        n, [&](pds_size i) { return xp_in{ph[i], p[i], sh[i], r[i], v[i], x[i]}; },
-        [&](pds_size i, const xp_in &e) {
-          x[i] = alpha * e.ph + omega * e.sh + 1.0 * e.x;
-          p[i] = 1.0 * e.r + bo * e.v + beta * e.p;
-        });
+    EW_FOR(n) {
+      double phi = ph[i], pi = p[i], shi = sh[i], ri = r[i], vi = v[i], xi = x[i];
+
+      x[i] = alpha * phi + omega * shi + 1.0 * xi;
+      p[i] = 1.0 * ri + bo * vi + beta * pi;
+    }
     return;
   }
   if (m & PDS_KS_XP_X) {
@@ -178,9 +175,7 @@ __global__ void __launch_bounds__(RT) cg_r_k(pds_size n, const double *__restric
   const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
   double       v[1] = {0.0};
 
-  red_for_ld( // r is read and written: the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return double2{q[i], r[i]}; },
-      [&](pds_size i, const double2 &e) { double ri = -a * e.x + 1.0 * e.y; r[i] = ri; v[0] += ri * ri; });
+  RED_FOR(n, { double ri = -a * q[i] + 1.0 * r[i]; r[i] = ri; v[0] += ri * ri; });
   if (grid_red<1, SumOp>(v, red, sc + 1) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
@@ -191,9 +186,7 @@ __global__ void __launch_bounds__(RT) bicg_s_k(pds_size n, const double *__restr
   const double a = pds_ks_ratio(sc, PDS_KS_RHO, 0);
   double       v[1] = {0.0};
 
-  red_for_ld( // the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return double2{vv[i], r[i]}; },
-      [&](pds_size i, const double2 &e) { double wi = -a * e.x + 1.0 * e.y; w[i] = wi; v[0] += wi * wi; });
+  RED_FOR(n, { double wi = -a * vv[i] + 1.0 * r[i]; w[i] = wi; v[0] += wi * wi; });
   grid_red<1, SumOp>(v, red, sc + 1);
 }
 
@@ -207,14 +200,7 @@ __global__ void __launch_bounds__(RT) bicg_r_k(pds_size n, const double *__restr
   const double o = pds_ks_ratio(sc, 2, 3);
   double       v[2] = {0.0, 0.0};
 
-  red_for_ld( // the loads first (cuda_loops.cuh)
-      n, [&](pds_size i) { return double3{t[i], w[i], rhat[i]}; },
-      [&](pds_size i, const double3 &e) {
-        double ri = -o * e.x + 1.0 * e.y;
-        r[i] = ri;
-        v[0] += ri * e.z;
-        v[1] += ri * ri;
-      });
+  RED_FOR(n, { double ri = -o * t[i] + 1.0 * w[i]; r[i] = ri; v[0] += ri * rhat[i]; v[1] += ri * ri; });
   if (grid_red<2, SumOp>(v, red, sc + 4) && step >= 0) ks_step_dev(step, sc, lp, in_loop);
 }
 
