@@ -251,6 +251,25 @@ def check_channel(d):
     return 0
 
 
+def check_cublas_missing(d):
+    """/gpu/cuda loads cuBLAS at run time, for relax's gemm variant only (src/backend/cuda/cuda_cublas.c): with
+    PDS_CUBLAS naming no library, gemm asked for by name is PDS_ERR_UNSUPPORTED naming cuBLAS, auto takes mapc and -view
+    says why, and a solve without relax runs as ever."""
+    if d.backend != "/gpu/cuda":
+        return SKIP
+    env = {"PDS_CUBLAS": d.path("no-such-libcublas.so")}
+    base = ("solve", "-problem", "patches", "-n", 16, "-patch", 8, "-solver", "cg", "-pc", "relax", "-relax_block", 8)
+    p = d.run(*base, "-relax_variant", "gemm", env=env)
+    expect_rc(p, 1)
+    ensure("PDS_ERR_UNSUPPORTED" in p.stderr and "cuBLAS" in p.stderr and "no-such-libcublas" in p.stderr,
+           "gemm without cuBLAS" + describe(p))
+    p = d.run(*base, "-relax_variant", "auto", "-view", env=env)
+    expect_rc(p, 0)
+    ensure("mapc (auto: no cuBLAS for gemm)" in p.stdout + p.stderr, "auto without cuBLAS" + describe(p))
+    p = d.run("solve", "-problem", "poisson7", "-n", 8, "-solver", "cg", "-pc", "jacobi", env=env)
+    expect_rc(p, 0)
+
+
 def check_patches(d):
     """-problem patches (issue 12): cg + gmg (the issue's example, smaller) converges in few iterations with the
     discretization error of the cell-centred scheme, falling at second order; mixed patch sizes (-patch LIST);

@@ -1,13 +1,15 @@
 /* src/backend/cuda/cuda_cublas.c: cuBLAS loaded at run time (cuda_cublas.h says why). libcublas.so.<major of the
  * headers built against> is looked for where the dynamic loader looks (LD_LIBRARY_PATH, ld.so.cache), then in the
- * toolkit's library folder found at build time (PDS_CUDA_LIBDIR); libcublas finds libcublasLt beside itself. Loaded
- * once a process, never unloaded (cuBLAS handles may live until the last context is destroyed). */
+ * toolkit's library folder found at build time (PDS_CUDA_LIBDIR); libcublas finds libcublasLt beside itself. The
+ * environment variable PDS_CUBLAS, when set, names the one file to load instead. Loaded once a process, never
+ * unloaded (cuBLAS handles may live until the last context is destroyed). */
 #define _POSIX_C_SOURCE 200809L /* pthread_once, dlopen under -std=c11 */
 #include "cuda_cublas.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CB_STR2(x) #x
@@ -20,11 +22,12 @@ static char              cb_why[512];
 static pthread_once_t    cb_once = PTHREAD_ONCE_INIT;
 
 static void cb_load(void) {
-  const char *tried[2] = {CB_SONAME, NULL};
+  const char *tried[2] = {CB_SONAME, NULL}, *env = getenv("PDS_CUBLAS");
   void       *so       = NULL;
 #ifdef PDS_CUDA_LIBDIR
   tried[1] = PDS_CUDA_LIBDIR "/" CB_SONAME;
 #endif
+  if (env && *env) tried[0] = env, tried[1] = NULL;
 
   for (int k = 0; k < 2 && !so; k++) {
     if (!tried[k]) continue;
@@ -32,7 +35,7 @@ static void cb_load(void) {
     if (!so && k == 0) {
       const char *e = dlerror();
 
-      snprintf(cb_why, sizeof cb_why, "%s", e ? e : CB_SONAME ": not found");
+      snprintf(cb_why, sizeof cb_why, "%s", e ? e : "not found");
     }
   }
   if (!so) return;
