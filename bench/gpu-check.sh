@@ -169,9 +169,6 @@ san() { # tool, exe, extra flags...: one run, one line of result; skipped, sayin
   PDS_TEST_SMALL=1 timeout "$lim" "$SANITIZER" --tool "$tool" --error-exitcode 99 "$@" "$exe" /gpu/cuda \
     > "$log" 2>&1
   rc=$?
-  # timeout stops compute-sanitizer, not always the program it runs: left running, that program shared the GPU with
-  # everything after it (session 22: fused_tune measured a third of the copy bandwidth behind a timed-out racecheck)
-  [ $rc = 124 ] && { pkill -KILL -f -x -- "$exe /gpu/cuda" 2>/dev/null; sleep 1; }
   local summ; summ=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$log" | tail -1)
   case $rc in 0) r=clean;; 99) r=ERRORS;; 124) r=TIMEOUT;; *) r="exit $rc";; esac
   printf '%-10s %-16s %-8s %4ds  %s\n' "$tool" "$(basename "$exe")" "$r" $((SECONDS - t)) "$summ"
