@@ -26,10 +26,17 @@ if [ -n "${PDS_TEST_SMALL:-}" ]; then
 fi
 its() { sed -n 's/^result:.* iterations=\([0-9]*\) .*/\1/p' "$1"; }
 
-run() { # run NP OUT ARGS...: pdesolve solve on NP ranks (1: without mpirun)
+run() { # run NP OUT ARGS...: pdesolve solve on NP ranks (1: without mpirun); its exit status also in RUN_RC
   np=$1 out=$2; shift 2
   if [ "$np" = 1 ]; then "$PDS" solve -backend "$BE" "$@" > "$out" 2>&1
   else $MPIEXEC $FLAGS -n "$np" "$PDS" solve -backend "$BE" "$@" > "$out" 2>&1; fi
+  RUN_RC=$?
+  return $RUN_RC
+}
+RUN_RC=0
+why() { # OUT: what the last run said: its exit status, the lines naming an error (a sanitizer's, MPI's), its last lines
+  echo "exit $RUN_RC; $(grep -E 'Sanitizer|SUMMARY|ERROR|[Ee]rror|abort|signal|leak' "$1" | head -12)"
+  tail -3 "$1"
 }
 
 # (bicgstab only converges, below: its residuals follow round-off once they stagnate, and the split product of the
@@ -38,10 +45,10 @@ run() { # run NP OUT ARGS...: pdesolve solve on NP ranks (1: without mpirun)
 for args in "-A $MTX -solver gmres -pc jacobi" "-problem poisson7 -n 12 10 9 -solver gmres -pc none" \
             "-problem poisson7 -n 12 10 9 -solver cg -pc jacobi"; do
   # shellcheck disable=SC2086
-  run 1 "$TMP/np1" $args || fail "one rank: $args: $(tail -3 "$TMP/np1")"
+  run 1 "$TMP/np1" $args || fail "one rank: $args: $(why "$TMP/np1")"
   for np in $NPS; do
     # shellcheck disable=SC2086
-    run $np "$TMP/np$np" $args || fail "$np ranks: $args: $(tail -3 "$TMP/np$np")"
+    run $np "$TMP/np$np" $args || fail "$np ranks: $args: $(why "$TMP/np$np")"
     [ "$(its "$TMP/np1")" = "$(its "$TMP/np$np")" ] ||
       fail "$args: $(its "$TMP/np1") iterations on one rank, $(its "$TMP/np$np") on $np"
     grep -q "ranks=$np " "$TMP/np$np" || fail "$args: no ranks=$np in the result line"
@@ -49,21 +56,21 @@ for args in "-A $MTX -solver gmres -pc jacobi" "-problem poisson7 -n 12 10 9 -so
   done
   echo "ok: $args: $(its "$TMP/np1") iterations on 1, 2 and 3 ranks"
 done
-run 3 "$TMP/bi" -problem poisson7 -n 12 10 9 -solver bicgstab -pc jacobi || fail "bicgstab: $(tail -3 "$TMP/bi")"
+run 3 "$TMP/bi" -problem poisson7 -n 12 10 9 -solver bicgstab -pc jacobi || fail "bicgstab: $(why "$TMP/bi")"
 echo "ok: bicgstab + jacobi on 3 ranks: $(its "$TMP/bi") iterations"
 run 3 "$TMP/bj" -A "$MTX" -solver gmres -pc bjacobi -sub_pc ilu0 -json "$TMP/r.json" ||
-  fail "bjacobi: $(tail -3 "$TMP/bj")"
+  fail "bjacobi: $(why "$TMP/bj")"
 grep -q '"ranks": 3' "$TMP/r.json" && grep -q '"t_comm_rank": \[' "$TMP/r.json" || fail "-json lacks ranks or times"
 echo "ok: gmres + bjacobi(ilu0) on 3 ranks: $(its "$TMP/bj") iterations"
-run 3 "$TMP/as" -A "$MTX" -solver gmres -pc asm -sub_pc ilu0 -view || fail "asm: $(tail -3 "$TMP/as")"
+run 3 "$TMP/as" -A "$MTX" -solver gmres -pc asm -sub_pc ilu0 -view || fail "asm: $(why "$TMP/as")"
 grep -q "additive Schwarz over 3 ranks, overlap 1" "$TMP/as" || fail "asm: -view does not describe it"
 echo "ok: gmres + asm(ilu0) on 3 ranks: $(its "$TMP/as") iterations"
 # -o gathers the solution on rank 0: the file of 3 ranks against the one of 1 rank; -history prints every iteration
 args="-problem poisson7 -n 12 10 9 -solver cg -pc jacobi -rtol 1e-12 -history"
 # shellcheck disable=SC2086
-run 1 "$TMP/o1" $args -o "$TMP/x1.mtx" || fail "-o on one rank: $(tail -3 "$TMP/o1")"
+run 1 "$TMP/o1" $args -o "$TMP/x1.mtx" || fail "-o on one rank: $(why "$TMP/o1")"
 # shellcheck disable=SC2086
-run 3 "$TMP/o3" $args -o "$TMP/x3.mtx" || fail "-o on 3 ranks: $(tail -3 "$TMP/o3")"
+run 3 "$TMP/o3" $args -o "$TMP/x3.mtx" || fail "-o on 3 ranks: $(why "$TMP/o3")"
 [ "$(grep -c 'history residual norm' "$TMP/o3")" = "$(($(its "$TMP/o3") + 1))" ] || fail "-history: not one line an iteration"
 paste "$TMP/x1.mtx" "$TMP/x3.mtx" | awk 'NR > 3 { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d; n++ }
   END { if (n != 1080 || m > 1e-9) { print "x differs: " n " rows, max diff " m; exit 1 } }' ||
@@ -72,12 +79,12 @@ echo "ok: -o gathers the solution of 3 ranks (equal to one rank's), -history"
 # -partition metis (where the build has METIS): the same solution, the edge cut in -view, b read in the file's numbering
 if run 3 "$TMP/pm" -A "$MTX" -solver gmres -pc jacobi -partition metis -view -o "$TMP/xm.mtx"; then
   grep -q "METIS" "$TMP/pm" || fail "-partition metis: -view does not say so"
-  run 1 "$TMP/p1" -A "$MTX" -solver gmres -pc jacobi -o "$TMP/xp1.mtx" || fail "one rank: $(tail -3 "$TMP/p1")"
+  run 1 "$TMP/p1" -A "$MTX" -solver gmres -pc jacobi -o "$TMP/xp1.mtx" || fail "one rank: $(why "$TMP/p1")"
   paste "$TMP/xp1.mtx" "$TMP/xm.mtx" | awk 'NR > 3 { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
     END { if (m > 1e-6) { print "max diff " m; exit 1 } }' || fail "-partition metis: another solution"
   echo "ok: -partition metis: $(its "$TMP/pm") iterations, the solution of one rank"
 else
-  grep -q "without METIS" "$TMP/pm" || fail "-partition metis failed: $(tail -3 "$TMP/pm")"
+  grep -q "without METIS" "$TMP/pm" || fail "-partition metis failed: $(why "$TMP/pm")"
   echo "ok: -partition metis: this build has no METIS, and says so"
 fi
 # the channel cut into blocks over the ranks (paper 000's multi-block layout): bjacobi(bilu0) on 2 and 3 ranks is
@@ -85,10 +92,10 @@ fi
 for solver in gmres richardson; do
   args="-problem channel -n 12 8 6 -bs 5 -cfl 1 -decomp 3 2 1 -solver $solver"
   # shellcheck disable=SC2086
-  run 1 "$TMP/c1" $args -pc bilu0 || fail "channel, one rank: $(tail -3 "$TMP/c1")"
+  run 1 "$TMP/c1" $args -pc bilu0 || fail "channel, one rank: $(why "$TMP/c1")"
   for np in $NPS; do
     # shellcheck disable=SC2086
-    run $np "$TMP/c$np" $args -pc bjacobi -sub_pc bilu0 -view || fail "channel, $np ranks: $(tail -3 "$TMP/c$np")"
+    run $np "$TMP/c$np" $args -pc bjacobi -sub_pc bilu0 -view || fail "channel, $np ranks: $(why "$TMP/c$np")"
     [ "$(its "$TMP/c1")" = "$(its "$TMP/c$np")" ] ||
       fail "channel $solver: $(its "$TMP/c1") iterations on one rank, $(its "$TMP/c$np") on $np"
     grep -q "mpistencil7" "$TMP/c$np" || fail "channel: -view does not show mpistencil7"
@@ -103,18 +110,18 @@ derr() { sed -n 's/^result:.* disc_err=\([0-9.e+-]*\).*/\1/p' "$1"; }
 for args in "-problem fem2d -nodes 1500 -fem manufactured -dirichlet symmetric" "-problem patches -n 12" \
             "-problem sem -elements 2 -order 4"; do
   # shellcheck disable=SC2086
-  run 1 "$TMP/w1" $args -solver cg -pc jacobi || fail "one rank: $args: $(tail -3 "$TMP/w1")"
+  run 1 "$TMP/w1" $args -solver cg -pc jacobi || fail "one rank: $args: $(why "$TMP/w1")"
   # shellcheck disable=SC2086
-  run 3 "$TMP/w3" $args -solver cg -pc jacobi || fail "3 ranks: $args: $(tail -3 "$TMP/w3")"
+  run 3 "$TMP/w3" $args -solver cg -pc jacobi || fail "3 ranks: $args: $(why "$TMP/w3")"
   [ "$(its "$TMP/w1")" = "$(its "$TMP/w3")" ] && [ -n "$(derr "$TMP/w1")" ] && [ "$(derr "$TMP/w1")" = "$(derr "$TMP/w3")" ] ||
     fail "$args: one rank $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1"); 3 ranks $(its "$TMP/w3"), $(derr "$TMP/w3")"
   echo "ok: $args on 3 ranks: $(its "$TMP/w1") iterations, disc_err $(derr "$TMP/w1") as on one"
 done
 # patches under mpirun are whole patches a rank: bjacobi with gmg on each rank's patches converges to one rank's gmg
 # solution (the same discretization error to 5 digits)
-run 1 "$TMP/g1" -problem patches -n 16 -patch 8 -solver cg -pc gmg || fail "patches gmg, one rank: $(tail -3 "$TMP/g1")"
+run 1 "$TMP/g1" -problem patches -n 16 -patch 8 -solver cg -pc gmg || fail "patches gmg, one rank: $(why "$TMP/g1")"
 run 3 "$TMP/g3" -problem patches -n 16 -patch 8 -solver cg -pc bjacobi -sub_pc gmg -view ||
-  fail "patches bjacobi(gmg), 3 ranks: $(tail -3 "$TMP/g3")"
+  fail "patches bjacobi(gmg), 3 ranks: $(why "$TMP/g3")"
 grep -q "mpipatches" "$TMP/g3" || fail "patches under mpirun: -view does not show mpipatches"
 awk -v a="$(derr "$TMP/g1")" -v b="$(derr "$TMP/g3")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-5 * a) }' ||
   fail "patches: disc_err $(derr "$TMP/g1") with gmg on one rank, $(derr "$TMP/g3") with bjacobi(gmg) on 3"
@@ -122,12 +129,12 @@ echo "ok: patches, bjacobi(gmg) on 3 ranks: $(its "$TMP/g3") iterations (gmg on 
 # sem over the ranks (mpisem): semjacobi, and bjacobi with semjacobi on each rank's share, in one rank's semjacobi
 # iterations; the solution written by -o in the space's numbering, as one rank's to round-off
 run 1 "$TMP/s1" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg -pc semjacobi -o "$TMP/s1.mtx" ||
-  fail "sem semjacobi, one rank: $(tail -3 "$TMP/s1")"
+  fail "sem semjacobi, one rank: $(why "$TMP/s1")"
 for np in $NPS; do
   for pc in "semjacobi" "bjacobi -sub_pc semjacobi"; do
     # shellcheck disable=SC2086
     run "$np" "$TMP/s3" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg -pc $pc -view -o "$TMP/s3.mtx" ||
-      fail "sem $pc, $np ranks: $(tail -3 "$TMP/s3")"
+      fail "sem $pc, $np ranks: $(why "$TMP/s3")"
     grep -q "mpisem" "$TMP/s3" || fail "sem under mpirun: -view does not show mpisem"
     [ "$(its "$TMP/s1")" = "$(its "$TMP/s3")" ] && [ "$(derr "$TMP/s1")" = "$(derr "$TMP/s3")" ] ||
       fail "sem $pc on $np ranks: $(its "$TMP/s3") iterations, disc_err $(derr "$TMP/s3"); one rank $(its "$TMP/s1"), $(derr "$TMP/s1")"
@@ -142,14 +149,14 @@ if run 3 "$TMP/sm" -problem sem -elements 3 2 2 -order 5 -deform 0.1 -solver cg 
     fail "sem -partition metis: $(its "$TMP/sm") iterations, disc_err $(derr "$TMP/sm"); one rank $(its "$TMP/s1")"
   echo "ok: sem -partition metis on 3 ranks: $(its "$TMP/sm") iterations as on one"
 else
-  grep -q "without METIS" "$TMP/sm" || fail "sem -partition metis failed: $(tail -3 "$TMP/sm")"
+  grep -q "without METIS" "$TMP/sm" || fail "sem -partition metis failed: $(why "$TMP/sm")"
 fi
 run 2 "$TMP/vtk" -problem sem -elements 2 -order 3 -solver cg -pc jacobi -vtk "$TMP/x.vtu"
 [ $? = 1 ] && grep -q "vtk" "$TMP/vtk" || fail "-vtk under mpirun: no clear error"
 # -halo nccl where the backend has no NCCL: a clear error on every rank (the GPU machine runs it for real)
 if [ "$BE" != /gpu/cuda ]; then
   run 2 "$TMP/nc" -problem poisson7 -n 8 -solver cg -pc jacobi -halo nccl
-  [ $? = 1 ] && grep -q "nccl" "$TMP/nc" || fail "-halo nccl on $BE: no clear error: $(tail -3 "$TMP/nc")"
+  [ $? = 1 ] && grep -q "nccl" "$TMP/nc" || fail "-halo nccl on $BE: no clear error: $(why "$TMP/nc")"
   echo "ok: -halo nccl on $BE says it needs NCCL"
 fi
 run 2 "$TMP/missing" -A "$TMP/no-such-file.mtx"
