@@ -424,8 +424,7 @@ int pds_backend_init_cuda(pds_ctx ctx, const char *resource, struct pds_kernels 
   int             device, count = 0, ierr;
   cudaError_t     e;
 
-  pds_cuda_pdl           = !(pdl && !strcmp(pdl, "0"));
-  pds_cuda_pdl_maxblocks = pdl && atol(pdl) > 1 ? atol(pdl) : PDS_CUDA_PDL_MAXBLOCKS;
+  pds_cuda_pdl = !(pdl && !strcmp(pdl, "0"));
   PDS_CALL(parse_resource(ctx, resource, &device));
   e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {

@@ -98,12 +98,9 @@ enum { PDS_CUDA_BSR_AUTO = 0, PDS_CUDA_BSR_VEC = 1, PDS_CUDA_BSR_PIPE = 2, PDS_C
 extern "C" {
 #endif
 
-/* programmatic dependent launch of the iteration kernels (cuda_launch.cuh): 1 on (the default), 0 off, and the
-   largest grid so launched (PDS_CUDA_PDL_MAXBLOCKS); cuda.c sets both from PDS_CUDA_PDL when a context is made (0: off,
-   a number above 1: on for grids of up to that many blocks) */
-#define PDS_CUDA_PDL_MAXBLOCKS 1024
-extern int  pds_cuda_pdl;
-extern long pds_cuda_pdl_maxblocks;
+/* programmatic dependent launch of the iteration kernels (cuda_launch.cuh): 1 on (the default), 0 off; cuda.c sets it
+   from PDS_CUDA_PDL when a context is made */
+extern int pds_cuda_pdl;
 
 /* ---- vectors (cuda_vec.cu); n > 0 ---------------------------------------------------------------------- */
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y);

@@ -8,11 +8,13 @@
 // Every kernel pds_launch launches calls pds_grid_dep() first, before it reads or writes anything. Only grids of at
 // most PDS_CUDA_PDL_MAXBLOCKS blocks are launched early (they are resident at once: early blocks of a larger grid
 // would only take slots from the kernel they wait for); pds_cuda_pdl = 0 (PDS_CUDA_PDL=0 in the environment, read
-// by cuda.c) launches everything the plain way, PDS_CUDA_PDL=N (N > 1) early up to N blocks (pds_cuda_pdl_maxblocks).
+// by cuda.c) launches everything the plain way.
 #ifndef PDS_CUDA_LAUNCH_CUH
 #define PDS_CUDA_LAUNCH_CUH
 
 #include "cuda_common.h"
+
+#define PDS_CUDA_PDL_MAXBLOCKS 1024
 
 __device__ __forceinline__ void pds_grid_dep() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -28,7 +30,7 @@ static inline cudaError_t pds_launch(void (*kernel)(KArgs...), dim3 grid, dim3 b
   cudaLaunchAttribute at[1];
 
   cfg.gridDim = grid, cfg.blockDim = block, cfg.dynamicSmemBytes = smem, cfg.stream = s;
-  if (pds_cuda_pdl && (long)grid.x * grid.y * grid.z <= pds_cuda_pdl_maxblocks) {
+  if (pds_cuda_pdl && (size_t)grid.x * grid.y * grid.z <= PDS_CUDA_PDL_MAXBLOCKS) {
     at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
     at[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = at, cfg.numAttrs = 1;

@@ -219,8 +219,7 @@ __global__ void permute_k(long long nb, int bs, const pds_int *__restrict__ perm
 
 extern "C" {
 
-int  pds_cuda_pdl           = 1;
-long pds_cuda_pdl_maxblocks = PDS_CUDA_PDL_MAXBLOCKS;
+int pds_cuda_pdl = 1;
 
 cudaError_t pds_cuda_vec_set(cudaStream_t s, pds_size n, pds_real a, pds_real *y) { EW_LAUNCH(set_k, n, a, y); }
 cudaError_t pds_cuda_vec_copy(cudaStream_t s, pds_size n, const pds_real *x, pds_real *y) { EW_LAUNCH(copy_k, n, x, y); }
