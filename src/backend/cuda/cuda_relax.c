@@ -263,7 +263,7 @@ static int relax_plan_create_cuda(pds_ctx ctx, const struct pds_patches *P, cons
   /* gemm needs cuBLAS, loaded now (cuda_cublas.h): asked for by name, its absence is the error; auto takes mapc */
   if (R->variant == V_GEMM && (ierr = pds_cublas_get(ctx, asked == V_GEMM, &R->cb))) {
     if (asked == V_GEMM) goto fail;
-    R->variant = V_MAPC;
+    R->variant = V_MAPC, R->no_cublas = 1;
   }
   R->stride  = R->mmax;
   R->pack    = env_int("PDS_CUDA_RELAX_PACK", 1) == 0 || R->mmax >= RELAX_CTA ? 1 : RELAX_CTA / R->mmax;
@@ -290,9 +290,7 @@ static void relax_plan_destroy_cuda(pds_ctx ctx, void *plan) { plan_free(ctx, pl
 
 static int relax_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t len) {
   const struct relax_plan *R = plan;
-  const char              *a = !R || R->asked != V_AUTO ? ""
-                                 : R->variant == V_MAPC && R->mmax >= RELAX_AUTO_M ? " (auto: no cuBLAS for gemm)"
-                                                                                     : " (auto)";
+  const char              *a = !R || R->asked != V_AUTO ? "" : R->no_cublas ? " (auto: no cuBLAS for gemm)" : " (auto)";
 
   PDS_CHECK(R && buf && len > 0, ctx, PDS_ERR_ARG, "relax: plan_describe needs a plan and a buffer");
   if (R->variant == V_MAPC)

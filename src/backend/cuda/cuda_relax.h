@@ -17,6 +17,7 @@ struct relax_group {
 
 struct relax_plan {
   int                 asked, variant;   /* the name given, what runs (auto resolved) */
+  int                 no_cublas;        /* auto would have taken gemm, but cuBLAS could not be loaded: mapc runs */
   int                 stride, pack;     /* mapc, block products: threads per spatial block (the largest m), items per CTA */
   int                 reuse;            /* blocks per work item: products sharing one read of the inverse */
   int                 cpt, pstride, ppack; /* gemm's residual and update passes: cells per thread, threads per block,
