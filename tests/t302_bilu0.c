@@ -517,7 +517,8 @@ static double *variant_run(pds_ctx ctx, const char *variant, int single, int nb,
 }
 
 static void check_variants(pds_ctx ctx) {
-  static const char *const gpu[] = {"hyperplane", "graph", "lanes", "recycle", "syncfree", "block", "tiles", "auto"};
+  static const char *const gpu[] = {"hyperplane", "graph", "lanes", "recycle", "syncfree", "block", "tiles", "pipe",
+                                    "auto"};
   const int  cuda = !strcmp(pds_ctx_get_backend(ctx), "/gpu/cuda");
   const int  nv   = cuda ? (int)(sizeof gpu / sizeof gpu[0]) : 1;
   pds_ctx    r;
@@ -555,25 +556,45 @@ static void check_variants(pds_ctx ctx) {
         /* lanes factors planes of at most PDS_BILU0_ELEM_MAX points by its element kernel, wider ones by its
            lanes kernel, and (n >= 5) planes of more than PDS_BILU0_LANES_WIDE blocks by the lanes kernel bounded to
            128 registers: these grids' planes are narrow, so lanes also runs with every plane on the lanes kernel
-           (0), with the two mixed in one factorization (20), and with every plane on the bounded kernel (0, 0) */
-        static const char *const em[] = {NULL, "0", "20", "0"}, *lw[] = {NULL, NULL, NULL, "0"};
-        const int                ne   = cuda && !strcmp(name, "lanes") ? 4 : 1;
-        double                  *y;
+           (0), with the two mixed in one factorization (20), and with every plane on the bounded kernel (0, 0).
+           pipe runs its default tiles and tiles of 1 line (the most crossings), 2 (and an L2 prefetch), 3 without
+           the register prefetch, and 9 (n >= 5: more lines than the block's groups, taken in turn) */
+        static const char *const lanes_env[][2] = {{NULL, NULL}, {"PDS_BILU0_ELEM_MAX=0", NULL},
+                                                   {"PDS_BILU0_ELEM_MAX=20", NULL},
+                                                   {"PDS_BILU0_ELEM_MAX=0", "PDS_BILU0_LANES_WIDE=0"}};
+        static const char *const pipe_env[][2]  = {{NULL, NULL}, {"PDS_BILU0_PIPE_T=1", NULL},
+                                                   {"PDS_BILU0_PIPE_T=2", "PDS_BILU0_PIPE_L2=3"},
+                                                   {"PDS_BILU0_PIPE_T=3", "PDS_BILU0_PIPE_PF=0"},
+                                                   {"PDS_BILU0_PIPE_T=9", NULL}};
+        const int lanes = cuda && !strcmp(name, "lanes"), pipe = cuda && !strcmp(name, "pipe");
+        const int ne    = lanes ? 4 : pipe ? 5 : 1;
+        double   *y;
 
         for (int m = 0; m < ne; m++) {
-          if (em[m]) setenv("PDS_BILU0_ELEM_MAX", em[m], 1);
-          if (lw[m]) setenv("PDS_BILU0_LANES_WIDE", lw[m], 1);
+          const char *const *env = lanes ? lanes_env[m] : pipe ? pipe_env[m] : lanes_env[0];
+          char               what[96] = "";
+
+          for (int e = 0; e < 2 && env[e]; e++) {
+            char        kv[64];
+            const char *eq = strchr(env[e], '=');
+
+            snprintf(kv, sizeof kv, "%.*s", (int)(eq - env[e]), env[e]);
+            setenv(kv, eq + 1, 1);
+            snprintf(what + strlen(what), sizeof what - strlen(what), ", %s", env[e]);
+          }
           y = variant_run(ctx, name, 0, nb, dims, n, v, bh, np * n);
-          if (em[m]) unsetenv("PDS_BILU0_ELEM_MAX");
-          if (lw[m]) unsetenv("PDS_BILU0_LANES_WIDE");
+          for (int e = 0; e < 2 && env[e]; e++) {
+            char kv[64];
+
+            snprintf(kv, sizeof kv, "%.*s", (int)(strchr(env[e], '=') - env[e]), env[e]);
+            unsetenv(kv);
+          }
           if (memcmp(y, ref, sizeof *y * (size_t)np * n)) {
             pds_size i = 0;
 
             while (y[i] == ref[i]) i++;
-            TEST_FAIL("bilu0 variant %s%s%s%s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, "
-                      "/cpu/ref %.17g", name, em[m] ? ", PDS_BILU0_ELEM_MAX " : "", em[m] ? em[m] : "",
-                      lw[m] ? ", PDS_BILU0_LANES_WIDE 0" : "", n, nb,
-                      pds_ctx_get_backend(ctx), i, y[i], ref[i]);
+            TEST_FAIL("bilu0 variant %s%s, n = %d, %d grid(s) on %s: entry %" PDS_SIZE_FMT " is %.17g, "
+                      "/cpu/ref %.17g", name, what, n, nb, pds_ctx_get_backend(ctx), i, y[i], ref[i]);
           }
           free(y);
         }

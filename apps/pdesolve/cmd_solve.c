@@ -11,7 +11,7 @@
 static const char *const orthog_names[] = {"cgs2", "cgs"};
 static const char *const precision_names[] = {"double", "single", "mixed"};
 static const char *const semjacobi_variants[] = {"extended", "natural", "shared", "wide"};
-static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
+static const char *const bilu0_variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles", "pipe"};
 static const char *const bilu0_factors[] = {"double", "float"};
 
 static const char *const partitioners[] = {"contiguous", "metis"};

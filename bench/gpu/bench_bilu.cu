@@ -7,7 +7,7 @@
 // small grids in one multi-block matrix against the same grids as separate matrices applied one after another.
 //
 //   bench_bilu [-sizes 15,25,35,45,55,100,128] [-sizes4 25,55] [-sizes5 25,55]
-//              [-variants hyperplane,graph,recycle,syncfree,lanes,block,tiles] [-matrix auto|channel|random]
+//              [-variants hyperplane,graph,recycle,syncfree,lanes,block,tiles,pipe] [-matrix auto|channel|random]
 //              [-channel_max 55] [-cfl 10] [-ref_max 55] [-omp_max 128] [-spsv_max 100] [-reps 100] [-warmup 2]
 //              [-box_s 0.25] [-cpu_box_s 1.5] [-budget_s 150] [-maxit 1000] [-cfl_grid 25] [-cfls 1,10,100]
 //              [-no_cpu] [-no_cusparse] [-no_multi] [-no_iters] [-quick] [-json FILE] [-help]
@@ -101,7 +101,8 @@ extern "C" {
 
 // ---- options ----------------------------------------------------------------------------------------------------
 static std::vector<int>         g_sizes6 = {15, 25, 35, 45, 55, 100, 128}, g_sizes4 = {25, 55}, g_sizes5 = {25, 55};
-static std::vector<std::string> g_variants = {"hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
+static std::vector<std::string> g_variants = {"hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles",
+                                              "pipe"};
 static std::vector<double>      g_cfls     = {1, 10, 100};
 static std::string              g_matrix   = "auto";
 static int    g_channel_max = 55, g_ref_max = 55, g_omp_max = 128, g_spsv_max = 100, g_reps = 100, g_warm = 2;
@@ -1348,7 +1349,7 @@ static void print_tables(void) {
 // ---- main -------------------------------------------------------------------------------------------------------
 static const char *g_usage =
     "usage: bench_bilu [-sizes 15,25,35,45,55,100,128] [-sizes4 25,55] [-sizes5 25,55]\n"
-    "       [-variants hyperplane,graph,recycle,syncfree,lanes,block,tiles] [-matrix auto|channel|random] [-channel_max 55]\n"
+    "       [-variants hyperplane,graph,recycle,syncfree,lanes,block,tiles,pipe] [-matrix auto|channel|random] [-channel_max 55]\n"
     "       [-cfl 10] [-ref_max 55] [-omp_max 128] [-spsv_max 100] [-reps 100] [-warmup 2] [-box_s 0.25]\n"
     "       [-cpu_box_s 1.5] [-budget_s 150] [-maxit 1000] [-cfl_grid 25] [-cfls 1,10,100] [-no_cpu] [-no_cusparse]\n"
     "       [-no_multi] [-no_iters] [-quick] [-json FILE] [-help]\n"

@@ -10,7 +10,7 @@
  * nothing. */
 #include "cusparse_ilu.h" /* cuSPARSE's ILU(0): cusparse_ilu_apply, sp, CK, CKS */
 
-static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles"};
+static const char *const variants[] = {"auto", "hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles", "pipe"};
 
 /* y = M^-1 x by cuSPARSE: bsrilu02 of A's BSR form, then the L and U solves (host arrays in and out) */
 static void cusparse_bsr_apply(pds_mat A, const double *x, double *y) {

@@ -233,7 +233,7 @@ def check_channel(d):
     with open(d.path("r.json")) as f:
         j = json.load(f)
     ensure(j.get("pc_bilu0_variant") == "auto" and j.get("pc_bilu0_factors") == "double", f"json: {j}")
-    variants = ("hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles")
+    variants = ("hyperplane", "graph", "recycle", "syncfree", "lanes", "block", "tiles", "pipe")
     if d.backend == "/gpu/cuda":
         for v in variants:
             p = d.run(*base, "-pc_bilu0_variant", v)

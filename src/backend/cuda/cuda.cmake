@@ -45,7 +45,8 @@ set(PDS_CUDA_SOURCES
   src/backend/cuda/cuda_vec.cu src/backend/cuda/cuda_csr.cu src/backend/cuda/cuda_bsr.cu
   src/backend/cuda/cuda_transpose.cu src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu
   src/backend/cuda/cuda_f32.cu src/backend/cuda/cuda_small.cu src/backend/cuda/cuda_coop.cu
-  src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu src/backend/cuda/cuda_ilu0.cu
+  src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu src/backend/cuda/cuda_bilu0_pipe.cu
+  src/backend/cuda/cuda_ilu0.cu
   src/backend/cuda/cuda_patches.cu src/backend/cuda/cuda_relax.cu
   src/backend/cuda/cuda_sem.cu src/backend/cuda/cuda_fv.cu src/backend/cuda/cuda_fvjac.cu)
 # the assembly kernels must round as ref does: no multiply-add contraction (cuda_fem2d.cu says why)
@@ -54,7 +55,7 @@ set(PDS_CUDA_SOURCES
 # (cuda_stencil7.cuh), and the spectral-element operator /cpu/ref's bits (cuda_sem.cu), and the finite-volume fluxes
 # (cuda_fv.cu) and their Jacobian (cuda_fvjac.cu)
 set_source_files_properties(src/backend/cuda/cuda_fem2d.cu src/backend/cuda/cuda_krylov.cu src/backend/cuda/cuda_f32.cu
-                            src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu
+                            src/backend/cuda/cuda_stencil7.cu src/backend/cuda/cuda_bilu0.cu src/backend/cuda/cuda_bilu0_pipe.cu
                             src/backend/cuda/cuda_ilu0.cu src/backend/cuda/cuda_sem.cu src/backend/cuda/cuda_fv.cu
                             src/backend/cuda/cuda_fvjac.cu PROPERTIES COMPILE_OPTIONS -fmad=false)
 # cuBLAS (the dense products of relax's gemm variant): its headers at build time, libcublas.so by dlopen at run time,

@@ -14,6 +14,9 @@
  *   block       one thread block per grid, all its planes inside the block (many small grids);
  *   tiles       the factorization as lanes; the sweeps by tiles of up to 8^3 points (a thread block each, the tile's
  *               factors staged in shared memory), one launch per plane of tiles, in a graph;
+ *   pipe        the factorization as lanes; each sweep one launch, a thread block per column of t x t lines along i
+ *               running its points plane by plane behind its upstream neighbours (cuda_bilu0_pipe.cu: block
+ *               barriers inside a column, a device-wide wait only where the sweep crosses into another column);
  *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
  * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
@@ -24,9 +27,9 @@
 #include "../stencil7_bodies.h" /* s7_inside */
 #include "cuda_impl.h"
 
-enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_TILES, V_COUNT };
-static const char *const variant_names[V_COUNT] = {"auto",     "hyperplane", "graph", "lanes",
-                                                   "recycle", "syncfree",   "block", "tiles"};
+enum { V_AUTO, V_HYPERPLANE, V_GRAPH, V_LANES, V_RECYCLE, V_SYNCFREE, V_BLOCK, V_TILES, V_PIPE, V_COUNT };
+static const char *const variant_names[V_COUNT] = {"auto",     "hyperplane", "graph", "lanes", "recycle",
+                                                   "syncfree", "block",      "tiles", "pipe"};
 
 struct bilu0_plan {
   int                  asked, variant; /* the name given, and what runs (auto resolved) */
@@ -51,6 +54,8 @@ struct bilu0_plan {
   long long           *toff;           /* tiles: host [ntp + 1]: tile-plane t's tiles */
   int                  ntp, tedge;     /* tiles: tile-planes, the tiles' edge */
   long long            tsmem;          /* tiles: shared memory bytes per tile */
+  pds_cuda_bilu0_pipe_launch pipe;     /* pipe: the launch (tiles, sizes, progress) but for the arrays and direction */
+  int                  pipe_t;         /* pipe: the tiles' edge */
   struct pds_cuda_graph graph[2];      /* graph, lanes: 0 factor, 1 solve (keys: vals, dinv, fvals, b, x) */
   long long            elem_max;       /* lanes, tiles: planes of at most this many points factored by n^2 lanes a
                                           point (below) */
@@ -94,6 +99,7 @@ static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
   pds_cuda_raw_free(be, P->goff), pds_cuda_raw_free(be, P->gbase), pds_cuda_raw_free(be, P->psched);
   pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync), pds_cuda_raw_free(be, P->fvals);
   pds_cuda_raw_free(be, P->tiles);
+  pds_cuda_raw_free(be, (void *)P->pipe.tiles), pds_cuda_raw_free(be, P->pipe.prog), pds_cuda_raw_free(be, P->pipe.sync);
   free(P->hoff), free(P->toff);
   free(P);
 }
@@ -156,6 +162,89 @@ static int tiles_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil
   ierr = upload(ctx, be, h, (size_t)nt * 2 * sizeof *h, (void **)&P->tiles);
 done:
   free(h), free(cur);
+  return ierr;
+}
+
+/* pipe: the tiles of edge T: every grid's (j, k) face cut into ceil(J / T) x ceil(K / T) tiles (the last ones in j
+   and k narrower), numbered grid after grid, j-tile-major, so that a tile's upstream neighbours (j - 1, k - 1) come
+   before it and its downstream ones after it (cuda_bilu0_pipe.cu's deadlock argument) */
+static int pipe_tiles(const struct pds_stencil7 *g, int nb, int T, int4 *h, int *tjm, int *tkm) {
+  int nt = 0;
+
+  *tjm = *tkm = 0;
+  for (int q = 0; q < nb; q++) {
+    const int nbj = (int)((g[q].J + T - 1) / T), nbk = (int)((g[q].K + T - 1) / T);
+
+    for (int bj = 0; bj < nbj; bj++)
+      for (int bk = 0; bk < nbk; bk++, nt++) {
+        const int j0 = bj * T, k0 = bk * T, nj = (int)(g[q].J - j0 < T ? g[q].J - j0 : T);
+        const int nk = (int)(g[q].K - k0 < T ? g[q].K - k0 : T);
+
+        if (nj > *tjm) *tjm = nj;
+        if (nk > *tkm) *tkm = nk;
+        if (!h) continue;
+        h[3 * nt]     = (int4){(int)g[q].first, (int)g[q].I, (int)g[q].J, (int)g[q].K};
+        h[3 * nt + 1] = (int4){j0, k0, nj, nk};
+        h[3 * nt + 2] = (int4){bj > 0 ? nt - nbk : -1, bk > 0 ? nt - 1 : -1, bj + 1 < nbj ? nt + nbk : -1,
+                               bk + 1 < nbk ? nt + 1 : -1};
+      }
+  }
+  return nt;
+}
+
+/* pipe: the tiles' edge T, the blocks' size, and the tiles on the device. A block holds one group of G lanes per line
+   of its tile (the next step's loads in registers, pf_regs) while that fits in PDS_CUDA_BILU0_PIPE_PF_THREADS, else
+   512 compute lanes taking the lines in turn. T: the smallest edge from PIPE_T0 up whose tiles all fit on the device
+   at once (the occupancy query; more tiles than that still run, after the first ones end), at most the largest whose
+   x ring fits in shared memory. A narrower tile has cheaper steps but more tile crossings on the sweep's critical
+   path: measured on an H200 at n = 6 (docs/bilu0.md), edges 2 to 8 on 15^3, 35^3 and 55^3, 5 was the fastest on
+   each. PDS_BILU0_PIPE_T=t in the environment sets the edge, PDS_BILU0_PIPE_PF=0 turns the register prefetch off,
+   PDS_BILU0_PIPE_L2=d prefetches the factors d steps ahead into L2. */
+enum { PIPE_T0 = 5 };
+static int pipe_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7 *g, int nb, struct bilu0_plan *P) {
+  pds_cuda_bilu0_pipe_launch *L  = &P->pipe;
+  const char                 *et = getenv("PDS_BILU0_PIPE_T"), *ep = getenv("PDS_BILU0_PIPE_PF"),
+                             *el = getenv("PDS_BILU0_PIPE_L2");
+  const int                   G  = lanes_of(P->n);
+  pds_int                     most = 1;
+  int                         optin = 0, ierr = PDS_OK;
+  int4                       *h = NULL;
+
+  for (int q = 0; q < nb; q++) {
+    if (g[q].J > most) most = g[q].J;
+    if (g[q].K > most) most = g[q].K;
+  }
+  PDS_CUDA_CALL(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, be->device));
+  memset(L, 0, sizeof *L);
+  L->n = P->n, L->single = P->single, L->pf = el ? atoi(el) : 0;
+  for (int T = et && atoi(et) > 0 ? atoi(et) : PIPE_T0;; T++) {
+    pds_cuda_bilu0_pipe_launch C = *L;
+    int                        per = 0;
+
+    C.ntiles  = pipe_tiles(g, nb, T, NULL, &C.tjm, &C.tkm);
+    C.pf_regs = 64 + (C.tjm * C.tkm * G + 31) / 32 * 32 <= PDS_CUDA_BILU0_PIPE_PF_THREADS && !(ep && !atoi(ep));
+    C.threads = C.pf_regs ? 64 + (C.tjm * C.tkm * G + 31) / 32 * 32 : PDS_CUDA_BILU0_PIPE_THREADS;
+    C.smem    = (long long)sizeof(double) * P->n * 2 * ((long long)C.tjm * C.tkm + C.tjm + C.tkm);
+    if (C.smem > optin && T > 1 && P->pipe_t > 0) break; /* keep the last edge whose x ring fits on chip */
+    PDS_CHECK(C.smem <= optin, ctx, PDS_ERR_UNSUPPORTED, "bilu0 pipe: tiles of %d x %d lines need %lld bytes of "
+              "shared memory, more than the device's %d", C.tjm, C.tkm, C.smem, optin);
+    C.query = &per;
+    PDS_CUDA_CALL(ctx, pds_cuda_bilu0_pipe(&C));
+    C.query = NULL, *L = C, P->pipe_t = T;
+    if (et || T >= most || (long long)per * be->nsm >= L->ntiles) break;
+  }
+  if (!(h = malloc((size_t)L->ntiles * 3 * sizeof *h)))
+    return PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for %d tiles", L->ntiles);
+  pipe_tiles(g, nb, P->pipe_t, h, &L->tjm, &L->tkm);
+  ierr = upload(ctx, be, h, (size_t)L->ntiles * 3 * sizeof *h, (void **)&L->tiles);
+  free(h);
+  if (!ierr) ierr = pds_cuda_dev_alloc(ctx, be, (size_t)L->ntiles * sizeof *L->prog, (void **)&L->prog);
+  if (!ierr) {
+    unsigned zero[3] = {0, 0, 0};
+
+    PDS_CUDA_CALL(ctx, cudaMemsetAsync(L->prog, 0, (size_t)L->ntiles * sizeof *L->prog, be->stream));
+    ierr = upload(ctx, be, zero, sizeof zero, (void **)&L->sync);
+  }
   return ierr;
 }
 
@@ -260,6 +349,7 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
     if ((ierr = upload(ctx, be, gb, ((size_t)nb + 1) * sizeof *gb, (void **)&P->gbase))) goto done;
   }
   if (P->variant == V_TILES && (ierr = tiles_build(ctx, be, g, nb, P))) goto done;
+  if (P->variant == V_PIPE && (ierr = pipe_build(ctx, be, g, nb, P))) goto done;
   if (P->single)
     ierr = pds_cuda_dev_alloc(ctx, be, (size_t)P->np * 7 * P->n * P->n * sizeof *P->fvals, (void **)&P->fvals);
 done:
@@ -276,7 +366,7 @@ static int bilu0_plan_create_cuda(pds_ctx ctx, const struct pds_stencil7 *g, int
   for (int i = 0; i < V_COUNT; i++)
     if (!strcmp(variant, variant_names[i])) v = i;
   PDS_CHECK(v >= 0, ctx, PDS_ERR_ARG, "bilu0 variant '%s' is not one of /gpu/cuda's: auto, hyperplane, graph, lanes, "
-            "recycle, syncfree, block, tiles", variant);
+            "recycle, syncfree, block, tiles, pipe", variant);
   PDS_CHECK(P = calloc(1, sizeof *P), ctx, PDS_ERR_MEM, "bilu0: no host memory for the plan");
   P->asked = v, P->variant = v == V_AUTO ? pick_auto(g, nb) : v;
   P->n = g[0].n, P->nb = nb, P->single = single;
@@ -299,14 +389,20 @@ static int bilu0_plan_describe_cuda(pds_ctx ctx, void *plan, char *buf, size_t l
                          "factors in %s", variant_names[P->variant], P->asked == V_AUTO ? " (auto)" : "", P->nh,
                          P->wide, P->nb, P->nb == 1 ? "" : "s", P->single ? "float" : "double");
 
-  if ((P->variant == V_LANES || P->variant == V_TILES) && k > 0 && (size_t)k < len)
+  const int fl = P->variant == V_LANES || P->variant == V_TILES || P->variant == V_PIPE; /* lanes' factorization */
+
+  if (fl && k > 0 && (size_t)k < len)
     k += snprintf(buf + k, len - (size_t)k, "; factorization of planes of up to %lld points by n^2 lanes a point",
                   P->elem_max);
-  if ((P->variant == V_LANES || P->variant == V_TILES) && P->lanes_wide < LLONG_MAX && k > 0 && (size_t)k < len)
+  if (fl && P->lanes_wide < LLONG_MAX && k > 0 && (size_t)k < len)
     k += snprintf(buf + k, len - (size_t)k, ", of more than %lld blocks by the register-bounded kernel",
                   P->lanes_wide);
   if (P->variant == V_TILES && k > 0 && (size_t)k < len)
     snprintf(buf + k, len - (size_t)k, "; sweeps by %d planes of tiles of %d^3", P->ntp, P->tedge);
+  if (P->variant == V_PIPE && k > 0 && (size_t)k < len)
+    snprintf(buf + k, len - (size_t)k, "; sweeps pipelined over %d columns of up to %d x %d lines (%d threads a block%s)",
+             P->pipe.ntiles, P->pipe.tjm, P->pipe.tkm, P->pipe.threads,
+             P->pipe.pf_regs ? ", a line a group" : ", lines in turn");
   return PDS_OK;
 }
 
@@ -369,6 +465,19 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
   case V_TILES:
     L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
     return planes_graphed(ctx, be, P, L, phase);
+  case V_PIPE:
+    if (phase == 0) {
+      L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
+      return planes_graphed(ctx, be, P, L, phase);
+    } else {
+      pds_cuda_bilu0_pipe_launch S = P->pipe;
+
+      S.stream = be->stream, S.b = L->b, S.x = L->x;
+      if (L->fvals) S.A7 = L->fvals, S.D = L->fvals + 3 * P->n * P->n, S.dstr = 7 * P->n * P->n;
+      else S.A7 = L->vals, S.D = L->dinv, S.dstr = P->n * P->n;
+      for (S.backward = 0; S.backward < 2; S.backward++) PDS_CUDA_CALL(ctx, pds_cuda_bilu0_pipe(&S));
+      return PDS_OK;
+    }
   case V_RECYCLE:
     L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
     L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;

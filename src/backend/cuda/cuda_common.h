@@ -195,6 +195,27 @@ typedef struct {
   unsigned long long    *bad;             /* factor: min(p) over singular blocks (set to ~0 before) */
 } pds_cuda_bilu0_launch;
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
+#define PDS_CUDA_BILU0_PIPE_PF_THREADS 512 /* a pipe block's most threads with pf_regs, and without */
+#define PDS_CUDA_BILU0_PIPE_THREADS 576
+typedef struct { /* bilu0's pipelined sweeps (cuda_bilu0_pipe.cu: one launch per sweep, a thread block per tile) */
+  cudaStream_t        stream;
+  int                 n, single, backward; /* single: float factors (A7, D) */
+  int                 pf_regs;             /* 1: one line per group, the next step's loads in registers */
+  int                 pf;                  /* > 0: also prefetch the factors pf steps ahead into L2 */
+  const int4         *tiles;               /* device, 3 int4 per tile: {first, I, J, K}, {j0, k0, nj, nk},
+                                              {up j, up k, down j, down k} (tile indices or -1) */
+  int                 ntiles, tjm, tkm;    /* tiles; the most lines of any tile in j and k */
+  int                 threads;             /* per block: 64 control lanes + the groups' */
+  long long           smem;                /* dynamic shared memory per block */
+  unsigned long long *prog;                /* device [ntiles]: each tile's progress */
+  pds_cuda_sync_state *sync;
+  const void         *A7, *D;              /* the sweeps' factors (double: vals and dinv; float: the copy) */
+  int                 dstr;                /* D's stride per point */
+  const pds_real     *b;
+  pds_real           *x;
+  int                *query;               /* not NULL: no launch, *query = the blocks that fit on one SM */
+} pds_cuda_bilu0_pipe_launch;
+cudaError_t pds_cuda_bilu0_pipe(const pds_cuda_bilu0_pipe_launch *L);
 /* ---- ILU(0) of a block-CSR factor (cuda_ilu0.cu; cuda_ilu0.c drives it) ------------------------------------------- */
 #define PDS_CUDA_ILU0_MAXB 8 /* the largest block the kernels take */
 enum { /* pds_cuda_ilu0_launch's kinds */

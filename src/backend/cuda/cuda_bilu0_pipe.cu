@@ -1,0 +1,273 @@
+// src/backend/cuda/cuda_bilu0_pipe.cu: the sweeps of bilu0's variant "pipe" (a pipelined wavefront over tile
+// columns; cuda_bilu0.c builds the tiles and launches, cuda_bilu0.cu holds the other variants). Same per-point
+// arithmetic as every variant (src/backend/stencil7_bodies.h's order, cuda_stencil7.cuh's rounding): /cpu/ref's bits.
+//
+// Why: a sweep of an m^3 grid is a chain of 3m - 2 dependent planes, and every other variant pays a device-wide wait
+// per plane (a kernel boundary, a grid barrier, or an L2 round trip for each point's flags), 0.8-1.2 us on an H100 or
+// H200 (docs/bilu0.md, bench_sync), which is the whole gap to cuSPARSE x 5 below 100^3. Here the (j, k) face of each
+// grid is cut into tiles of tj x tk lines along i, and one thread block runs a tile's column (all i) from the first
+// point to the last: point (i, jl, kl) of the tile at the block's local step s = i + jl + kl (mirrored for the
+// backward sweep), a block barrier between steps (0.1-0.2 us), the neighbours' x inside the column in shared memory
+// (two i-planes' ring). A block needs the upstream tiles' x only on its two faces (j0 - 1, k0 - 1), and the upstream
+// tile is then w steps ahead (its width): so the blocks run as a pipeline, each behind its upstream neighbours, and
+// the device-wide wait is paid once per tile crossed (2 (m / t) of them on the critical path), not once per plane.
+//
+// A block: warp 0 publishes the block's progress (after each step's barrier: a fence, then prog[tile] = base + steps
+// done), warp 1 fetches the next step's face values (waits until the upstream tiles' progress covers them, then
+// copies their x into a two-slot face buffer in shared memory), the other warps compute, G lanes per line (lane u
+// row u, z between lanes by shuffles, as lanes). PF (one line per group): a group loads the next step's factor rows,
+// b (forward) or x (backward) into registers while it computes this step's point, so only the neighbours' x from
+// shared memory and the arithmetic are on a step's path; without PF (tiles wider than the block's groups) a group
+// takes its lines one after another and loads each at its step. pf > 0: the factor rows of the point pf steps ahead
+// are also prefetched into L2.
+//
+// Launch order and deadlock: a block takes a ticket when it starts and runs tile ticket (forward) or ntiles - 1 -
+// ticket (backward); tiles are numbered grid after grid, j-tile-major, so a tile waits only on tiles of earlier
+// tickets, whose blocks have started and are resident: no deadlock however many blocks fit at once. The last block
+// to end resets the tickets and advances the launch's stamp (base = stamp << 32 makes the progress of an earlier
+// launch read as zero), so a launch can be captured in a graph and replayed.
+// Byte model per point: the factors of the sweep (3 arms and the inverse: 4 n^2 values), b or x (n), x written (n),
+// the face values (n per face point, from L2): 8 (8 n^2 + 4 n) bytes for an application with double factors.
+#include <cuda/atomic>
+
+#include "cuda_lanes.cuh"
+#include "cuda_stencil7.cuh"
+
+namespace {
+
+using pds_lanes::FULL;
+using pds_lanes::lanes_of;
+using pds_lanes::load_row;
+
+constexpr int CTRL = 64; // two control warps: 0 publishes, 1 fetches
+// the most threads a block (control warps included): PF keeps two points' loads in registers (at most 128 a thread),
+// without PF 512 compute lanes (the host, cuda_bilu0.c, sizes the blocks by the same numbers)
+constexpr int PIPE_PF_THREADS = PDS_CUDA_BILU0_PIPE_PF_THREADS, PIPE_THREADS = PDS_CUDA_BILU0_PIPE_THREADS;
+
+template <int N, class T> struct pipe_pre { // a group's loads for one point
+  T      arm[3][N], d[N];
+  double bx; // forward: b_p row u; backward: x_p row u (the forward sweep's value)
+};
+
+struct pipe_pt { // a line's point at one step
+  bool      on;
+  int       i, l;
+  long long p;
+  unsigned  mask;
+};
+
+__device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+template <int N, int G, bool B, bool PF, class T>
+__global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(const int4 *__restrict__ tiles, int ntiles, int tjm, int tkm, int pf,
+                                               unsigned long long *prog, pds_cuda_sync_state *st,
+                                               const T *__restrict__ A7, const T *__restrict__ D, int dstr,
+                                               const double *b, double *x) {
+  constexpr int NN = N * N;
+  extern __shared__ double sh[]; // ring [2][tjm tkm][N], face j [2][tkm][N], face k [2][tjm][N]
+  __shared__ int           s_tix;
+  __shared__ unsigned      s_stamp;
+
+  if (threadIdx.x == 0) {
+    const unsigned tk = atomicAdd(&st->ticket, 1u);
+
+    s_stamp = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).load(cuda::memory_order_relaxed) + 1;
+    s_tix   = B ? ntiles - 1 - (int)tk : (int)tk;
+  }
+  __syncthreads();
+  const int                tix = s_tix;
+  const unsigned long long base = (unsigned long long)s_stamp << 32;
+  const int4               r0 = tiles[3 * tix], r1 = tiles[3 * tix + 1], r2 = tiles[3 * tix + 2];
+  const int                first = r0.x, I = r0.y, J = r0.z, K = r0.w, j0 = r1.x, k0 = r1.y, nj = r1.z, nk = r1.w;
+  const int                upj = B ? r2.z : r2.x, upk = B ? r2.w : r2.y; // the tiles this one waits on, or -1
+  const int                lines = nj * nk, nsteps = I + nj + nk - 2;
+  double                  *ring = sh, *fj = sh + 2 * tjm * tkm * N, *fk = fj + 2 * tkm * N;
+
+  if (threadIdx.x < 32) { // ---- warp 0: publish the steps done
+    __syncthreads();
+    for (int s = 0; s < nsteps; s++) {
+      __syncthreads();
+      if (threadIdx.x == 0) { // the block's x of step s (ordered before this by the barrier) visible device-wide
+        cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(prog[tix]).store(base + s + 1,
+                                                                                      cuda::memory_order_relaxed);
+      }
+    }
+    if (threadIdx.x == 0 && atomicAdd(&st->done, 1u) == gridDim.x - 1) { // every block of this launch has ended
+      st->ticket = 0, st->done = 0;
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).store(s_stamp, cuda::memory_order_release);
+    }
+    return;
+  }
+  if (threadIdx.x < CTRL) { // ---- warp 1: the faces' x of step s into slot s & 1
+    const int lane = threadIdx.x & 31;
+    const int wj = upj >= 0 ? tiles[3 * upj + 1].z : 0, wk = upk >= 0 ? tiles[3 * upk + 1].w : 0;
+    // one face at step s: the upstream tile up (w steps ahead), m face points (c = 0 .. m - 1, mirrored for B), their
+    // neighbours at first + i J K + off + c cs, into f[slot][c] (tm points a slot)
+    auto face = [&](int up, int w, int m, double *f, int tm, long long off, long long cs, int s) {
+      if (up < 0 || s > I + m - 2) return; // no upstream tile, or no face point at this step
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pr(prog[up]);
+
+      while (pr.load(cuda::memory_order_acquire) < base + (unsigned long long)(s + w)) { // its step s + w - 1 done
+      }
+      for (int e = lane; e < m * N; e += 32) {
+        const int c = e / N, v = e % N, ii = s - (B ? m - 1 - c : c);
+
+        if (ii >= 0 && ii < I)
+          f[((s & 1) * tm + c) * N + v] =
+              __ldcg(x + ((size_t)first + (size_t)(B ? I - 1 - ii : ii) * J * K + off + c * cs) * N + v);
+      }
+    };
+    auto fetch = [&](int s) { // face j: the points (i', 0, kl') with i' + kl' = s; face k: the points (i', jl', 0)
+      face(upj, wj, nk, fj, tkm, (long long)(B ? j0 + nj : j0 - 1) * K + k0, 1, s);
+      face(upk, wk, nj, fk, tjm, (long long)j0 * K + (B ? k0 + nk : k0 - 1), K, s);
+    };
+    fetch(0);
+    __syncthreads();
+    for (int s = 0; s < nsteps; s++) {
+      if (s + 1 < nsteps) fetch(s + 1);
+      __syncthreads();
+    }
+    return;
+  }
+  // ---- the compute warps: group g (G lanes) takes lines g, g + ng, ...
+  const int t = threadIdx.x - CTRL, g = t / G, u = t % G, ng = (blockDim.x - CTRL) / G;
+  const bool rowlane = u < N;
+  // line l's point at step s
+  auto point = [&](int l, int s) {
+    pipe_pt q;
+    const int jl = l / nk, kl = l % nk, ii = s - (B ? nj - 1 - jl : jl) - (B ? nk - 1 - kl : kl);
+
+    q.on = l < lines && ii >= 0 && ii < I;
+    q.i = B ? I - 1 - ii : ii, q.l = l;
+    q.p = q.on ? (long long)first + ((long long)q.i * J + j0 + jl) * K + k0 + kl : 0;
+    q.mask = q.on ? s7_mask(I, J, K, q.i, j0 + jl, k0 + kl) : 0u;
+    return q;
+  };
+  auto load = [&](const pipe_pt &q, pipe_pre<N, T> &r) {
+    if (!(q.on && rowlane)) return;
+#pragma unroll
+    for (int a = 0; a < 3; a++)
+      if (q.mask >> (B ? 4 + a : a) & 1) load_row<N, T>(r.arm[a], A7 + ((size_t)q.p * 7 + (B ? 4 + a : a)) * NN + u * N);
+    load_row<N, T>(r.d, D + (size_t)q.p * dstr + u * N);
+    r.bx = B ? x[(size_t)q.p * N + u] : b[(size_t)q.p * N + u];
+  };
+  auto prefetch = [&](const pipe_pt &q) { // the point's sweep factors into L2, a 128-byte line a lane
+    if (!q.on) return;
+    const char *arms = (const char *)(A7 + ((size_t)q.p * 7 + (B ? 4 : 0)) * NN), *d = (const char *)(D + (size_t)q.p * dstr);
+
+    for (int o = u * 128; o < (int)(3 * NN * sizeof(T)); o += G * 128) prefetch_l2(arms + o);
+    for (int o = u * 128; o < (int)(NN * sizeof(T)); o += G * 128) prefetch_l2(d + o);
+  };
+  auto compute = [&](const pipe_pt &q, const pipe_pre<N, T> &r, int s) {
+    const bool row = q.on && rowlane;
+    const int  jl = q.l / nk, kl = q.l % nk, c = q.i & 1;
+    double     z = 0;
+
+    if (row) {
+      double acc = 0;
+
+#pragma unroll
+      for (int a = 0; a < 3; a++) {
+        if (!(q.mask >> (B ? 4 + a : a) & 1)) continue;
+        const double *xv;
+
+        if (!B) xv = a == 0 ? (kl > 0 ? ring + ((size_t)c * tjm * tkm + q.l - 1) * N : fk + ((s & 1) * tjm + jl) * N)
+                     : a == 1 ? (jl > 0 ? ring + ((size_t)c * tjm * tkm + q.l - nk) * N : fj + ((s & 1) * tkm + kl) * N)
+                              : ring + ((size_t)(c ^ 1) * tjm * tkm + q.l) * N;
+        else xv = a == 0   ? ring + ((size_t)(c ^ 1) * tjm * tkm + q.l) * N
+                  : a == 1 ? (jl < nj - 1 ? ring + ((size_t)c * tjm * tkm + q.l + nk) * N : fj + ((s & 1) * tkm + kl) * N)
+                           : (kl < nk - 1 ? ring + ((size_t)c * tjm * tkm + q.l + 1) * N : fk + ((s & 1) * tjm + jl) * N);
+#pragma unroll
+        for (int v = 0; v < N; v++) acc = S7_ADD(acc, S7_MUL((double)r.arm[a][v], xv[v]));
+      }
+      z = B ? acc : S7_SUB(r.bx, acc);
+    }
+    double qv = 0;
+
+#pragma unroll
+    for (int v = 0; v < N; v++) {
+      const double zv = __shfl_sync(FULL, z, v, G);
+
+      if (row) qv = S7_ADD(qv, S7_MUL((double)r.d[v], zv));
+    }
+    if (row) {
+      const double out = B ? S7_SUB(r.bx, qv) : qv;
+
+      x[(size_t)q.p * N + u]                         = out;
+      ring[((size_t)c * tjm * tkm + q.l) * N + u] = out;
+    }
+  };
+
+  if constexpr (PF) { // one line a group: the next step's loads in flight while this step computes, in two sets of
+                      // registers used in turn (a copy from one to the other would wait for the loads)
+    pipe_pt        qa = point(g, 0), qb;
+    pipe_pre<N, T> ra, rb;
+
+    load(qa, ra);
+    __syncthreads();
+    for (int s = 0; s < nsteps; s += 2) {
+      qb = point(g, s + 1);
+      load(qb, rb);
+      if (pf > 0) prefetch(point(g, s + pf));
+      compute(qa, ra, s);
+      __syncthreads();
+      if (s + 1 >= nsteps) break;
+      qa = point(g, s + 2);
+      load(qa, ra);
+      if (pf > 0) prefetch(point(g, s + 1 + pf));
+      compute(qb, rb, s + 1);
+      __syncthreads();
+    }
+  } else {
+    __syncthreads();
+    for (int s = 0; s < nsteps; s++) {
+      for (int l0 = 0; l0 < lines; l0 += ng) { // a warp-uniform trip count: every lane reaches the shuffles
+        const pipe_pt  q = point(l0 + g, s);
+        pipe_pre<N, T> r;
+
+        load(q, r);
+        if (pf > 0) prefetch(point(l0 + g, s + pf));
+        compute(q, r, s);
+      }
+      __syncthreads();
+    }
+  }
+}
+
+template <int N, bool B, bool PF, class T> constexpr auto pipe_kernel() { return pipe_k<N, lanes_of(N), B, PF, T>; }
+
+template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_pipe_launch &L) {
+  auto        k = L.pf_regs ? (L.backward ? pipe_kernel<N, true, true, T>() : pipe_kernel<N, false, true, T>())
+                            : (L.backward ? pipe_kernel<N, true, false, T>() : pipe_kernel<N, false, false, T>());
+  cudaError_t e;
+
+  if (L.smem > 48 * 1024 &&
+      (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.smem)) != cudaSuccess)
+    return e;
+  if (L.query) return cudaOccupancyMaxActiveBlocksPerMultiprocessor(L.query, k, L.threads, (size_t)L.smem);
+  k<<<(unsigned)L.ntiles, (unsigned)L.threads, (size_t)L.smem, L.stream>>>(L.tiles, L.ntiles, L.tjm, L.tkm, L.pf,
+                                                                         L.prog, L.sync, (const T *)L.A7,
+                                                                         (const T *)L.D, L.dstr, L.b, L.x);
+  return cudaGetLastError();
+}
+
+template <class T> cudaError_t launch_t(const pds_cuda_bilu0_pipe_launch &L) {
+  switch (L.n) {
+  case 1: return launch_n<1, T>(L);
+  case 2: return launch_n<2, T>(L);
+  case 3: return launch_n<3, T>(L);
+  case 4: return launch_n<4, T>(L);
+  case 5: return launch_n<5, T>(L);
+  case 6: return launch_n<6, T>(L);
+  case 7: return launch_n<7, T>(L);
+  case 8: return launch_n<8, T>(L);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
+} // namespace
+
+extern "C" cudaError_t pds_cuda_bilu0_pipe(const pds_cuda_bilu0_pipe_launch *L) {
+  return L->single ? launch_t<float>(*L) : launch_t<double>(*L);
+}
