@@ -17,7 +17,7 @@
  *   pipe        the factorization as lanes; each sweep one launch, a thread block per column of t x t lines along i
  *               running its points plane by plane behind its upstream neighbours (cuda_bilu0_pipe.cu: block
  *               barriers inside a column, a device-wide wait only where the sweep crosses into another column);
- *   auto        the rule of pick_auto below (measured: docs/bilu0.md).
+ *   auto        the rule of pick_auto below (pipe or lanes, measured: docs/bilu0.md).
  * A graph is kept per phase (factor, solve) for the arrays it was captured with and replayed while they stay; inside
  * a device loop's recording (the stream capturing) the launches go straight into that recording. */
 #include <limits.h>
@@ -83,12 +83,14 @@ static int wave_bounds(pds_ctx ctx, struct cuda_be *be, int n, long long *elem_m
 
 static int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
 
-/* auto: n lanes per point, one launch per plane in a graph: the fastest measured on an H100 (docs/bilu0.md has the
-   numbers and the multi-block comparison); block keeps one grid per thread block and pays a single SM's latency per
-   plane */
+/* auto: pipe (the sweeps pipelined over tile columns) for one grid of n >= 5 and at most PIPE_AUTO_MAX points, lanes
+   (one launch per plane, in a graph) otherwise. Measured on an H200 (docs/bilu0.md, bench/results/bilu-h200-s23-pipe):
+   pipe's application 1.10-1.16x faster than lanes' at n = 6 from 15^3 to 55^3 and at n = 5 on 55^3; slower at n = 4
+   (55^3: 0.90x), on 100^3 and 128^3 (0.67-0.75x, where a tile column's steps are bound by its loads) and on many
+   grids (64 x 15^3: 0.74x). Both give /cpu/ref's bits, so the choice changes only the time. */
+enum { PIPE_AUTO_MAX = 170000 };
 static int pick_auto(const struct pds_stencil7 *g, int nb) {
-  (void)g, (void)nb;
-  return V_LANES;
+  return nb == 1 && g[0].n >= 5 && (long long)g[0].I * g[0].J * g[0].K <= PIPE_AUTO_MAX ? V_PIPE : V_LANES;
 }
 
 static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
