@@ -4,13 +4,15 @@
 //
 // Why: a sweep of an m^3 grid is a chain of 3m - 2 dependent planes, and every other variant pays a device-wide wait
 // per plane (a kernel boundary, a grid barrier, or an L2 round trip for each point's flags), 0.8-1.2 us on an H100 or
-// H200 (docs/bilu0.md, bench_sync), which is the whole gap to cuSPARSE x 5 below 100^3. Here the (j, k) face of each
+// H200 (docs/bilu0.md, bench_sync), first taken for the whole gap to cuSPARSE x 5 below 100^3. Here the (j, k) face of each
 // grid is cut into tiles of tj x tk lines along i, and one thread block runs a tile's column (all i) from the first
 // point to the last: point (i, jl, kl) of the tile at the block's local step s = i + jl + kl (mirrored for the
 // backward sweep), a block barrier between steps (0.1-0.2 us), the neighbours' x inside the column in shared memory
 // (two i-planes' ring). A block needs the upstream tiles' x only on its two faces (j0 - 1, k0 - 1), and the upstream
 // tile is then w steps ahead (its width): so the blocks run as a pipeline, each behind its upstream neighbours, and
 // the device-wide wait is paid once per tile crossed (2 (m / t) of them on the critical path), not once per plane.
+// Measured (docs/bilu0.md): 1.11-1.17x lanes' sweeps on one grid of 15^3-55^3 at n = 5, 6, because a step inside a
+// column still costs about 1 us (half of a warp's time at the step barrier, waiting for the slowest warp).
 //
 // A block: warp 0 publishes the block's progress (after each step's barrier: a fence, then prog[tile] = base + steps
 // done), warp 1 fetches the next step's face values (waits until the upstream tiles' progress covers them, then
@@ -59,10 +61,10 @@ struct pipe_pt { // a line's point at one step
 __device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 template <int N, int G, bool B, bool PF, class T>
-__global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(const int4 *__restrict__ tiles, int ntiles, int tjm, int tkm, int pf,
-                                               unsigned long long *prog, pds_cuda_sync_state *st,
-                                               const T *__restrict__ A7, const T *__restrict__ D, int dstr,
-                                               const double *b, double *x) {
+__global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
+    pipe_k(const int4 *__restrict__ tiles, int ntiles, int tjm, int tkm, int pf, unsigned long long *prog,
+           pds_cuda_sync_state *st, const T *__restrict__ A7, const T *__restrict__ D, int dstr, const double *b,
+           double *x) {
   constexpr int NN = N * N;
   extern __shared__ double sh[]; // ring [2][tjm tkm][N], face j [2][tkm][N], face k [2][tjm][N]
   __shared__ int           s_tix;
