@@ -45,7 +45,7 @@ struct bilu0_plan {
   int4                *psched;         /* syncfree: device, plane-major padded to whole warps */
   long long            nwarps;         /* syncfree: warps of psched */
   unsigned            *flags;          /* syncfree: device [np] */
-  pds_cuda_sync_state *sync;           /* syncfree: device */
+  pds_cuda_sync_state *sync;           /* syncfree, pipe: device (sync_state below) */
   int                  single;
   float               *fvals;          /* single: device [np][7][n][n] */
   int                  recycle_grid;   /* recycle: the blocks of the last launch */
@@ -55,7 +55,6 @@ struct bilu0_plan {
   int                  ntp, tedge;     /* tiles: tile-planes, the tiles' edge */
   long long            tsmem;          /* tiles: shared memory bytes per tile */
   pds_cuda_bilu0_pipe_launch pipe;     /* pipe: the launch (tiles, sizes, progress) but for the arrays and direction */
-  int                  pipe_t;         /* pipe: the tiles' edge */
   struct pds_cuda_graph graph[2];      /* graph, lanes: 0 factor, 1 solve (keys: vals, dinv, fvals, b, x) */
   long long            elem_max;       /* lanes, tiles: planes of at most this many points factored by n^2 lanes a
                                           point (below) */
@@ -101,7 +100,7 @@ static void plan_free(struct cuda_be *be, struct bilu0_plan *P) {
   pds_cuda_raw_free(be, P->goff), pds_cuda_raw_free(be, P->gbase), pds_cuda_raw_free(be, P->psched);
   pds_cuda_raw_free(be, P->flags), pds_cuda_raw_free(be, P->sync), pds_cuda_raw_free(be, P->fvals);
   pds_cuda_raw_free(be, P->tiles);
-  pds_cuda_raw_free(be, (void *)P->pipe.tiles), pds_cuda_raw_free(be, P->pipe.prog), pds_cuda_raw_free(be, P->pipe.sync);
+  pds_cuda_raw_free(be, (void *)P->pipe.tiles), pds_cuda_raw_free(be, P->pipe.prog);
   free(P->hoff), free(P->toff);
   free(P);
 }
@@ -112,6 +111,13 @@ static int upload(pds_ctx ctx, struct cuda_be *be, const void *h, size_t bytes, 
   if (bytes) PDS_CUDA_CALL(ctx, cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, be->stream));
   PDS_CUDA_CALL(ctx, cudaStreamSynchronize(be->stream));
   return PDS_OK;
+}
+
+/* the launch state of the kernels that take tickets and stamps (syncfree, pipe: pds_cuda_sync_state), zeroed */
+static int sync_state(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P) {
+  const unsigned zero[3] = {0, 0, 0};
+
+  return upload(ctx, be, zero, sizeof zero, (void **)&P->sync);
 }
 
 /* a schedule entry: the point, its grid's strides, its arms in the grid (bit a: s7_inside) */
@@ -209,7 +215,7 @@ static int pipe_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
                              *el = getenv("PDS_BILU0_PIPE_L2");
   const int                   G  = lanes_of(P->n);
   pds_int                     most = 1;
-  int                         optin = 0, ierr = PDS_OK;
+  int                         optin = 0, edge = 0, ierr = PDS_OK;
   int4                       *h = NULL;
 
   for (int q = 0; q < nb; q++) {
@@ -223,29 +229,30 @@ static int pipe_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
     pds_cuda_bilu0_pipe_launch C = *L;
     int                        per = 0;
 
-    C.ntiles  = pipe_tiles(g, nb, T, NULL, &C.tjm, &C.tkm);
-    C.pf_regs = 64 + (C.tjm * C.tkm * G + 31) / 32 * 32 <= PDS_CUDA_BILU0_PIPE_PF_THREADS && !(ep && !atoi(ep));
-    C.threads = C.pf_regs ? 64 + (C.tjm * C.tkm * G + 31) / 32 * 32 : PDS_CUDA_BILU0_PIPE_THREADS;
+    C.ntiles = pipe_tiles(g, nb, T, NULL, &C.tjm, &C.tkm);
+    const int line_threads = 64 + (C.tjm * C.tkm * G + 31) / 32 * 32; /* a group for every line */
+
+    C.pf_regs = line_threads <= PDS_CUDA_BILU0_PIPE_PF_THREADS && !(ep && !atoi(ep));
+    C.threads = C.pf_regs ? line_threads : PDS_CUDA_BILU0_PIPE_THREADS;
     C.smem    = (long long)sizeof(double) * P->n * 2 * ((long long)C.tjm * C.tkm + C.tjm + C.tkm);
-    if (C.smem > optin && T > 1 && P->pipe_t > 0) break; /* keep the last edge whose x ring fits on chip */
+    if (C.smem > optin && edge > 0) break; /* keep the last edge whose x ring fits on chip */
     PDS_CHECK(C.smem <= optin, ctx, PDS_ERR_UNSUPPORTED, "bilu0 pipe: tiles of %d x %d lines need %lld bytes of "
               "shared memory, more than the device's %d", C.tjm, C.tkm, C.smem, optin);
     C.query = &per;
     PDS_CUDA_CALL(ctx, pds_cuda_bilu0_pipe(&C));
-    C.query = NULL, *L = C, P->pipe_t = T;
+    C.query = NULL, *L = C, edge = T;
     if (et || T >= most || (long long)per * be->nsm >= L->ntiles) break;
   }
   if (!(h = malloc((size_t)L->ntiles * 3 * sizeof *h)))
     return PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for %d tiles", L->ntiles);
-  pipe_tiles(g, nb, P->pipe_t, h, &L->tjm, &L->tkm);
+  pipe_tiles(g, nb, edge, h, &L->tjm, &L->tkm);
   ierr = upload(ctx, be, h, (size_t)L->ntiles * 3 * sizeof *h, (void **)&L->tiles);
   free(h);
   if (!ierr) ierr = pds_cuda_dev_alloc(ctx, be, (size_t)L->ntiles * sizeof *L->prog, (void **)&L->prog);
   if (!ierr) {
-    unsigned zero[3] = {0, 0, 0};
-
     PDS_CUDA_CALL(ctx, cudaMemsetAsync(L->prog, 0, (size_t)L->ntiles * sizeof *L->prog, be->stream));
-    ierr = upload(ctx, be, zero, sizeof zero, (void **)&L->sync);
+    ierr = sync_state(ctx, be, P);
+    L->sync = P->sync;
   }
   return ierr;
 }
@@ -293,8 +300,7 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
     long long w = 0;
 
     {
-      int4     *pad = malloc((size_t)(P->np + (pds_size)P->nh * ppw + 1) * sizeof *pad);
-      unsigned  zero[3] = {0, 0, 0};
+      int4 *pad = malloc((size_t)(P->np + (pds_size)P->nh * ppw + 1) * sizeof *pad);
 
       if (!pad) {
         ierr = PDS_ERROR(ctx, PDS_ERR_MEM, "bilu0: no host memory for the sync-free schedule");
@@ -310,7 +316,7 @@ static int plan_build(pds_ctx ctx, struct cuda_be *be, const struct pds_stencil7
       if (ierr) goto done;
       if ((ierr = pds_cuda_dev_alloc(ctx, be, (size_t)P->np * sizeof *P->flags, (void **)&P->flags))) goto done;
       PDS_CUDA_CALL(ctx, cudaMemsetAsync(P->flags, 0, (size_t)P->np * sizeof *P->flags, be->stream));
-      if ((ierr = upload(ctx, be, zero, sizeof zero, (void **)&P->sync))) goto done;
+      if ((ierr = sync_state(ctx, be, P))) goto done;
     }
   }
   if (P->variant == V_BLOCK) { /* grid-major: grid after grid, plane after plane */
@@ -475,8 +481,7 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
       pds_cuda_bilu0_pipe_launch S = P->pipe;
 
       S.stream = be->stream, S.b = L->b, S.x = L->x;
-      if (L->fvals) S.A7 = L->fvals, S.D = L->fvals + 3 * P->n * P->n, S.dstr = 7 * P->n * P->n;
-      else S.A7 = L->vals, S.D = L->dinv, S.dstr = P->n * P->n;
+      pds_cuda_bilu0_sweep_factors(P->n, L->vals, L->dinv, L->fvals, &S.A7, &S.D, &S.dstr);
       for (S.backward = 0; S.backward < 2; S.backward++) PDS_CUDA_CALL(ctx, pds_cuda_bilu0_pipe(&S));
       return PDS_OK;
     }

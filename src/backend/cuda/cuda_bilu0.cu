@@ -917,8 +917,7 @@ cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L) {
   fac_args f;
 
   f.vals = L->vals, f.dinv = L->dinv, f.b = L->b, f.x = L->x, f.bad = L->bad, f.ijn = L->ijn;
-  if (L->fvals) f.A7 = L->fvals, f.D = L->fvals + 3 * L->n * L->n, f.dstr = 7 * L->n * L->n;
-  else f.A7 = L->vals, f.D = L->dinv, f.dstr = L->n * L->n;
+  pds_cuda_bilu0_sweep_factors(L->n, L->vals, L->dinv, L->fvals, &f.A7, &f.D, &f.dstr);
   return L->fvals && L->phase != 0 ? launch_t<float>(*L, f) : launch_t<double>(*L, f);
 }
 

@@ -195,6 +195,13 @@ typedef struct {
   unsigned long long    *bad;             /* factor: min(p) over singular blocks (set to ~0 before) */
 } pds_cuda_bilu0_launch;
 cudaError_t pds_cuda_bilu0(const pds_cuda_bilu0_launch *L);
+/* the sweeps' factors: the matrix's arms and the inverses (double), or the float copy fvals ([point][7][n][n], arm 3
+   the inverse); *dstr: the inverses' stride per point */
+static inline void pds_cuda_bilu0_sweep_factors(int n, const pds_real *vals, const pds_real *dinv, const float *fvals,
+                                                const void **A7, const void **D, int *dstr) {
+  if (fvals) *A7 = fvals, *D = fvals + 3 * n * n, *dstr = 7 * n * n;
+  else *A7 = vals, *D = dinv, *dstr = n * n;
+}
 #define PDS_CUDA_BILU0_PIPE_PF_THREADS 512 /* a pipe block's most threads with pf_regs, and without */
 #define PDS_CUDA_BILU0_PIPE_THREADS 576
 typedef struct { /* bilu0's pipelined sweeps (cuda_bilu0_pipe.cu: one launch per sweep, a thread block per tile) */
