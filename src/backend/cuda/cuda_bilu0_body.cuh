@@ -299,10 +299,12 @@ __device__ __forceinline__ void sweep_load(bool row, const int4 &e, int u, const
   load_row<N, T>(r.d, D + (size_t)e.x * dstr + u * N);
 }
 
-// xn(t): the neighbour along arm t (0..2: the lower ones, or the upper ones for B) as a pointer to its n values
-template <int N, int G, bool B, bool CG, class T, class XN>
-__device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, const sweep_pre<N, T> &r, XN xn,
-                                            const double *b, double *x) {
+// xn(t): the neighbour along arm t (0..2: the lower ones, or the upper ones for B) as a pointer to its n values;
+// bx(): row u of b_p (forward) or of x_p (backward: the forward sweep's value), called where the value is needed
+// (cuda_bilu0_pipe.cu hands over a value it loaded a step ahead)
+template <int N, int G, bool B, bool CG, class T, class XN, class BX>
+__device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, const sweep_pre<N, T> &r, XN xn, BX bx,
+                                            double *x) {
   double z = 0;
 
   if (row) {
@@ -316,7 +318,7 @@ __device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, cons
 #pragma unroll
       for (int v = 0; v < N; v++) s = S7_ADD(s, S7_MUL((double)r.arm[t][v], ld<CG>(xv + v)));
     }
-    z = B ? s : S7_SUB(b[(size_t)e.x * N + u], s);
+    z = B ? s : S7_SUB(bx(), s);
   }
   double q = 0;
 
@@ -327,10 +329,18 @@ __device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, cons
     if (row) q = S7_ADD(q, S7_MUL((double)r.d[v], zv));
   }
   if (!row) return 0;
-  const double out = B ? S7_SUB(x[(size_t)e.x * N + u], q) : q;
+  const double out = B ? S7_SUB(bx(), q) : q;
 
   x[(size_t)e.x * N + u] = out;
   return out;
+}
+
+// the same, b_p or x_p read from b or x
+template <int N, int G, bool B, bool CG, class T, class XN>
+__device__ __forceinline__ double sweep_run(bool row, const int4 &e, int u, const sweep_pre<N, T> &r, XN xn,
+                                            const double *b, double *x) {
+  return sweep_run<N, G, B, CG, T>(row, e, u, r, xn, [&] { return B ? x[(size_t)e.x * N + u] : b[(size_t)e.x * N + u]; },
+                                   x);
 }
 
 template <int N, int G, bool B, bool CG, class T>

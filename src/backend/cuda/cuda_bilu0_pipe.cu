@@ -1,6 +1,6 @@
 // src/backend/cuda/cuda_bilu0_pipe.cu: the sweeps of bilu0's variant "pipe" (a pipelined wavefront over tile
-// columns; cuda_bilu0.c builds the tiles and launches, cuda_bilu0.cu holds the other variants). Same per-point
-// arithmetic as every variant (src/backend/stencil7_bodies.h's order, cuda_stencil7.cuh's rounding): /cpu/ref's bits.
+// columns; cuda_bilu0.c builds the tiles and launches, cuda_bilu0.cu holds the other variants). The per-point body is
+// lanes' (cuda_bilu0_body.cuh: sweep_load, sweep_run), so the bits are /cpu/ref's.
 //
 // Why: a sweep of an m^3 grid is a chain of 3m - 2 dependent planes, and every other variant pays a device-wide wait
 // per plane (a kernel boundary, a grid barrier, or an L2 round trip for each point's flags), 0.8-1.2 us on an H100 or
@@ -17,29 +17,25 @@
 // A block: warp 0 publishes the block's progress (after each step's barrier: a fence, then prog[tile] = base + steps
 // done), warp 1 fetches the next step's face values (waits until the upstream tiles' progress covers them, then
 // copies their x into a two-slot face buffer in shared memory), the other warps compute, G lanes per line (lane u
-// row u, z between lanes by shuffles, as lanes). PF (one line per group): a group loads the next step's factor rows,
-// b (forward) or x (backward) into registers while it computes this step's point, so only the neighbours' x from
-// shared memory and the arithmetic are on a step's path; without PF (tiles wider than the block's groups) a group
-// takes its lines one after another and loads each at its step. pf > 0: the factor rows of the point pf steps ahead
-// are also prefetched into L2.
+// row u, z between lanes by shuffles, as lanes). PF (one line per group): a group
+// loads the next step's factor rows, b (forward) or x (backward) into registers while it computes this step's point,
+// so only the neighbours' x from shared memory and the arithmetic are on a step's path; without PF (tiles wider than
+// the block's groups) a group takes its lines one after another and loads each at its step. pf > 0: the factors of
+// the point pf steps ahead are also prefetched into L2.
 //
 // Launch order and deadlock: a block takes a ticket when it starts and runs tile ticket (forward) or ntiles - 1 -
 // ticket (backward); tiles are numbered grid after grid, j-tile-major, so a tile waits only on tiles of earlier
 // tickets, whose blocks have started and are resident: no deadlock however many blocks fit at once. The last block
 // to end resets the tickets and advances the launch's stamp (base = stamp << 32 makes the progress of an earlier
 // launch read as zero), so a launch can be captured in a graph and replayed.
+//
 // Byte model per point: the factors of the sweep (3 arms and the inverse: 4 n^2 values), b or x (n), x written (n),
 // the face values (n per face point, from L2): 8 (8 n^2 + 4 n) bytes for an application with double factors.
 #include <cuda/atomic>
 
-#include "cuda_lanes.cuh"
-#include "cuda_stencil7.cuh"
+#include "cuda_bilu0_body.cuh"
 
 namespace {
-
-using pds_lanes::FULL;
-using pds_lanes::lanes_of;
-using pds_lanes::load_row;
 
 constexpr int CTRL = 64; // two control warps: 0 publishes, 1 fetches
 // the most threads a block (control warps included): PF keeps two points' loads in registers (at most 128 a thread),
@@ -47,8 +43,8 @@ constexpr int CTRL = 64; // two control warps: 0 publishes, 1 fetches
 constexpr int PIPE_PF_THREADS = PDS_CUDA_BILU0_PIPE_PF_THREADS, PIPE_THREADS = PDS_CUDA_BILU0_PIPE_THREADS;
 
 template <int N, class T> struct pipe_pre { // a group's loads for one point
-  T      arm[3][N], d[N];
-  double bx; // forward: b_p row u; backward: x_p row u (the forward sweep's value)
+  sweep_pre<N, T> r;
+  double          bx; // forward: b_p row u; backward: x_p row u (the forward sweep's value)
 };
 
 struct pipe_pt { // a line's point at one step
@@ -61,29 +57,28 @@ struct pipe_pt { // a line's point at one step
 __device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 template <int N, int G, bool B, bool PF, class T>
-__global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
-    pipe_k(const int4 *__restrict__ tiles, int ntiles, int tjm, int tkm, int pf, unsigned long long *prog,
-           pds_cuda_sync_state *st, const T *__restrict__ A7, const T *__restrict__ D, int dstr, const double *b,
-           double *x) {
+__global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(const pds_cuda_bilu0_pipe_launch L) {
   constexpr int NN = N * N;
   extern __shared__ double sh[]; // ring [2][tjm tkm][N], face j [2][tkm][N], face k [2][tjm][N]
   __shared__ int           s_tix;
   __shared__ unsigned      s_stamp;
+  const int                tjm = L.tjm, tkm = L.tkm, tl = tjm * tkm;
+  unsigned long long      *prog = L.prog;
 
   if (threadIdx.x == 0) {
-    const unsigned tk = atomicAdd(&st->ticket, 1u);
+    const unsigned tk = atomicAdd(&L.sync->ticket, 1u);
 
-    s_stamp = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).load(cuda::memory_order_relaxed) + 1;
-    s_tix   = B ? ntiles - 1 - (int)tk : (int)tk;
+    s_stamp = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(L.sync->stamp).load(cuda::memory_order_relaxed) + 1;
+    s_tix   = B ? L.ntiles - 1 - (int)tk : (int)tk;
   }
   __syncthreads();
   const int                tix = s_tix;
   const unsigned long long base = (unsigned long long)s_stamp << 32;
-  const int4               r0 = tiles[3 * tix], r1 = tiles[3 * tix + 1], r2 = tiles[3 * tix + 2];
+  const int4               r0 = L.tiles[3 * tix], r1 = L.tiles[3 * tix + 1], r2 = L.tiles[3 * tix + 2];
   const int                first = r0.x, I = r0.y, J = r0.z, K = r0.w, j0 = r1.x, k0 = r1.y, nj = r1.z, nk = r1.w;
   const int                upj = B ? r2.z : r2.x, upk = B ? r2.w : r2.y; // the tiles this one waits on, or -1
   const int                lines = nj * nk, nsteps = I + nj + nk - 2;
-  double                  *ring = sh, *fj = sh + 2 * tjm * tkm * N, *fk = fj + 2 * tkm * N;
+  double                  *ring = sh, *fj = sh + 2 * tl * N, *fk = fj + 2 * tkm * N;
 
   if (threadIdx.x < 32) { // ---- warp 0: publish the steps done
     __syncthreads();
@@ -95,34 +90,62 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
                                                                                       cuda::memory_order_relaxed);
       }
     }
-    if (threadIdx.x == 0 && atomicAdd(&st->done, 1u) == gridDim.x - 1) { // every block of this launch has ended
-      st->ticket = 0, st->done = 0;
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st->stamp).store(s_stamp, cuda::memory_order_release);
+    if (threadIdx.x == 0 && atomicAdd(&L.sync->done, 1u) == gridDim.x - 1) { // every block of this launch has ended
+      L.sync->ticket = 0, L.sync->done = 0;
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(L.sync->stamp).store(s_stamp, cuda::memory_order_release);
     }
     return;
   }
   if (threadIdx.x < CTRL) { // ---- warp 1: the faces' x of step s into slot s & 1
-    const int lane = threadIdx.x & 31;
-    const int wj = upj >= 0 ? tiles[3 * upj + 1].z : 0, wk = upk >= 0 ? tiles[3 * upk + 1].w : 0;
-    // one face at step s: the upstream tile up (w steps ahead), m face points (c = 0 .. m - 1, mirrored for B), their
-    // neighbours at first + i J K + off + c cs, into f[slot][c] (tm points a slot)
-    auto face = [&](int up, int w, int m, double *f, int tm, long long off, long long cs, int s) {
-      if (up < 0 || s > I + m - 2) return; // no upstream tile, or no face point at this step
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pr(prog[up]);
+    const int     lane = threadIdx.x & 31;
+    const int     wj = upj >= 0 ? L.tiles[3 * upj + 1].z : 0, wk = upk >= 0 ? L.tiles[3 * upk + 1].w : 0;
+    const double *src = L.x;
+    // face j: the nk points (i', j0 - 1, k0 + c) with i' + c = s (mirrored for B), from the tile upj (wj steps
+    // ahead), into fj[slot][c]; face k: the nj points (i', j0 + c, k0 - 1), from upk, into fk[slot][c]. Lane 0 waits
+    // on upj's progress and lane 1 on upk's at once (acquire loads; the warp barrier passes the order on to the
+    // other lanes), then the lanes load every value of both faces before storing any: two L2 round trips a step.
+    auto fetch = [&](int s) {
+      const bool dj = upj >= 0 && s <= I + nk - 2, dk = upk >= 0 && s <= I + nj - 2; // a face point at this step
+      if (lane < 2 && (lane == 0 ? dj : dk)) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pr(prog[lane == 0 ? upj : upk]);
+        const unsigned long long need = base + (unsigned long long)(s + (lane == 0 ? wj : wk)); // its step s + w - 1
 
-      while (pr.load(cuda::memory_order_acquire) < base + (unsigned long long)(s + w)) { // its step s + w - 1 done
+        while (pr.load(cuda::memory_order_acquire) < need) {
+        }
       }
-      for (int e = lane; e < m * N; e += 32) {
-        const int c = e / N, v = e % N, ii = s - (B ? m - 1 - c : c);
+      __syncwarp();
+      const int vj = dj ? nk * N : 0, tot = vj + (dk ? nj * N : 0);
+      // value e of the step's faces: false if its point is outside the grid, else its source and destination
+      auto at = [&](int e, size_t *from, double **to) {
+        const bool isj = e < vj;
+        const int  ee = isj ? e : e - vj, m = isj ? nk : nj, c = ee / N, v = ee % N, ii = s - (B ? m - 1 - c : c);
 
-        if (ii >= 0 && ii < I)
-          f[((s & 1) * tm + c) * N + v] =
-              __ldcg(x + ((size_t)first + (size_t)(B ? I - 1 - ii : ii) * J * K + off + c * cs) * N + v);
+        if (ii < 0 || ii >= I) return false;
+        const long long off = isj ? (long long)(B ? j0 + nj : j0 - 1) * K + k0 : (long long)j0 * K + (B ? k0 + nk : k0 - 1);
+
+        *from = ((size_t)first + (size_t)(B ? I - 1 - ii : ii) * J * K + off + (long long)c * (isj ? 1 : K)) * N + v;
+        *to   = (isj ? fj + ((s & 1) * tkm + c) * N : fk + ((s & 1) * tjm + c) * N) + v;
+        return true;
+      };
+      constexpr int NR = 8; // values a lane has in flight
+      for (int e0 = 0; e0 < tot; e0 += NR * 32) {
+        double t[NR];
+
+#pragma unroll
+        for (int r = 0; r < NR; r++) {
+          size_t  from;
+          double *to;
+
+          t[r] = e0 + r * 32 + lane < tot && at(e0 + r * 32 + lane, &from, &to) ? __ldcg(src + from) : 0.0;
+        }
+#pragma unroll
+        for (int r = 0; r < NR; r++) {
+          size_t  from;
+          double *to;
+
+          if (e0 + r * 32 + lane < tot && at(e0 + r * 32 + lane, &from, &to)) *to = t[r];
+        }
       }
-    };
-    auto fetch = [&](int s) { // face j: the points (i', 0, kl') with i' + kl' = s; face k: the points (i', jl', 0)
-      face(upj, wj, nk, fj, tkm, (long long)(B ? j0 + nj : j0 - 1) * K + k0, 1, s);
-      face(upk, wk, nj, fk, tjm, (long long)j0 * K + (B ? k0 + nk : k0 - 1), K, s);
     };
     fetch(0);
     __syncthreads();
@@ -134,7 +157,6 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
   }
   // ---- the compute warps: group g (G lanes) takes lines g, g + ng, ...
   const int t = threadIdx.x - CTRL, g = t / G, u = t % G, ng = (blockDim.x - CTRL) / G;
-  const bool rowlane = u < N;
   // line l's point at step s
   auto point = [&](int l, int s) {
     pipe_pt q;
@@ -146,63 +168,48 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
     q.mask = q.on ? s7_mask(I, J, K, q.i, j0 + jl, k0 + kl) : 0u;
     return q;
   };
-  auto load = [&](const pipe_pt &q, pipe_pre<N, T> &r) {
-    if (!(q.on && rowlane)) return;
-#pragma unroll
-    for (int a = 0; a < 3; a++)
-      if (q.mask >> (B ? 4 + a : a) & 1) load_row<N, T>(r.arm[a], A7 + ((size_t)q.p * 7 + (B ? 4 + a : a)) * NN + u * N);
-    load_row<N, T>(r.d, D + (size_t)q.p * dstr + u * N);
-    r.bx = B ? x[(size_t)q.p * N + u] : b[(size_t)q.p * N + u];
+  // the point's schedule entry for the bodies
+  auto entry = [&](const pipe_pt &q) { return make_int4((int)q.p, K, J * K, (int)q.mask); };
+  // the point's own values in the ring, and its neighbour's along arm a at step s (the lower arms k - 1, j - 1, i - 1
+  // forward, the upper arms i + 1, j + 1, k + 1 backward): the ring inside the tile, else the face buffer
+  auto own = [&](const pipe_pt &q) { return ring + ((size_t)(q.i & 1) * tl + q.l) * N; };
+  auto nbr = [&](const pipe_pt &q, int a, int s) -> const double * {
+    const int jl = q.l / nk, kl = q.l % nk, c = q.i & 1;
+
+    if (!B)
+      return a == 0   ? (kl > 0 ? ring + ((size_t)c * tl + q.l - 1) * N : fk + ((s & 1) * tjm + jl) * N)
+             : a == 1 ? (jl > 0 ? ring + ((size_t)c * tl + q.l - nk) * N : fj + ((s & 1) * tkm + kl) * N)
+                      : ring + ((size_t)(c ^ 1) * tl + q.l) * N;
+    return a == 0   ? ring + ((size_t)(c ^ 1) * tl + q.l) * N
+           : a == 1 ? (jl < nj - 1 ? ring + ((size_t)c * tl + q.l + nk) * N : fj + ((s & 1) * tkm + kl) * N)
+                    : (kl < nk - 1 ? ring + ((size_t)c * tl + q.l + 1) * N : fk + ((s & 1) * tjm + jl) * N);
+  };
+
+  const T *A7 = (const T *)L.A7, *D = (const T *)L.D;
+  auto     load = [&](const pipe_pt &q, pipe_pre<N, T> &r) {
+    const bool row = q.on && u < N;
+
+    sweep_load<N, B, T>(row, entry(q), u, A7, D, L.dstr, r.r);
+    r.bx = row ? (B ? L.x[(size_t)q.p * N + u] : L.b[(size_t)q.p * N + u]) : 0.0;
   };
   auto prefetch = [&](const pipe_pt &q) { // the point's sweep factors into L2, a 128-byte line a lane
     if (!q.on) return;
-    const char *arms = (const char *)(A7 + ((size_t)q.p * 7 + (B ? 4 : 0)) * NN), *d = (const char *)(D + (size_t)q.p * dstr);
+    const char *arms = (const char *)(A7 + ((size_t)q.p * 7 + (B ? 4 : 0)) * NN),
+               *d    = (const char *)(D + (size_t)q.p * L.dstr);
 
     for (int o = u * 128; o < (int)(3 * NN * sizeof(T)); o += G * 128) prefetch_l2(arms + o);
     for (int o = u * 128; o < (int)(NN * sizeof(T)); o += G * 128) prefetch_l2(d + o);
   };
   auto compute = [&](const pipe_pt &q, const pipe_pre<N, T> &r, int s) {
-    const bool row = q.on && rowlane;
-    const int  jl = q.l / nk, kl = q.l % nk, c = q.i & 1;
-    double     z = 0;
+    const bool   row = q.on && u < N;
+    const double out = sweep_run<N, G, B, false, T>(
+        row, entry(q), u, r.r, [&](int a) { return nbr(q, a, s); }, [&] { return r.bx; }, L.x);
 
-    if (row) {
-      double acc = 0;
-
-#pragma unroll
-      for (int a = 0; a < 3; a++) {
-        if (!(q.mask >> (B ? 4 + a : a) & 1)) continue;
-        const double *xv;
-
-        if (!B) xv = a == 0 ? (kl > 0 ? ring + ((size_t)c * tjm * tkm + q.l - 1) * N : fk + ((s & 1) * tjm + jl) * N)
-                     : a == 1 ? (jl > 0 ? ring + ((size_t)c * tjm * tkm + q.l - nk) * N : fj + ((s & 1) * tkm + kl) * N)
-                              : ring + ((size_t)(c ^ 1) * tjm * tkm + q.l) * N;
-        else xv = a == 0   ? ring + ((size_t)(c ^ 1) * tjm * tkm + q.l) * N
-                  : a == 1 ? (jl < nj - 1 ? ring + ((size_t)c * tjm * tkm + q.l + nk) * N : fj + ((s & 1) * tkm + kl) * N)
-                           : (kl < nk - 1 ? ring + ((size_t)c * tjm * tkm + q.l + 1) * N : fk + ((s & 1) * tjm + jl) * N);
-#pragma unroll
-        for (int v = 0; v < N; v++) acc = S7_ADD(acc, S7_MUL((double)r.arm[a][v], xv[v]));
-      }
-      z = B ? acc : S7_SUB(r.bx, acc);
-    }
-    double qv = 0;
-
-#pragma unroll
-    for (int v = 0; v < N; v++) {
-      const double zv = __shfl_sync(FULL, z, v, G);
-
-      if (row) qv = S7_ADD(qv, S7_MUL((double)r.d[v], zv));
-    }
-    if (row) {
-      const double out = B ? S7_SUB(r.bx, qv) : qv;
-
-      x[(size_t)q.p * N + u]                         = out;
-      ring[((size_t)c * tjm * tkm + q.l) * N + u] = out;
-    }
+    if (row) own(q)[u] = out;
   };
 
-  if constexpr (PF) { // one line a group: the next step's loads in flight while this step computes, in two sets of
-                      // registers used in turn (a copy from one to the other would wait for the loads)
+  if constexpr (PF) { // one line a group: the next step's loads in flight while this step computes, in two sets
+                      // of registers used in turn (a copy from one to the other would wait for the loads)
     pipe_pt        qa = point(g, 0), qb;
     pipe_pre<N, T> ra, rb;
 
@@ -211,13 +218,13 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
     for (int s = 0; s < nsteps; s += 2) {
       qb = point(g, s + 1);
       load(qb, rb);
-      if (pf > 0) prefetch(point(g, s + pf));
+      if (L.pf > 0) prefetch(point(g, s + L.pf));
       compute(qa, ra, s);
       __syncthreads();
       if (s + 1 >= nsteps) break;
       qa = point(g, s + 2);
       load(qa, ra);
-      if (pf > 0) prefetch(point(g, s + 1 + pf));
+      if (L.pf > 0) prefetch(point(g, s + 1 + L.pf));
       compute(qb, rb, s + 1);
       __syncthreads();
     }
@@ -229,7 +236,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
         pipe_pre<N, T> r;
 
         load(q, r);
-        if (pf > 0) prefetch(point(l0 + g, s + pf));
+        if (L.pf > 0) prefetch(point(l0 + g, s + L.pf));
         compute(q, r, s);
       }
       __syncthreads();
@@ -237,21 +244,21 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS)
   }
 }
 
-template <int N, bool B, bool PF, class T> constexpr auto pipe_kernel() { return pipe_k<N, lanes_of(N), B, PF, T>; }
-
-template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_pipe_launch &L) {
-  auto        k = L.pf_regs ? (L.backward ? pipe_kernel<N, true, true, T>() : pipe_kernel<N, false, true, T>())
-                            : (L.backward ? pipe_kernel<N, true, false, T>() : pipe_kernel<N, false, false, T>());
+template <int N, bool B, bool PF, class T> cudaError_t go(const pds_cuda_bilu0_pipe_launch &L) {
+  auto        k = pipe_k<N, lanes_of(N), B, PF, T>;
   cudaError_t e;
 
   if (L.smem > 48 * 1024 &&
       (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L.smem)) != cudaSuccess)
     return e;
   if (L.query) return cudaOccupancyMaxActiveBlocksPerMultiprocessor(L.query, k, L.threads, (size_t)L.smem);
-  k<<<(unsigned)L.ntiles, (unsigned)L.threads, (size_t)L.smem, L.stream>>>(L.tiles, L.ntiles, L.tjm, L.tkm, L.pf,
-                                                                         L.prog, L.sync, (const T *)L.A7,
-                                                                         (const T *)L.D, L.dstr, L.b, L.x);
+  k<<<(unsigned)L.ntiles, (unsigned)L.threads, (size_t)L.smem, L.stream>>>(L);
   return cudaGetLastError();
+}
+
+template <int N, class T> cudaError_t launch_n(const pds_cuda_bilu0_pipe_launch &L) {
+  if (L.pf_regs) return L.backward ? go<N, true, true, T>(L) : go<N, false, true, T>(L);
+  return L.backward ? go<N, true, false, T>(L) : go<N, false, false, T>(L);
 }
 
 template <class T> cudaError_t launch_t(const pds_cuda_bilu0_pipe_launch &L) {
