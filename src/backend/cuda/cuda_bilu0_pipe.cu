@@ -54,6 +54,14 @@ struct pipe_pt { // a line's point at one step
   unsigned  mask;
 };
 
+// The block barrier of the kernel's steps. Its warps run different loops (publisher, fetcher, compute), each with a
+// barrier a step, so different warps wait at different barrier instructions: allowed by PTX's barrier.sync without
+// .aligned (what __syncthreads compiles to, bar.sync, is .aligned: every warp at the same instruction, and
+// compute-sanitizer's synccheck reports the warps here as divergent). Same memory ordering as __syncthreads. One loop
+// for all roles instead (one __syncthreads) was measured 1.35x slower at 15^3: the roles then share registers and the
+// compute warps spill (docs/bilu0.md).
+__device__ __forceinline__ void step_barrier() { asm volatile("barrier.sync 0;" ::: "memory"); }
+
 __device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 template <int N, int G, bool B, bool PF, class T>
@@ -71,7 +79,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
     s_stamp = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(L.sync->stamp).load(cuda::memory_order_relaxed) + 1;
     s_tix   = B ? L.ntiles - 1 - (int)tk : (int)tk;
   }
-  __syncthreads();
+  step_barrier();
   const int                tix = s_tix;
   const unsigned long long base = (unsigned long long)s_stamp << 32;
   const int4               r0 = L.tiles[3 * tix], r1 = L.tiles[3 * tix + 1], r2 = L.tiles[3 * tix + 2];
@@ -81,9 +89,9 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
   double                  *ring = sh, *fj = sh + 2 * tl * N, *fk = fj + 2 * tkm * N;
 
   if (threadIdx.x < 32) { // ---- warp 0: publish the steps done
-    __syncthreads();
+    step_barrier();
     for (int s = 0; s < nsteps; s++) {
-      __syncthreads();
+      step_barrier();
       if (threadIdx.x == 0) { // the block's x of step s (ordered before this by the barrier) visible device-wide
         cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(prog[tix]).store(base + s + 1,
@@ -148,10 +156,10 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
       }
     };
     fetch(0);
-    __syncthreads();
+    step_barrier();
     for (int s = 0; s < nsteps; s++) {
       if (s + 1 < nsteps) fetch(s + 1);
-      __syncthreads();
+      step_barrier();
     }
     return;
   }
@@ -214,22 +222,22 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
     pipe_pre<N, T> ra, rb;
 
     load(qa, ra);
-    __syncthreads();
+    step_barrier();
     for (int s = 0; s < nsteps; s += 2) {
       qb = point(g, s + 1);
       load(qb, rb);
       if (L.pf > 0) prefetch(point(g, s + L.pf));
       compute(qa, ra, s);
-      __syncthreads();
+      step_barrier();
       if (s + 1 >= nsteps) break;
       qa = point(g, s + 2);
       load(qa, ra);
       if (L.pf > 0) prefetch(point(g, s + 1 + L.pf));
       compute(qb, rb, s + 1);
-      __syncthreads();
+      step_barrier();
     }
   } else {
-    __syncthreads();
+    step_barrier();
     for (int s = 0; s < nsteps; s++) {
       for (int l0 = 0; l0 < lines; l0 += ng) { // a warp-uniform trip count: every lane reaches the shuffles
         const pipe_pt  q = point(l0 + g, s);
@@ -239,7 +247,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
         if (L.pf > 0) prefetch(point(l0 + g, s + L.pf));
         compute(q, r, s);
       }
-      __syncthreads();
+      step_barrier();
     }
   }
 }
