@@ -216,15 +216,20 @@ __device__ __forceinline__ void elem_factor(bool on, const int4 &e, int l, const
 
 #pragma unroll
     for (int i = 0; i < N; i++) c[i] = __shfl_sync(FULL, a[i / R], (i % R) * G + k, P);
+    // 1 / c[i] for every candidate pivot at once, then the search picks one: the same quotient as 1 / pivot, and the
+    // division (a dependent chain of its own) leaves the step's critical path
+    double rc[N];
+
+#pragma unroll
+    for (int i = k; i < N; i++) rc[i] = 1.0 / c[i];
     int    r    = k;
-    double amax = fabs(c[k]), pv = c[k];
+    double amax = fabs(c[k]), inv = rc[k];
 
 #pragma unroll
     for (int i = k + 1; i < N; i++)
-      if (fabs(c[i]) > amax) amax = fabs(c[i]), r = i, pv = c[i];
+      if (fabs(c[i]) > amax) amax = fabs(c[i]), r = i, inv = rc[i];
     ok     = ok && amax > 0 && isfinite(amax);
     piv[k] = r;
-    const double inv = 1.0 / pv;
     double       rk  = 0; // row k after the interchange (row r before it), column v
 
 #pragma unroll
