@@ -56,11 +56,12 @@ struct pipe_pt { // a line's point at one step
 
 // The block barrier of the kernel's steps. Its warps run different loops (publisher, fetcher, compute), each with a
 // barrier a step, so different warps wait at different barrier instructions: allowed by PTX's barrier.sync without
-// .aligned (what __syncthreads compiles to, bar.sync, is .aligned: every warp at the same instruction, and
-// compute-sanitizer's synccheck reports the warps here as divergent). Same memory ordering as __syncthreads. One loop
-// for all roles instead (one __syncthreads) was measured 1.35x slower at 15^3: the roles then share registers and the
-// compute warps spill (docs/bilu0.md).
-__device__ __forceinline__ void step_barrier() { asm volatile("barrier.sync 0;" ::: "memory"); }
+// .aligned (__barrier_sync), not by bar.sync, which __syncthreads compiles to (.aligned: every warp at the same
+// instruction; compute-sanitizer's synccheck reports the warps as divergent there). Same memory ordering as
+// __syncthreads. Measured on an H100 (docs/bilu0.md): about 10% slower than bar.sync at 15^3 (inline PTX or the
+// intrinsic alike), 2-5% from 35^3 up; one loop for all roles with one __syncthreads was 1.36x slower at 15^3 (the
+// roles then share registers and the compute warps spill).
+__device__ __forceinline__ void step_barrier() { __barrier_sync(0); }
 
 __device__ __forceinline__ void prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
