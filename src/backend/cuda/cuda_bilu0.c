@@ -87,9 +87,9 @@ static int lanes_of(int n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8; }
    pipe's application 1.10-1.16x faster than lanes' at n = 6 from 15^3 to 55^3 and at n = 5 on 55^3, slower at n = 4
    (55^3: 0.90x), on 100^3 and 128^3 (0.67-0.75x, where a tile column's steps are bound by its loads) and on many
    grids (64 x 15^3: 0.74x); with session 24's face fetch (both upstream flags polled at once, every face value loaded
-   before any is stored) and step barrier, on an H100 (bench/results/bilu-h100-s24.jsonl) 1.13-1.26x at n = 6 from
-   15^3 to 55^3, 1.16-1.29x at n = 5 and 1.02-1.04x at n = 4 on 25^3 and 55^3, slower on 100^3 and 128^3 at n = 5, 6
-   and on many grids. Both give /cpu/ref's bits, so the choice changes only the time. */
+   before any is stored) and step barrier, on an H100 (bench/results/bilu-h100-s24-final.jsonl) 1.13-1.26x at n = 6
+   from 15^3 to 55^3, 1.15-1.26x at n = 5 and 1.01-1.04x at n = 4 on 25^3 and 55^3, slower on 100^3 and 128^3 at
+   n = 5, 6 and on many grids. Both give /cpu/ref's bits, so the choice changes only the time. */
 enum { PIPE_AUTO_MAX = 170000 };
 static int pick_auto(const struct pds_stencil7 *g, int nb) {
   return nb == 1 && g[0].n >= 4 && (long long)g[0].I * g[0].J * g[0].K <= PIPE_AUTO_MAX ? V_PIPE : V_LANES;
