@@ -4,24 +4,25 @@
 //
 // Why: a sweep of an m^3 grid is a chain of 3m - 2 dependent planes, and every other variant pays a device-wide wait
 // per plane (a kernel boundary, a grid barrier, or an L2 round trip for each point's flags), 0.8-1.2 us on an H100 or
-// H200 (docs/bilu0.md, bench_sync), first taken for the whole gap to cuSPARSE x 5 below 100^3. Here the (j, k) face of each
-// grid is cut into tiles of tj x tk lines along i, and one thread block runs a tile's column (all i) from the first
-// point to the last: point (i, jl, kl) of the tile at the block's local step s = i + jl + kl (mirrored for the
+// H200 (docs/bilu0.md, bench_sync), first taken for the whole gap to cuSPARSE x 5 below 100^3. Here the (j, k) face
+// of each grid is cut into tiles of tj x tk lines along i, and one thread block runs a tile's column (all i) from the
+// first point to the last: point (i, jl, kl) of the tile at the block's local step s = i + jl + kl (mirrored for the
 // backward sweep), a block barrier between steps (0.1-0.2 us), the neighbours' x inside the column in shared memory
 // (two i-planes' ring). A block needs the upstream tiles' x only on its two faces (j0 - 1, k0 - 1), and the upstream
 // tile is then w steps ahead (its width): so the blocks run as a pipeline, each behind its upstream neighbours, and
 // the device-wide wait is paid once per tile crossed (2 (m / t) of them on the critical path), not once per plane.
-// Measured (docs/bilu0.md): 1.11-1.17x lanes' sweeps on one grid of 15^3-55^3 at n = 5, 6, because a step inside a
-// column still costs about 1 us (half of a warp's time at the step barrier, waiting for the slowest warp).
+// Measured (docs/bilu0.md): 1.13-1.26x lanes' sweeps on one grid of 15^3-55^3 at n = 5, 6 (H100, session 24),
+// because a step inside a column still costs about 1 us (half of the samples at the step barrier, the warps waiting
+// for the slowest one).
 //
 // A block: warp 0 publishes the block's progress (after each step's barrier: a fence, then prog[tile] = base + steps
 // done), warp 1 fetches the next step's face values (waits until the upstream tiles' progress covers them, then
 // copies their x into a two-slot face buffer in shared memory), the other warps compute, G lanes per line (lane u
-// row u, z between lanes by shuffles, as lanes). PF (one line per group): a group
-// loads the next step's factor rows, b (forward) or x (backward) into registers while it computes this step's point,
-// so only the neighbours' x from shared memory and the arithmetic are on a step's path; without PF (tiles wider than
-// the block's groups) a group takes its lines one after another and loads each at its step. pf > 0: the factors of
-// the point pf steps ahead are also prefetched into L2.
+// row u, z between lanes by shuffles, as lanes). PF (one line per group): a group loads the next step's factor rows,
+// b (forward) or x (backward) into registers while it computes this step's point, so only the neighbours' x from
+// shared memory and the arithmetic are on a step's path; without PF (tiles wider than the block's groups) a group
+// takes its lines one after another and loads each at its step. pf > 0: the factors of the point pf steps ahead are
+// also prefetched into L2.
 //
 // Launch order and deadlock: a block takes a ticket when it starts and runs tile ticket (forward) or ntiles - 1 -
 // ticket (backward); tiles are numbered grid after grid, j-tile-major, so a tile waits only on tiles of earlier
@@ -130,7 +131,8 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
         const int  ee = isj ? e : e - vj, m = isj ? nk : nj, c = ee / N, v = ee % N, ii = s - (B ? m - 1 - c : c);
 
         if (ii < 0 || ii >= I) return false;
-        const long long off = isj ? (long long)(B ? j0 + nj : j0 - 1) * K + k0 : (long long)j0 * K + (B ? k0 + nk : k0 - 1);
+        const long long off =
+            isj ? (long long)(B ? j0 + nj : j0 - 1) * K + k0 : (long long)j0 * K + (B ? k0 + nk : k0 - 1);
 
         *from = ((size_t)first + (size_t)(B ? I - 1 - ii : ii) * J * K + off + (long long)c * (isj ? 1 : K)) * N + v;
         *to   = (isj ? fj + ((s & 1) * tkm + c) * N : fk + ((s & 1) * tjm + c) * N) + v;
