@@ -472,15 +472,8 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
   switch (P->variant) {
   case V_HYPERPLANE: L->kind = PDS_CUDA_BILU0_SQUARE; PDS_CUDA_CALL(ctx, planes(P, L, phase)); return PDS_OK;
   case V_GRAPH: L->kind = PDS_CUDA_BILU0_SQUARE; return planes_graphed(ctx, be, P, L, phase);
-  case V_LANES:
-  case V_TILES:
-    L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
-    return planes_graphed(ctx, be, P, L, phase);
   case V_PIPE:
-    if (phase == 0) {
-      L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
-      return planes_graphed(ctx, be, P, L, phase);
-    } else {
+    if (phase == 1) { /* the sweeps; the factorization is lanes' (below) */
       pds_cuda_bilu0_pipe_launch S = P->pipe;
 
       S.stream = be->stream, S.b = L->b, S.x = L->x;
@@ -488,6 +481,11 @@ static int run(pds_ctx ctx, struct cuda_be *be, struct bilu0_plan *P, pds_cuda_b
       for (S.backward = 0; S.backward < 2; S.backward++) PDS_CUDA_CALL(ctx, pds_cuda_bilu0_pipe(&S));
       return PDS_OK;
     }
+    /* fall through */
+  case V_LANES:
+  case V_TILES:
+    L->kind = PDS_CUDA_BILU0_LANES, L->elem_max = P->elem_max, L->lanes_wide = P->lanes_wide;
+    return planes_graphed(ctx, be, P, L, phase);
   case V_RECYCLE:
     L->kind = PDS_CUDA_BILU0_RECYCLE, L->sched = P->sched, L->goff = P->hoff_d, L->nh = P->nh, L->nsm = be->nsm;
     L->count = P->wide, L->phase = phase, L->grid_out = &P->recycle_grid;

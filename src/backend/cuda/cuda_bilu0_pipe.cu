@@ -50,7 +50,7 @@ template <int N, class T> struct pipe_pre { // a group's loads for one point
 
 struct pipe_pt { // a line's point at one step
   bool      on;
-  int       i, l;
+  int       i, l, jl, kl; // l = jl nk + kl
   long long p;
   unsigned  mask;
 };
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
       __syncwarp();
       const int vj = dj ? nk * N : 0, tot = vj + (dk ? nj * N : 0);
       // value e of the step's faces: false if its point is outside the grid, else its source and destination
-      auto at = [&](int e, size_t *from, double **to) {
+      auto at = [&](int e, size_t *from, int *to) {
         const bool isj = e < vj;
         const int  ee = isj ? e : e - vj, m = isj ? nk : nj, c = ee / N, v = ee % N, ii = s - (B ? m - 1 - c : c);
 
@@ -135,27 +135,24 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
             isj ? (long long)(B ? j0 + nj : j0 - 1) * K + k0 : (long long)j0 * K + (B ? k0 + nk : k0 - 1);
 
         *from = ((size_t)first + (size_t)(B ? I - 1 - ii : ii) * J * K + off + (long long)c * (isj ? 1 : K)) * N + v;
-        *to   = (isj ? fj + ((s & 1) * tkm + c) * N : fk + ((s & 1) * tjm + c) * N) + v;
+        *to   = (int)((isj ? fj + ((s & 1) * tkm + c) * N : fk + ((s & 1) * tjm + c) * N) - sh) + v;
         return true;
       };
-      constexpr int NR = 8; // values a lane has in flight
+      constexpr int NR = 8; // values a lane has in flight, each with its place in shared memory (-1: none)
       for (int e0 = 0; e0 < tot; e0 += NR * 32) {
         double t[NR];
+        int    to[NR];
 
 #pragma unroll
         for (int r = 0; r < NR; r++) {
-          size_t  from;
-          double *to;
+          size_t from;
 
-          t[r] = e0 + r * 32 + lane < tot && at(e0 + r * 32 + lane, &from, &to) ? __ldcg(src + from) : 0.0;
+          to[r] = -1;
+          t[r]  = e0 + r * 32 + lane < tot && at(e0 + r * 32 + lane, &from, &to[r]) ? __ldcg(src + from) : 0.0;
         }
 #pragma unroll
-        for (int r = 0; r < NR; r++) {
-          size_t  from;
-          double *to;
-
-          if (e0 + r * 32 + lane < tot && at(e0 + r * 32 + lane, &from, &to)) *to = t[r];
-        }
+        for (int r = 0; r < NR; r++)
+          if (to[r] >= 0) sh[to[r]] = t[r];
       }
     };
     fetch(0);
@@ -174,7 +171,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
     const int jl = l / nk, kl = l % nk, ii = s - (B ? nj - 1 - jl : jl) - (B ? nk - 1 - kl : kl);
 
     q.on = l < lines && ii >= 0 && ii < I;
-    q.i = B ? I - 1 - ii : ii, q.l = l;
+    q.i = B ? I - 1 - ii : ii, q.l = l, q.jl = jl, q.kl = kl;
     q.p = q.on ? (long long)first + ((long long)q.i * J + j0 + jl) * K + k0 + kl : 0;
     q.mask = q.on ? s7_mask(I, J, K, q.i, j0 + jl, k0 + kl) : 0u;
     return q;
@@ -185,7 +182,7 @@ __global__ void __launch_bounds__(PF ? PIPE_PF_THREADS : PIPE_THREADS) pipe_k(co
   // forward, the upper arms i + 1, j + 1, k + 1 backward): the ring inside the tile, else the face buffer
   auto own = [&](const pipe_pt &q) { return ring + ((size_t)(q.i & 1) * tl + q.l) * N; };
   auto nbr = [&](const pipe_pt &q, int a, int s) -> const double * {
-    const int jl = q.l / nk, kl = q.l % nk, c = q.i & 1;
+    const int jl = q.jl, kl = q.kl, c = q.i & 1;
 
     if (!B)
       return a == 0   ? (kl > 0 ? ring + ((size_t)c * tl + q.l - 1) * N : fk + ((s & 1) * tjm + jl) * N)
